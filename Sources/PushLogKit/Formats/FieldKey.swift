@@ -1,0 +1,79 @@
+/// The canonical fields a record's keys map to (SPEC §3.1, §3.2).
+public enum Field: UInt8 {
+    case time, timestamp, event, token, apnsID, status, reason, env, host, topic, pushType, priority
+    case collapseID, expiration, payloadBytes, payload, contentAvailable, mutableContent, alert, sound, badge
+    case category, threadID, interruptionLevel, relevanceScore, apnsTimestamp, apnsUniqueID, latencyMs, attempt
+    case device, user, appVersion, osVersion, auth, receipt, result, alertSetting, soundSetting, badgeSetting
+    case lockScreen, notificationCenter, response, body, error, aps
+}
+
+/// Maps a key to its field: case-insensitive, `-` and `_` ignored, with the aliases of SPEC §3.2.
+public struct FieldKeyTable {
+    private var hashes = [UInt64](repeating: 0, count: 512)
+    private var fields = [UInt8](repeating: 255, count: 512)
+
+    static let aliases: [(String, Field)] = [
+        ("time", .time), ("ts", .time), ("@timestamp", .time), ("timestamp", .timestamp),
+        ("event", .event),
+        ("token", .token), ("device_token", .token), ("deviceToken", .token), ("push_token", .token),
+        ("apns_id", .apnsID), ("apns-id", .apnsID), ("apnsId", .apnsID), ("ApnsID", .apnsID),
+        ("status", .status), (":status", .status), ("status_code", .status), ("StatusCode", .status),
+        ("reason", .reason), ("env", .env), ("environment", .env), ("host", .host),
+        ("topic", .topic), ("apns-topic", .topic), ("push_type", .pushType), ("apns-push-type", .pushType),
+        ("priority", .priority), ("apns-priority", .priority), ("collapse_id", .collapseID),
+        ("apns-collapse-id", .collapseID), ("expiration", .expiration), ("apns-expiration", .expiration),
+        ("payload_bytes", .payloadBytes), ("payload_size", .payloadBytes), ("payload", .payload),
+        ("content_available", .contentAvailable), ("mutable_content", .mutableContent),
+        ("alert", .alert), ("sound", .sound), ("badge", .badge), ("category", .category),
+        ("thread_id", .threadID), ("interruption_level", .interruptionLevel),
+        ("relevance_score", .relevanceScore), ("apns_timestamp", .apnsTimestamp),
+        ("apns_unique_id", .apnsUniqueID), ("apns-unique-id", .apnsUniqueID),
+        ("latency_ms", .latencyMs), ("latency", .latencyMs), ("attempt", .attempt), ("attempts", .attempt),
+        ("device", .device), ("device_id", .device), ("user", .user), ("user_id", .user),
+        ("app_version", .appVersion), ("os_version", .osVersion), ("auth", .auth),
+        ("authorization_status", .auth), ("receipt", .receipt), ("result", .result),
+        ("alert_setting", .alertSetting), ("sound_setting", .soundSetting), ("badge_setting", .badgeSetting),
+        ("lock_screen", .lockScreen), ("lock_screen_setting", .lockScreen),
+        ("notification_center", .notificationCenter), ("notification_center_setting", .notificationCenter),
+        ("response", .response), ("body", .body), ("error", .error), ("aps", .aps),
+    ]
+
+    public init() {
+        for (name, f) in FieldKeyTable.aliases {
+            let bytes = Array(name.utf8)
+            let h = bytes.withUnsafeBufferPointer { FieldKeyTable.hash($0.baseAddress!, $0.count) }
+            var i = Int(h & 511)
+            while fields[i] != 255 && hashes[i] != h { i = (i + 1) & 511 }
+            hashes[i] = h
+            fields[i] = f.rawValue
+        }
+    }
+
+    /// FNV-1a over the key folded to lower case, skipping `-` and `_`.
+    @inline(__always) static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for i in 0..<n {
+            var c = p[i]
+            if c == 0x2D || c == 0x5F { continue }
+            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            h = (h ^ UInt64(c)) &* 0x100_0000_01b3
+        }
+        return h
+    }
+
+    /// The field of a key, or nil for unknown keys.
+    @inline(__always) public func field(_ p: UnsafePointer<UInt8>, _ n: Int) -> Field? {
+        let h = FieldKeyTable.hash(p, n)
+        var i = Int(h & 511)
+        while fields[i] != 255 {
+            if hashes[i] == h { return Field(rawValue: fields[i]) }
+            i = (i + 1) & 511
+        }
+        return nil
+    }
+
+    public func field(_ s: String) -> Field? {
+        var s = s
+        return s.withUTF8 { $0.count == 0 ? nil : field($0.baseAddress!, $0.count) }
+    }
+}

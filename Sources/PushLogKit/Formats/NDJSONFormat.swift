@@ -1,0 +1,51 @@
+/// The canonical schema: one JSON object per line, optionally after a prefix such as a
+/// CloudWatch or docker timestamp (`2026-11-02T08:15:03.120Z {...}`) whose time is used
+/// when the object has none.
+public final class NDJSONFormat: LineFormat {
+    public let name = "ndjson"
+    let builder: EventBuilder
+    let json: JSONLineParser
+
+    public init(builder: EventBuilder) {
+        self.builder = builder
+        json = JSONLineParser(builder: builder)
+    }
+
+    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+        guard let p = line.baseAddress else { return .ignore }
+        var i = 0
+        while i < line.count && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
+        if i < line.count && p[i] == 0x7B {
+            builder.reset()
+            if let r = json.scan(ByteSlice(rebasing: line[i...])) { return .reject(r) }
+            if let r = builder.finish() { return .reject(r) }
+            return .event
+        }
+        // JSON after a prefix.
+        guard let brace = line.firstIndex(of: 0x7B) else { return .reject("not a JSON object") }
+        builder.reset()
+        if let r = json.scan(ByteSlice(rebasing: line[brace...])) { return .reject(r) }
+        if builder.event.time == nil && builder.topTimestamp == nil {
+            builder.event.time = PrefixTime.find(ByteSlice(rebasing: line[..<brace]))
+        }
+        if let r = builder.finish() { return .reject(r) }
+        return .event
+    }
+}
+
+/// Finds a time in a log-line prefix: the first token (or two, for `date time`) that parses.
+enum PrefixTime {
+    static func find(_ prefix: ByteSlice) -> Int64? {
+        let words = prefix.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x5B || $0 == 0x5D })
+        for (k, w) in words.enumerated() {
+            if k + 1 < words.count {
+                let joined = Array(w) + [0x20] + Array(words[k + 1])
+                if let t = joined.withUnsafeBufferPointer({ TimeParser.parse($0) }), w.count == 10 { return t }
+            }
+            if w.count >= 10, let t = TimeParser.parse(ByteSlice(rebasing: w)) {
+                return t
+            }
+        }
+        return nil
+    }
+}

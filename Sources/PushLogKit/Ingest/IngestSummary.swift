@@ -1,0 +1,47 @@
+/// What one file's ingest did.
+public struct FileSummary {
+    public var path: String
+    public var format: String = "ndjson"
+    public var records = [Int](repeating: 0, count: EventKind.allCases.count)
+    public var duplicates = 0
+    public var rejects = 0
+    public var skipped = 0
+    public var ignored = 0
+    public var lines = 0
+    public var bytes: Int64 = 0
+    public var complete = true
+    /// Why the file is incomplete or unreadable.
+    public var error: String?
+    /// True when the file was unchanged since the last ingest and not read at all.
+    public var unchanged = false
+    /// Line number the read resumed after (0 for a full read).
+    public var resumedAfterLine = 0
+    public var warnings: [String] = []
+    public var seconds = 0.0
+
+    public init(path: String) { self.path = path }
+    public var totalRecords: Int { records.reduce(0, +) }
+}
+
+/// The whole run: one summary per file and the totals (SPEC §2).
+public struct IngestSummary {
+    public var files: [FileSummary] = []
+    public var problems: [String] = []
+    public var seconds = 0.0
+
+    public var records: [Int] {
+        var r = [Int](repeating: 0, count: EventKind.allCases.count)
+        for f in files { for k in 0..<r.count { r[k] += f.records[k] } }
+        return r
+    }
+    public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
+    public var rejects: Int { files.reduce(0) { $0 + $1.rejects } }
+    public var skipped: Int { files.reduce(0) { $0 + $1.skipped } }
+    public var ignored: Int { files.reduce(0) { $0 + $1.ignored } }
+    public var bytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
+    public var lines: Int { files.reduce(0) { $0 + $1.lines } }
+    public var totalRecords: Int { records.reduce(0, +) }
+    /// True when any file was unreadable or incomplete (exit status 1).
+    public var failed: Bool { !problems.isEmpty || files.contains { !$0.complete } }
+    public var recordsPerSecond: Double { seconds > 0 ? Double(lines) / seconds : 0 }
+}

@@ -1,0 +1,237 @@
+import Foundation
+
+extension Ingester {
+    /// The first bytes of a file identify it: same head and not smaller means the same file, maybe grown.
+    static func headHash(_ path: String, length: Int) -> String? {
+        guard let fh = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? fh.close() }
+        guard let data = try? fh.read(upToCount: length) else { return nil }
+        let h = data.withUnsafeBytes { LineHash.hash($0.bindMemory(to: UInt8.self)) }
+        return String(UInt64(bitPattern: h.0), radix: 16) + String(UInt64(bitPattern: h.1), radix: 16)
+    }
+
+    func ingestFile(_ f: InputFile, _ fs: inout FileSummary, _ ticker: inout ProgressTicker) throws {
+        let started = Date()
+        defer { fs.seconds = Date().timeIntervalSince(started) }
+        let st = Ingester.stat(f.path)
+        if !f.isStdin && st == nil { throw InputError.unreadable(f.path, "cannot stat") }
+        let headLen = Int(min(st?.size ?? 0, 65536))
+        let head = f.isStdin ? nil : Ingester.headHash(f.path, length: headLen)
+
+        // Find or create the source row; decide between skip, resume and a full read.
+        try db.exec("BEGIN IMMEDIATE")
+        findSource.reset()
+        findSource.bind(1, f.path)
+        var srcID: Int64 = 0
+        var resumeOffset: Int64 = 0, resumeLines = 0
+        if try findSource.step() {
+            srcID = findSource.int(0)
+            let oldSize = findSource.int(1), oldMtime = findSource.int(2), oldHeadLen = Int(findSource.int(3))
+            let oldHead = findSource.string(4)
+            let offset = findSource.int(5), lines = Int(findSource.int(6)), complete = findSource.int(7) == 1
+            fs.format = findSource.string(8) ?? fs.format
+            findSource.reset()
+            if let st, complete, st.size == oldSize, st.mtime == oldMtime, head == oldHead {
+                try db.exec("COMMIT")
+                fs.unchanged = true
+                return
+            }
+            // Same beginning as before (compared over the old head length) and not shorter: read on from where we stopped.
+            if let st, !f.isStdin, oldHead != nil, st.size >= oldSize || !complete,
+               Ingester.headHash(f.path, length: oldHeadLen) == oldHead {
+                resumeOffset = offset
+                resumeLines = lines
+            }
+        } else {
+            findSource.reset()
+            insertSource.bind(1, f.path)
+            insertSource.bind(2, Int64(Date().timeIntervalSince1970 * 1000))
+            try insertSource.run()
+            srcID = db.lastInsertRowID
+        }
+        try db.exec("COMMIT")
+
+        // Open the stream: gzip by magic bytes, then detect the format from the first lines.
+        let file = f.isStdin ? FileByteSource(fd: 0, name: "stdin") : try FileByteSource(path: f.path)
+        var magic = [UInt8](repeating: 0, count: 2)
+        let got = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 2) }
+        file.unread(Array(magic[0..<got]))
+        let gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+        var plainSkip = false
+        if !gzip && resumeOffset > 0 && !f.isStdin {
+            try file.seek(to: resumeOffset)
+            plainSkip = true
+        }
+        let stream: ByteSource = gzip ? try GzipByteSource(input: file) : file
+        let peek = PeekingSource(stream)
+        let format: LineFormat
+        if let forced = options.inputFormat {
+            guard let fmt = FormatDetector.make(forced, builder: builder) else { throw InputError.unreadable(f.path, "unknown input format \(forced)") }
+            format = fmt
+        } else if plainSkip {
+            format = FormatDetector.make(fs.format, builder: builder) ?? FormatDetector.detect(peek.head, builder: builder)
+        } else {
+            format = FormatDetector.detect(peek.head, builder: builder)
+        }
+        fs.format = format.name
+        fs.resumedAfterLine = resumeLines
+        let reader = LineReader(source: peek, startOffset: plainSkip ? resumeOffset : 0, startLine: plainSkip ? resumeLines : 0)
+        let skipThrough = plainSkip ? 0 : resumeLines
+
+        var batch = BatchCounts()
+        var lastOffset = resumeOffset, lastLine = resumeLines
+        var inTransaction = false
+        let batchLines = options.batchLines
+        let writer = self.writer
+        func commit() throws {
+            guard inTransaction else { return }
+            let n = batch.lines
+            try saveProgress(srcID, lastOffset, lastLine, format.name, &batch, &fs)
+            ticker.add(records: n)
+            try db.exec("COMMIT")
+            inTransaction = false
+        }
+        var readError: Error?
+        do {
+            try reader.forEachLine { line in
+                if line.number <= skipThrough { return }
+                if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
+                batch.lines += 1
+                try process(line, format, writer, srcID, &batch)
+                if batch.lines & 0x3FFF == 0 { ticker.tick(records: batch.lines, bytesIn: file.consumed) }
+                lastOffset = line.endOffset
+                lastLine = line.number
+                if batch.lines >= batchLines {
+                    try commit()
+                }
+            }
+        } catch let e as InputError {
+            readError = e
+        }
+        try commit()
+        if let readError {
+            fs.complete = false
+            fs.error = "\(readError)"
+        }
+        // Mark the source complete (or not) with the fingerprint of what was read.
+        try db.exec("BEGIN IMMEDIATE")
+        finishSource.bind(1, srcID)
+        finishSource.bind(2, Int64(fs.complete ? 1 : 0))
+        finishSource.bind(3, fs.error)
+        finishSource.bindInt(4, st?.size)
+        finishSource.bindInt(5, st?.mtime)
+        finishSource.bind(6, Int64(headLen))
+        finishSource.bind(7, head)
+        try finishSource.run()
+        try db.exec("COMMIT")
+        fs.bytes = file.consumed
+        ticker.fileDone(bytes: file.consumed)
+        if fs.format == "sns" && fs.totalRecords > 0 {
+            fs.warnings.append("SNS delivery-status logging samples successes: success counts may be sampled")
+        }
+    }
+
+    /// Processes one line into the current transaction.
+    @inline(__always)
+    func process(_ line: Line, _ format: LineFormat, _ writer: RecordWriter, _ src: Int64, _ batch: inout BatchCounts) throws {
+        if line.oversized {
+            try rejectLine(line, "line longer than 1 MiB", writer, src, &batch)
+            return
+        }
+        let b = line.bytes
+        if b.isEmpty || isBlank(b) { batch.lines -= 1; batch.blank += 1; return }
+        if !UTF8Check.isValid(b) {
+            try rejectLine(line, "invalid UTF-8", writer, src, &batch)
+            return
+        }
+        switch format.parse(b, number: line.number) {
+        case .event:
+            let e = builder.event
+            if try writer.write(e, hash: LineHash.hash(b), src: src, line: line.number) {
+                batch.records[e.kind!.rawValue] += 1
+            } else {
+                batch.duplicates += 1
+            }
+        case .reject(let reason):
+            try rejectLine(line, reason, writer, src, &batch)
+        case .skip:
+            batch.skipped += 1
+        case .ignore:
+            batch.ignored += 1
+        }
+    }
+
+    @inline(__always) func isBlank(_ b: ByteSlice) -> Bool {
+        for c in b where c != 0x20 && c != 0x09 && c != 0x0D { return false }
+        return true
+    }
+
+    func rejectLine(_ line: Line, _ reason: String, _ writer: RecordWriter, _ src: Int64, _ batch: inout BatchCounts) throws {
+        let prefix = ByteSlice(rebasing: line.bytes.prefix(512))
+        let text = Redactor.redact(String(decoding: prefix, as: UTF8.self))
+        var h = LineHash.hash(line.bytes)
+        if line.oversized { h.0 ^= Int64(line.endOffset) }
+        if try writer.reject(src: src, line: line.number, reason: reason, text: text, hash: h) {
+            batch.rejects += 1
+        } else {
+            batch.duplicates += 1
+        }
+    }
+
+    func saveProgress(_ src: Int64, _ offset: Int64, _ lines: Int, _ format: String, _ b: inout BatchCounts, _ fs: inout FileSummary) throws {
+        let u = updateProgress
+        u.bind(1, src); u.bind(2, offset); u.bind(3, Int64(lines)); u.bind(4, format)
+        for k in 0..<7 { u.bind(Int32(5 + k), Int64(b.records[k])) }
+        u.bind(12, Int64(b.duplicates)); u.bind(13, Int64(b.rejects)); u.bind(14, Int64(b.skipped))
+        u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
+        try u.run()
+        for k in 0..<7 { fs.records[k] += b.records[k] }
+        fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
+        fs.ignored += b.ignored; fs.lines += b.lines
+        b = BatchCounts()
+    }
+}
+
+/// Counts of the open transaction, added to the source row when it commits.
+struct BatchCounts {
+    var records = [Int](repeating: 0, count: 7)
+    var duplicates = 0, rejects = 0, skipped = 0, ignored = 0, lines = 0, blank = 0
+}
+
+/// Calls the progress callback at most four times a second.
+struct ProgressTicker {
+    var filesDone = 0
+    let total: Int
+    let bytesTotal: Int64
+    let callback: ((IngestProgress) -> Void)?
+    let started: Date
+    var records = 0
+    var bytesBefore: Int64 = 0
+    var last = Date.distantPast
+
+    init(total: Int, bytesTotal: Int64, callback: ((IngestProgress) -> Void)?, started: Date) {
+        self.total = total
+        self.bytesTotal = bytesTotal
+        self.callback = callback
+        self.started = started
+    }
+
+    /// Counts committed lines.
+    mutating func add(records n: Int) { records += n }
+
+    /// Counts a finished file.
+    mutating func fileDone(bytes: Int64) {
+        bytesBefore += bytes
+    }
+
+    /// Reports the totals, with the open batch, when a quarter second has passed.
+    mutating func tick(records pending: Int, bytesIn: Int64) {
+        guard let callback else { return }
+        let now = Date()
+        guard now.timeIntervalSince(last) > 0.25 else { return }
+        last = now
+        callback(IngestProgress(filesDone: filesDone, filesTotal: total, records: records + pending,
+                                bytesIn: bytesBefore + bytesIn, bytesTotal: bytesTotal,
+                                seconds: now.timeIntervalSince(started)))
+    }
+}

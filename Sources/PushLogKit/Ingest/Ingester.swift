@@ -1,0 +1,108 @@
+import Foundation
+
+/// Options of one ingest run.
+public struct IngestOptions {
+    /// Force this input format instead of detecting it per file.
+    public var inputFormat: String?
+    /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
+    public var batchLines = 200_000
+    /// Called a few times a second with the running totals (progress display).
+    public var progress: ((IngestProgress) -> Void)?
+    public init() {}
+}
+
+/// Running totals for the progress display.
+public struct IngestProgress {
+    public var filesDone: Int, filesTotal: Int
+    public var records: Int
+    public var bytesIn: Int64, bytesTotal: Int64
+    public var seconds: Double
+}
+
+/// Joins Input -> Formats -> Store for a list of paths; one owner of the write connection.
+public final class Ingester {
+    let db: Database
+    let writer: RecordWriter
+    let options: IngestOptions
+    let builder = EventBuilder()
+    let findSource, insertSource, updateProgress, finishSource: Statement
+
+    public init(db: Database, options: IngestOptions = IngestOptions()) throws {
+        self.db = db
+        self.options = options
+        writer = try RecordWriter(db: db)
+        findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format FROM sources WHERE path = ?1")
+        insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
+        updateProgress = try db.prepare("""
+            UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
+              n_send = n_send + ?5, n_request = n_request + ?6, n_response = n_response + ?7,
+              n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
+              n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
+              skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16
+            WHERE id = ?1
+            """)
+        finishSource = try db.prepare("""
+            UPDATE sources SET complete = ?2, error = ?3, size = ?4, mtime = ?5, head_len = ?6, head_hash = ?7 WHERE id = ?1
+            """)
+    }
+
+    // MARK: run
+
+    /// Ingests every path; per-file failures are recorded in the summary, never thrown.
+    public func run(paths: [String]) throws -> IngestSummary {
+        let started = Date()
+        var summary = IngestSummary()
+        var problems: [String] = []
+        let files = FileWalker.expand(paths, problems: &problems)
+        summary.problems = problems
+        let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.stat($1.path)?.size ?? 0) }
+        let bulk = try prepareBulkLoad(inputBytes: totalBytes)
+        var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
+        for f in files {
+            var fs = FileSummary(path: f.path)
+            do {
+                try ingestFile(f, &fs, &ticker)
+            } catch {
+                fs.complete = false
+                fs.error = "\(error)"
+                try? db.exec("ROLLBACK")
+            }
+            ticker.filesDone += 1
+            summary.files.append(fs)
+        }
+        try finalize(rebuildIndexes: bulk)
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
+    }
+
+    /// For a large load into a small database, drop the secondary indexes and build them at the end.
+    func prepareBulkLoad(inputBytes: Int64) throws -> Bool {
+        let existing = try db.scalarInt("SELECT coalesce(max(id), 0) FROM sends") ?? 0
+        guard inputBytes > 32 << 20, existing * 400 < inputBytes else { return false }
+        for name in Schema.secondaryIndexNames { try db.exec("DROP INDEX IF EXISTS \(name)") }
+        return true
+    }
+
+    /// Builds missing indexes and the derived facts reports use.
+    func finalize(rebuildIndexes: Bool) throws {
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            try db.exec(Schema.secondaryIndexes)
+            try Derived.refresh(db)
+            try db.exec("COMMIT")
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+        try? db.exec("PRAGMA optimize")
+    }
+
+    static func stat(_ path: String) -> (size: Int64, mtime: Int64)? {
+        guard path != "-" else { return nil }
+        var st = Foundation.stat()
+        guard lstatOrStat(path, &st) == 0 else { return nil }
+        return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+    }
+}
+
+@inline(__always) private func lstatOrStat(_ path: String, _ st: inout stat) -> Int32 { stat(path, &st) }

@@ -1,0 +1,93 @@
+import Foundation
+
+/// One line of input, valid only during the callback that receives it.
+public struct Line {
+    /// The line's bytes without its ending; for an oversized line, only its first bytes.
+    public let bytes: UnsafeBufferPointer<UInt8>
+    /// 1-based line number in the (decompressed) stream.
+    public let number: Int
+    /// Offset in the decompressed stream just after this line's ending.
+    public let endOffset: Int64
+    /// True when the line was longer than the limit; `bytes` then holds its prefix.
+    public let oversized: Bool
+}
+
+/// Splits a byte stream into lines (LF or CRLF) without copying them, with a bounded buffer.
+public final class LineReader {
+    public static let maxLineBytes = 1 << 20
+    static let prefixBytes = 512
+
+    private let source: ByteSource
+    private let capacity: Int
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private var lineNumber: Int
+    private var baseOffset: Int64  // stream offset of buffer[0]
+
+    /// `startOffset`/`startLine` say where in the stream `source` begins (resumed reads).
+    public init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0) {
+        self.source = source
+        capacity = LineReader.maxLineBytes + (4 << 20) + 2
+        buffer = .allocate(capacity: capacity)
+        lineNumber = startLine
+        baseOffset = startOffset
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Calls `body` for every line; a read error is thrown after every complete line before it was given.
+    public func forEachLine(_ body: (Line) throws -> Void) throws {
+        var start = 0, end = 0, scan = 0
+        var discarding = false  // inside an oversized line, dropping bytes until its end
+        var eof = false
+        while true {
+            // Emit every complete line in [start, end).
+            while scan < end {
+                let remaining = end - scan
+                guard let nlRaw = memchr(buffer + scan, 0x0A, remaining) else { scan = end; break }
+                let nl = nlRaw.assumingMemoryBound(to: UInt8.self) - buffer
+                lineNumber += 1
+                if discarding {
+                    discarding = false
+                } else {
+                    var len = nl - start
+                    if len > 0 && buffer[start + len - 1] == 0x0D { len -= 1 }
+                    let over = len > LineReader.maxLineBytes
+                    let shown = over ? LineReader.prefixBytes : len
+                    try body(Line(bytes: UnsafeBufferPointer(start: buffer + start, count: shown),
+                                  number: lineNumber, endOffset: baseOffset + Int64(nl + 1), oversized: over))
+                }
+                start = nl + 1
+                scan = start
+            }
+            if eof { break }
+            // An unfinished line longer than the limit: report it once, then drop bytes until its end.
+            if !discarding && end - start > LineReader.maxLineBytes {
+                try body(Line(bytes: UnsafeBufferPointer(start: buffer + start, count: LineReader.prefixBytes),
+                              number: lineNumber + 1, endOffset: baseOffset + Int64(end), oversized: true))
+                discarding = true
+            }
+            if discarding {
+                baseOffset += Int64(end)
+                start = 0; end = 0; scan = 0
+            } else if start > 0 {
+                let keep = end - start
+                if keep > 0 { memmove(buffer, buffer + start, keep) }
+                baseOffset += Int64(start)
+                end = keep; scan = keep; start = 0
+            }
+            let n = try source.read(into: buffer + end, count: min(1 << 20, capacity - end - 1))
+            if n == 0 {
+                eof = true
+                if end > start && !discarding {
+                    // A last line without a newline.
+                    buffer[end] = 0x0A
+                    end += 1
+                    baseOffset -= 1  // the synthetic newline is not in the stream
+                }
+                if discarding { lineNumber += 1 }
+            } else {
+                end += n
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// The APNs response categories of SPEC §3.4.
+public enum ReasonCategory: String, CaseIterable, Sendable {
+    case accepted, tokenGone = "token-gone", tokenBad = "token-bad", envConfig = "env-config"
+    case auth, request, rate, server, unknown
+
+    /// Server and rate errors may be retried; gone, bad-token and request errors never.
+    public var retryable: Bool { self == .server || self == .rate }
+    public var neverRetry: Bool { self == .tokenGone || self == .tokenBad || self == .request }
+}
+
+/// Classifies APNs responses by status and reason; the reason wins when they disagree.
+public enum ReasonTaxonomy {
+    public static let reasons: [(String, ReasonCategory, Int)] = [
+        ("Unregistered", .tokenGone, 410), ("ExpiredToken", .tokenGone, 410),
+        ("BadDeviceToken", .tokenBad, 400), ("DeviceTokenNotForTopic", .tokenBad, 400),
+        ("MissingDeviceToken", .tokenBad, 400),
+        ("BadEnvironmentKeyInToken", .envConfig, 403), ("BadEnvironmentKeyIdInToken", .envConfig, 403),
+        ("BadCertificateEnvironment", .envConfig, 403),
+        ("ExpiredProviderToken", .auth, 403), ("InvalidProviderToken", .auth, 403),
+        ("MissingProviderToken", .auth, 403), ("UnrelatedKeyIdInToken", .auth, 403),
+        ("BadCertificate", .auth, 403), ("Forbidden", .auth, 403),
+        ("TooManyProviderTokenUpdates", .auth, 429),
+        ("BadCollapseId", .request, 400), ("BadExpirationDate", .request, 400),
+        ("BadMessageId", .request, 400), ("BadPriority", .request, 400), ("BadTopic", .request, 400),
+        ("DuplicateHeaders", .request, 400), ("InvalidPushType", .request, 400),
+        ("MissingTopic", .request, 400), ("PayloadEmpty", .request, 400), ("TopicDisallowed", .request, 400),
+        ("BadPath", .request, 404), ("MethodNotAllowed", .request, 405), ("PayloadTooLarge", .request, 413),
+        ("TooManyRequests", .rate, 429),
+        ("InternalServerError", .server, 500), ("ServiceUnavailable", .server, 503),
+        ("Shutdown", .server, 503), ("IdleTimeout", .server, 503),
+    ]
+
+    private static let byReason: [String: (ReasonCategory, Int)] = {
+        var d: [String: (ReasonCategory, Int)] = [:]
+        for (r, c, s) in reasons { d[r.lowercased()] = (c, s) }
+        return d
+    }()
+
+    /// The category of a response.
+    public static func category(status: Int?, reason: String?) -> ReasonCategory {
+        if let reason, !reason.isEmpty, let (c, _) = byReason[reason.lowercased()] { return c }
+        guard let status else { return .unknown }
+        if status == 200 && (reason ?? "").isEmpty { return .accepted }
+        if status == 410 { return .tokenGone }
+        if status >= 500 && status <= 599 { return .server }
+        if status == 429 && (reason ?? "").isEmpty { return .rate }
+        return .unknown
+    }
+
+    /// The canonical spelling of a known reason, or nil.
+    public static func canonicalReason(_ r: String) -> String? {
+        let l = r.lowercased()
+        return reasons.first(where: { $0.0.lowercased() == l })?.0
+    }
+
+    /// The status APNs sends with a reason, used when a log has the reason only.
+    public static func status(forReason r: String) -> Int? { byReason[r.lowercased()]?.1 }
+}

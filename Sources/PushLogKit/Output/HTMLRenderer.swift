@@ -1,0 +1,57 @@
+/// A self-contained HTML page: one table per section, charts for sections that ask for them.
+public enum HTMLRenderer {
+    public static func render(_ doc: ResultDocument) -> String {
+        var body = "<h1>\(escape(doc.title.isEmpty ? doc.report : doc.title))</h1>\n"
+        let ps = doc.params.filter { $0.1 != .null }.map { "<code>\(escape($0.0))=\(escape(CellFormat.plain($0.1)))</code>" }
+        if !ps.isEmpty { body += "<p class=params>\(ps.joined(separator: " "))</p>\n" }
+        for chart in Charts.forDocument(doc) { body += chart }
+        for t in doc.sections {
+            body += "<section><h2>\(escape(t.name))</h2>\n"
+            if t.rows.isEmpty { body += "<p class=empty>no rows</p></section>\n"; continue }
+            body += "<div class=scroll><table><thead><tr>"
+            body += t.columns.map { "<th>\(escape($0))</th>" }.joined()
+            body += "</tr></thead><tbody>\n"
+            for r in t.rows {
+                body += "<tr>" + r.enumerated().map { i, v in
+                    let cls = CellFormat.isNumeric(v) ? " class=num" : ""
+                    return "<td\(cls)>\(escape(CellFormat.human(v, column: t.columns[i])))</td>"
+                }.joined() + "</tr>\n"
+            }
+            body += "</tbody></table></div></section>\n"
+        }
+        for n in doc.notes { body += "<p class=note>\(escape(n))</p>\n" }
+        return """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(doc.title.isEmpty ? doc.report : doc.title)) — pushlog</title>
+        <style>
+        body{font:14px/1.45 -apple-system,system-ui,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#1d1d1f;background:#fff}
+        h1{font-size:22px;margin:8px 0} h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+        .params code{background:#f2f2f5;padding:2px 6px;border-radius:4px;margin-right:6px}
+        .scroll{overflow-x:auto} table{border-collapse:collapse;min-width:50%}
+        th,td{padding:4px 10px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}
+        th{background:#f7f7f9;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums}
+        .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:16px}
+        figure{margin:0;border:1px solid #e5e5ea;border-radius:8px;padding:8px} figcaption{font-weight:600;margin-bottom:4px}
+        svg{width:100%;height:auto} .note{color:#86590d}
+        </style></head><body>
+        \(body)</body></html>
+
+        """
+    }
+
+    public static func escape(_ s: String) -> String {
+        var o = ""
+        for c in s {
+            switch c {
+            case "<": o += "&lt;"
+            case ">": o += "&gt;"
+            case "&": o += "&amp;"
+            case "\"": o += "&quot;"
+            default: o.append(c)
+            }
+        }
+        return o
+    }
+}

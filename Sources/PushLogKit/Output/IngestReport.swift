@@ -1,0 +1,46 @@
+import Foundation
+
+/// The end-of-ingest summary as a table (stderr) or one JSON object (SPEC §2).
+public enum IngestReport {
+    static func kindsObject(_ r: [Int]) -> String {
+        "{" + EventKind.allCases.filter { r[$0.rawValue] > 0 }.map { "\"\($0.name)\":\(r[$0.rawValue])" }.joined(separator: ",") + "}"
+    }
+
+    public static func json(_ s: IngestSummary) -> String {
+        let files = s.files.map { f -> String in
+            var o = "{\"path\":\(JSONRenderer.quote(f.path)),\"format\":\(JSONRenderer.quote(f.format))"
+            o += ",\"records\":\(kindsObject(f.records)),\"duplicates\":\(f.duplicates),\"rejects\":\(f.rejects)"
+            o += ",\"skipped\":\(f.skipped),\"ignored\":\(f.ignored),\"lines\":\(f.lines),\"bytes\":\(f.bytes)"
+            o += ",\"complete\":\(f.complete),\"unchanged\":\(f.unchanged)"
+            if f.resumedAfterLine > 0 { o += ",\"resumed_after_line\":\(f.resumedAfterLine)" }
+            if let e = f.error { o += ",\"error\":\(JSONRenderer.quote(e))" }
+            if !f.warnings.isEmpty { o += ",\"warnings\":[" + f.warnings.map(JSONRenderer.quote).joined(separator: ",") + "]" }
+            return o + "}"
+        }
+        var t = "{\"records\":\(kindsObject(s.records)),\"duplicates\":\(s.duplicates),\"rejects\":\(s.rejects)"
+        t += ",\"skipped\":\(s.skipped),\"ignored\":\(s.ignored),\"lines\":\(s.lines),\"bytes\":\(s.bytes)"
+        t += ",\"seconds\":\(String(format: "%.3f", s.seconds)),\"records_per_second\":\(Int(s.recordsPerSecond))}"
+        var out = "{\"files\":[" + files.joined(separator: ",") + "],\"totals\":" + t
+        if !s.problems.isEmpty { out += ",\"problems\":[" + s.problems.map(JSONRenderer.quote).joined(separator: ",") + "]" }
+        return out + "}\n"
+    }
+
+    public static func table(_ s: IngestSummary) -> String {
+        var t = ResultTable(name: "ingest", columns: ["file", "format", "records", "by_kind", "duplicates", "rejects", "skipped", "status"])
+        func kinds(_ r: [Int]) -> String {
+            EventKind.allCases.filter { r[$0.rawValue] > 0 }.map { "\($0.name)=\(r[$0.rawValue])" }.joined(separator: " ")
+        }
+        for f in s.files {
+            let status = f.unchanged ? "unchanged, skipped" : (f.complete ? (f.resumedAfterLine > 0 ? "resumed" : "complete") : "INCOMPLETE")
+            t.rows.append([.text(f.path), .text(f.format), .int(Int64(f.totalRecords)), .text(kinds(f.records)),
+                           .int(Int64(f.duplicates)), .int(Int64(f.rejects)), .int(Int64(f.skipped)), .text(status)])
+        }
+        var out = TableRenderer.renderTable(t)
+        let mb = Double(s.bytes) / 1_048_576
+        out += String(format: "total: %d new records (%@), %d duplicates, %d rejects, %d skipped; %.1f MB in %.2fs, %@ records/s",
+                      s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
+                      s.skipped, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
+        if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog rejects" }
+        return out
+    }
+}

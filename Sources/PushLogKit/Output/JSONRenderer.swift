@@ -1,0 +1,60 @@
+/// JSON (`{"report", "params", "sections": {NAME: [rows]}}`) and NDJSON (a row per line with `section`).
+public enum JSONRenderer {
+    public static func render(_ doc: ResultDocument) -> String {
+        var out = "{\"report\":\(quote(doc.report)),\"params\":{"
+        out += doc.params.map { "\(quote($0.0)):\(value($0.1))" }.joined(separator: ",")
+        out += "},\"sections\":{"
+        out += doc.sections.map { t in
+            quote(t.name) + ":[" + t.rows.map { object(t.columns, $0, section: nil) }.joined(separator: ",") + "]"
+        }.joined(separator: ",")
+        out += "}"
+        if !doc.notes.isEmpty { out += ",\"notes\":[" + doc.notes.map(quote).joined(separator: ",") + "]" }
+        return out + "}\n"
+    }
+
+    public static func renderLines(_ doc: ResultDocument) -> String {
+        var out = ""
+        for t in doc.sections {
+            for r in t.rows { out += object(t.columns, r, section: t.name) + "\n" }
+        }
+        return out
+    }
+
+    static func object(_ columns: [String], _ row: [SQLValue], section: String?) -> String {
+        var parts: [String] = []
+        if let section { parts.append("\"section\":\(quote(section))") }
+        for (i, c) in columns.enumerated() { parts.append("\(quote(c)):\(value(row[i]))") }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+
+    public static func value(_ v: SQLValue) -> String {
+        switch v {
+        case .null: return "null"
+        case .int(let i): return String(i)
+        case .double(let d): return d.isFinite ? CellFormat.number(d) : "null"
+        case .text(let s): return quote(s)
+        }
+    }
+
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let h = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

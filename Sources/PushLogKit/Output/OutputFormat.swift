@@ -1,0 +1,101 @@
+/// The output formats of SPEC §1.
+public enum OutputFormat: String, CaseIterable {
+    case table, csv, tsv, json, ndjson, markdown, html
+
+    /// The format implied by an output file's extension.
+    public static func fromExtension(_ path: String) -> OutputFormat? {
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "csv": return .csv
+        case "tsv", "tab": return .tsv
+        case "json": return .json
+        case "ndjson", "jsonl": return .ndjson
+        case "md", "markdown": return .markdown
+        case "html", "htm": return .html
+        case "txt": return .table
+        default: return nil
+        }
+    }
+
+    /// Renders a document.
+    public func render(_ doc: ResultDocument) -> String {
+        switch self {
+        case .table: return TableRenderer.render(doc)
+        case .csv: return DelimitedRenderer.render(doc, separator: ",")
+        case .tsv: return DelimitedRenderer.render(doc, separator: "\t")
+        case .json: return JSONRenderer.render(doc)
+        case .ndjson: return JSONRenderer.renderLines(doc)
+        case .markdown: return MarkdownRenderer.render(doc)
+        case .html: return HTMLRenderer.render(doc)
+        }
+    }
+}
+
+/// Column-aware value formatting shared by the text renderers.
+enum CellFormat {
+    /// Rates are fractions; tables show them as percentages.
+    static func isRate(_ column: String) -> Bool {
+        column.hasSuffix("_rate") || column.hasSuffix("_share") || column == "rate_fraction"
+    }
+
+    static func isTime(_ column: String) -> Bool {
+        column == "time" || column.hasSuffix("_seen") || column == "first_t" || column == "last_t" || column.hasSuffix("_at")
+    }
+
+    /// Plain text of a value for csv/tsv/json-less outputs.
+    static func plain(_ v: SQLValue) -> String {
+        switch v {
+        case .null: return ""
+        case .int(let i): return String(i)
+        case .double(let d): return number(d)
+        case .text(let s): return s
+        }
+    }
+
+    static func number(_ d: Double) -> String {
+        if d.rounded() == d && abs(d) < 1e15 { return String(Int64(d)) }
+        var s = String(format: "%.6f", d)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+
+    /// Human text for tables and markdown: rates as percentages, thousands grouped.
+    static func human(_ v: SQLValue, column: String) -> String {
+        switch v {
+        case .null: return "–"
+        case .int(let i):
+            if isRate(column) { return percent(Double(i)) }
+            // Ids, line numbers and epoch times read better without separators.
+            return column.hasSuffix("_id") || column == "line" || column == "id" || abs(i) >= 100_000_000_000 ? String(i) : grouped(i)
+        case .double(let d):
+            if isRate(column) { return percent(d) }
+            if d.rounded() == d && abs(d) < 1e15 { return grouped(Int64(d)) }
+            return String(format: abs(d) >= 100 ? "%.1f" : "%.2f", d)
+        case .text(let s): return s
+        }
+    }
+
+    static func percent(_ d: Double) -> String {
+        let p = d * 100
+        if p == 0 { return "0%" }
+        return String(format: p < 0.1 ? "%.3f%%" : (p < 10 ? "%.2f%%" : "%.1f%%"), p)
+    }
+
+    static func grouped(_ i: Int64) -> String {
+        let s = String(abs(i))
+        guard s.count > 4 else { return i < 0 ? "-" + s : s }
+        var out = ""
+        for (k, c) in s.enumerated() {
+            if k > 0 && (s.count - k) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return i < 0 ? "-" + out : out
+    }
+
+    static func isNumeric(_ v: SQLValue) -> Bool {
+        switch v { case .int, .double: return true; default: return false }
+    }
+}
+
+import Foundation

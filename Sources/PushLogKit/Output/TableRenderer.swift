@@ -1,0 +1,108 @@
+/// Aligned text tables: numbers right-aligned, rates as percentages, one block per section.
+public enum TableRenderer {
+    public static func render(_ doc: ResultDocument) -> String {
+        var out = ""
+        if !doc.title.isEmpty {
+            out += doc.title + "\n"
+            let ps = doc.params.filter { $0.1 != .null }.map { "\($0.0)=\(CellFormat.plain($0.1))" }
+            if !ps.isEmpty { out += ps.joined(separator: "  ") + "\n" }
+            out += "\n"
+        }
+        for (k, t) in doc.sections.enumerated() {
+            if doc.sections.count > 1 || !doc.title.isEmpty { out += "## \(t.name)\n" }
+            out += renderTable(t)
+            if k < doc.sections.count - 1 { out += "\n" }
+        }
+        for n in doc.notes { out += "\nnote: \(n)" }
+        if !doc.notes.isEmpty { out += "\n" }
+        return out
+    }
+
+    public static func renderTable(_ t: ResultTable) -> String {
+        if t.rows.isEmpty { return "(no rows)\n" }
+        let cells = t.rows.map { r in r.enumerated().map { CellFormat.human($0.element, column: t.columns[$0.offset]) } }
+        var widths = t.columns.map { $0.count }
+        var numeric = [Bool](repeating: true, count: t.columns.count)
+        for (ri, r) in cells.enumerated() {
+            for (c, s) in r.enumerated() {
+                widths[c] = min(max(widths[c], s.count), 60)
+                if t.rows[ri][c] != .null && !CellFormat.isNumeric(t.rows[ri][c]) { numeric[c] = false }
+            }
+        }
+        func fit(_ s: String, _ c: Int) -> String {
+            let w = widths[c]
+            let s2 = s.count > w ? String(s.prefix(w - 1)) + "…" : s
+            let pad = String(repeating: " ", count: w - s2.count)
+            return numeric[c] ? pad + s2 : s2 + pad
+        }
+        var out = t.columns.enumerated().map { fit($0.element, $0.offset) }.joined(separator: "  ")
+        out = trimRight(out) + "\n"
+        out += widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ") + "\n"
+        for r in cells {
+            out += trimRight(r.enumerated().map { fit($0.element, $0.offset) }.joined(separator: "  ")) + "\n"
+        }
+        return out
+    }
+
+    static func trimRight(_ s: String) -> String {
+        var s = s
+        while s.hasSuffix(" ") { s.removeLast() }
+        return s
+    }
+}
+
+/// CSV (RFC 4180) and TSV with a header row; several sections are separated by a blank line
+/// and a `# section` line.
+public enum DelimitedRenderer {
+    public static func render(_ doc: ResultDocument, separator: String) -> String {
+        var out = ""
+        for (k, t) in doc.sections.enumerated() {
+            if doc.sections.count > 1 {
+                if k > 0 { out += "\n" }
+                out += "# \(t.name)\n"
+            }
+            out += t.columns.map { quote($0, separator) }.joined(separator: separator) + "\r\n"
+            for r in t.rows {
+                out += r.map { quote(CellFormat.plain($0), separator) }.joined(separator: separator) + "\r\n"
+            }
+        }
+        return out
+    }
+
+    static func quote(_ s: String, _ sep: String) -> String {
+        if sep == "\t" {
+            return s.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+        }
+        if s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r") {
+            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return s
+    }
+}
+
+/// Markdown tables, one per section.
+public enum MarkdownRenderer {
+    public static func render(_ doc: ResultDocument) -> String {
+        var out = doc.title.isEmpty ? "" : "# \(doc.title)\n\n"
+        let ps = doc.params.filter { $0.1 != .null }.map { "`\($0.0)=\(CellFormat.plain($0.1))`" }
+        if !ps.isEmpty { out += ps.joined(separator: " ") + "\n\n" }
+        for t in doc.sections {
+            out += "## \(t.name)\n\n"
+            if t.rows.isEmpty { out += "_no rows_\n\n"; continue }
+            out += "| " + t.columns.joined(separator: " | ") + " |\n"
+            out += "|" + t.columns.indices.map { i in
+                t.rows.contains { CellFormat.isNumeric($0[i]) } ? "---:|" : "---|"
+            }.joined() + "\n"
+            for r in t.rows {
+                out += "| " + r.enumerated().map {
+                    CellFormat.human($0.element, column: t.columns[$0.offset]).replacingOccurrences(of: "|", with: "\\|")
+                }.joined(separator: " | ") + " |\n"
+            }
+            out += "\n"
+        }
+        for n in doc.notes { out += "> \(n)\n" }
+        return out
+    }
+}
+
+import Foundation

@@ -1,0 +1,61 @@
+import CSQLite
+import Foundation
+
+/// Deterministic SQL functions the reports need and SQLite lacks.
+public enum Functions {
+    public static func register(_ db: Database) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        // iso_week(ms) -> '2026-W45'
+        try db.check(sqlite3_create_function_v2(db.handle, "iso_week", 1, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+            let s = TimeFormat.isoWeek(ms: sqlite3_value_int64(argv[0]))
+            _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+        }, nil, nil, nil))
+        // iso_week_start(ms) -> ms of that week's Monday 00:00 UTC
+        try db.check(sqlite3_create_function_v2(db.handle, "iso_week_start", 1, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+            sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: sqlite3_value_int64(argv[0])))
+        }, nil, nil, nil))
+        // bucket(ms, 'minute'|'5m'|'hour'|'day'|'week') -> label
+        try db.check(sqlite3_create_function_v2(db.handle, "bucket", 2, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
+                sqlite3_result_null(ctx); return
+            }
+            let s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
+            _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+        }, nil, nil, nil))
+        // rfc3339(ms) -> '2026-11-02T14:00:00.000Z'
+        try db.check(sqlite3_create_function_v2(db.handle, "rfc3339", 1, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+            let s = TimeFormat.rfc3339(ms: sqlite3_value_int64(argv[0]))
+            _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+        }, nil, nil, nil))
+        // median(x): aggregate, mean of the two middle values for an even count.
+        try db.check(sqlite3_create_function_v2(db.handle, "median", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { return }
+            let slot = sqlite3_aggregate_context(ctx, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))!
+                .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            if slot.pointee == nil { slot.pointee = Unmanaged.passRetained(MedianBox()).toOpaque() }
+            Unmanaged<MedianBox>.fromOpaque(slot.pointee!).takeUnretainedValue().values.append(sqlite3_value_double(argv[0]))
+        }, { ctx in
+            let slot = sqlite3_aggregate_context(ctx, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            guard let slot, let raw = slot.pointee else { sqlite3_result_null(ctx); return }
+            let box = Unmanaged<MedianBox>.fromOpaque(raw).takeRetainedValue()
+            slot.pointee = nil
+            if let m = Stats.median(box.values) { sqlite3_result_double(ctx, m) } else { sqlite3_result_null(ctx) }
+        }, nil))
+    }
+
+    final class MedianBox { var values: [Double] = [] }
+}
+
+/// Small statistics helpers shared by SQL functions and Swift code.
+public enum Stats {
+    /// Median; the mean of the two middle values for an even count.
+    public static func median(_ v: [Double]) -> Double? {
+        guard !v.isEmpty else { return nil }
+        let s = v.sorted()
+        let m = s.count / 2
+        return s.count % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2
+    }
+}

@@ -1,0 +1,147 @@
+import CSQLite
+
+/// Writes normalised events into the record tables with reused prepared statements,
+/// interning tokens into integer ids. Duplicates (same time and line hash) are ignored by
+/// the unique keys and counted.
+public final class RecordWriter {
+    struct TokenKey: Hashable { let a: Int64, b: Int64 }
+
+    let db: Database
+    private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken: Statement
+    private var tokenIDs: [TokenKey: Int64] = [:]
+    private var reasonCategory: [TokenKey: ReasonCategory] = [:]
+    private static let categoryText: [ReasonCategory: StaticString] = [
+        .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
+        .auth: "auth", .request: "request", .rate: "rate", .server: "server", .unknown: "unknown",
+    ]
+
+    public init(db: Database) throws {
+        self.db = db
+        let head = "INSERT OR IGNORE INTO"
+        insSend = try db.prepare("""
+            \(head) sends(t, h1, h2, src, line, kind, token_id, apns_id, env, topic, push_type, priority,
+              collapse_id, expiration, payload_bytes, content_available, mutable_content, has_alert, has_sound,
+              has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys, status, reason,
+              category, apns_ts, apns_unique_id, latency_ms, attempt, error)
+            VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33)
+            """)
+        insRegister = try db.prepare("""
+            \(head) registers(t, h1, h2, src, line, token_id, device, user, env, app_version, os_version, auth, topic)
+            VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)
+            """)
+        insSettings = try db.prepare("""
+            \(head) settings(t, h1, h2, src, line, device, user, auth, alert_setting, sound_setting, badge_setting,
+              lock_screen, notification_center) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)
+            """)
+        insReceipt = try db.prepare("""
+            \(head) receipts(t, h1, h2, src, line, apns_id, device, token_id, receipt, result)
+            VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)
+            """)
+        insUnregister = try db.prepare("""
+            \(head) unregisters(t, h1, h2, src, line, token_id, device, user) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)
+            """)
+        insReject = try db.prepare("\(head) rejects(src, line, reason, text, h1, h2) VALUES (?1,?2,?3,?4,?5,?6)")
+        insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
+        try loadTokens()
+    }
+
+    private func loadTokens() throws {
+        let s = try db.prepare("SELECT id, token FROM tokens")
+        while try s.step() {
+            let id = s.int(0)
+            var t = s.string(1) ?? ""
+            let h = t.withUTF8 { LineHash.hash($0) }
+            tokenIDs[TokenKey(a: h.0, b: h.1)] = id
+        }
+    }
+
+    // MARK: binding
+
+    @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: ByteSlice?) {
+        if let v, let p = v.baseAddress { s.bindStatic(i, p, v.count) } else if v != nil { s.bindStatic(i, StaticString("").utf8Start, 0) } else { s.bindNull(i) }
+    }
+    @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Int64?) { if let v { s.bind(i, v) } else { s.bindNull(i) } }
+    @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Double?) { if let v { s.bind(i, v) } else { s.bindNull(i) } }
+    @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Bool?) { if let v { s.bind(i, Int64(v ? 1 : 0)) } else { s.bindNull(i) } }
+    @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: StaticString) { s.bindStatic(i, v.utf8Start, v.utf8CodeUnitCount) }
+
+    // MARK: writing
+
+    /// The id of a (normalised) token, inserting it on first sight.
+    @inline(__always) func tokenID(_ t: ByteSlice, malformed: Bool, masked: Bool) throws -> Int64 {
+        let h = LineHash.hash(t)
+        let key = TokenKey(a: h.0, b: h.1)
+        if let id = tokenIDs[key] { return id }
+        bind(insToken, 1, t)
+        insToken.bind(2, Int64(malformed ? 1 : 0))
+        insToken.bind(3, Int64(masked ? 1 : 0))
+        try insToken.run()
+        let id = db.lastInsertRowID
+        tokenIDs[key] = id
+        return id
+    }
+
+    func category(status: Int64?, reason: ByteSlice?) -> ReasonCategory {
+        guard let reason, reason.count > 0 else {
+            return ReasonTaxonomy.category(status: status.map { Int($0) }, reason: nil)
+        }
+        let h = LineHash.hash(reason)
+        let key = TokenKey(a: h.0, b: status ?? -1)
+        if let c = reasonCategory[key] { return c }
+        let c = ReasonTaxonomy.category(status: status.map { Int($0) }, reason: reason.string)
+        reasonCategory[key] = c
+        return c
+    }
+
+    /// Writes one event; returns false when it was already stored (a duplicate).
+    @inline(__always)
+    public func write(_ e: Event, hash: (Int64, Int64), src: Int64, line: Int) throws -> Bool {
+        let t = e.time!
+        let tok = try e.token.map { try tokenID($0, malformed: e.tokenMalformed, masked: e.tokenMasked) }
+        let s: Statement
+        switch e.kind! {
+        case .send, .request, .response:
+            s = insSend
+            s.bind(6, Int64(e.kind!.rawValue))
+            bind(s, 7, tok); bind(s, 8, e.apnsID); bind(s, 9, e.env); bind(s, 10, e.topic)
+            bind(s, 11, e.pushType); bind(s, 12, e.priority); bind(s, 13, e.collapseID); bind(s, 14, e.expiration)
+            bind(s, 15, e.payloadBytes); bind(s, 16, e.contentAvailable); bind(s, 17, e.mutableContent)
+            bind(s, 18, e.hasAlert); bind(s, 19, e.hasSound); bind(s, 20, e.hasBadge); bind(s, 21, e.category)
+            bind(s, 22, e.threadID); bind(s, 23, e.interruptionLevel); bind(s, 24, e.relevance)
+            bind(s, 25, e.customKeys); bind(s, 26, e.status); bind(s, 27, e.reason)
+            if e.status != nil || e.reason != nil {
+                bind(s, 28, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
+            } else {
+                s.bindNull(28)
+            }
+            bind(s, 29, e.apnsTimestamp); bind(s, 30, e.apnsUniqueID); bind(s, 31, e.latencyMs)
+            bind(s, 32, e.attempt); bind(s, 33, e.error)
+        case .register:
+            s = insRegister
+            bind(s, 6, tok); bind(s, 7, e.device); bind(s, 8, e.user); bind(s, 9, e.env)
+            bind(s, 10, e.appVersion); bind(s, 11, e.osVersion); bind(s, 12, e.auth); bind(s, 13, e.topic)
+        case .settings:
+            s = insSettings
+            bind(s, 6, e.device); bind(s, 7, e.user); bind(s, 8, e.auth); bind(s, 9, e.alertSetting)
+            bind(s, 10, e.soundSetting); bind(s, 11, e.badgeSetting); bind(s, 12, e.lockScreen)
+            bind(s, 13, e.notificationCenter)
+        case .receipt:
+            s = insReceipt
+            bind(s, 6, e.apnsID); bind(s, 7, e.device); bind(s, 8, tok); bind(s, 9, e.receipt); bind(s, 10, e.result)
+        case .unregister:
+            s = insUnregister
+            bind(s, 6, tok); bind(s, 7, e.device); bind(s, 8, e.user)
+        }
+        s.bind(1, t); s.bind(2, hash.0); s.bind(3, hash.1); s.bind(4, src); s.bind(5, Int64(line))
+        try s.run()
+        return db.changes > 0
+    }
+
+    /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
+    public func reject(src: Int64, line: Int, reason: String, text: String, hash: (Int64, Int64)) throws -> Bool {
+        insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason); insReject.bind(4, text)
+        insReject.bind(5, hash.0); insReject.bind(6, hash.1)
+        try insReject.run()
+        return db.changes > 0
+    }
+}

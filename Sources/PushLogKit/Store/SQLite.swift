@@ -1,0 +1,189 @@
+import CSQLite
+import Foundation
+
+/// An error from SQLite, with the extended result code and the message of the connection.
+public struct SQLiteError: Error, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public var description: String { "database error \(code): \(message)" }
+    /// True when the database was locked by another writer past the busy timeout.
+    public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+}
+
+/// One SQLite connection. Not shared between threads.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+    public let readOnly: Bool
+
+    /// Opens `path`; read-only connections cannot write, ATTACH new files or load extensions.
+    public init(path: String, readOnly: Bool, busyTimeoutMs: Int32 = 10_000) throws {
+        var db: OpaquePointer?
+        let flags = readOnly
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "\(path): \(msg)")
+        }
+        handle = db
+        self.path = path
+        self.readOnly = readOnly
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMs)
+        _ = pushlog_db_config_defensive(db)
+        if readOnly { installReadOnlyGuard() }
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one or more statements that return no rows.
+    public func exec(_ sql: String) throws {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let msg = err.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(err)
+            throw SQLiteError(code: rc, message: msg)
+        }
+    }
+
+    /// Compiles one statement.
+    public func prepare(_ sql: String) throws -> Statement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw SQLiteError(code: rc, message: lastMessage) }
+        return Statement(stmt, db: self)
+    }
+
+    /// The rowid of the last insert on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func check(_ rc: Int32) throws {
+        if rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW {
+            throw SQLiteError(code: rc, message: lastMessage)
+        }
+    }
+
+    /// First column of the first row, as an integer.
+    public func scalarInt(_ sql: String) throws -> Int64? {
+        let s = try prepare(sql)
+        return try s.step() ? s.int(0) : nil
+    }
+
+    // MARK: read-only guard
+
+    private func installReadOnlyGuard() {
+        sqlite3_set_authorizer(handle, { _, action, _, name, _, _ in
+            switch action {
+            case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE: return SQLITE_OK
+            case SQLITE_FUNCTION:
+                guard let name else { return SQLITE_OK }
+                return strcasecmp(name, "load_extension") == 0 ? SQLITE_DENY : SQLITE_OK
+            case SQLITE_PRAGMA: return SQLITE_OK  // the connection is opened read-only; pragmas cannot write
+            default: return SQLITE_DENY
+            }
+        }, nil)
+    }
+}
+
+/// A prepared statement, reset and rebound for each use, finalized on deinit.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let db: Database
+
+    init(_ handle: OpaquePointer, db: Database) {
+        self.handle = handle
+        self.db = db
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    @inline(__always) public func bind(_ i: Int32, _ v: Int64) { sqlite3_bind_int64(handle, i, v) }
+    @inline(__always) public func bind(_ i: Int32, _ v: Double) { sqlite3_bind_double(handle, i, v) }
+    @inline(__always) public func bindNull(_ i: Int32) { sqlite3_bind_null(handle, i) }
+    /// Binds text that must stay valid until the statement is stepped.
+    @inline(__always) public func bindStatic(_ i: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) {
+        _ = p.withMemoryRebound(to: CChar.self, capacity: n) { pushlog_bind_text_static(handle, i, $0, Int32(n)) }
+    }
+    /// Binds a Swift string (copied by SQLite).
+    public func bind(_ i: Int32, _ text: String?) {
+        guard var s = text else { sqlite3_bind_null(handle, i); return }
+        s.withUTF8 { buf in
+            _ = buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) {
+                pushlog_bind_text_transient(handle, i, $0, Int32(buf.count))
+            }
+        }
+    }
+    public func bindInt(_ i: Int32, _ v: Int64?) { if let v { bind(i, v) } else { bindNull(i) } }
+
+    /// Binds by parameter name (`:since`); unknown names are ignored.
+    public func index(of name: String) -> Int32 { sqlite3_bind_parameter_index(handle, name) }
+    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+    public func parameterName(_ i: Int32) -> String? { sqlite3_bind_parameter_name(handle, i).map { String(cString: $0) } }
+
+    /// Steps once; true when a row is available.
+    @discardableResult
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw SQLiteError(code: rc, message: db.lastMessage)
+    }
+
+    /// Runs to completion and resets, keeping the bindings.
+    @inline(__always) public func run() throws {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw SQLiteError(code: rc, message: db.lastMessage) }
+    }
+
+    public func reset() { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
+
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+    public func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(handle, i)) }
+    public func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
+    public func int(_ i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
+    public func double(_ i: Int32) -> Double { sqlite3_column_double(handle, i) }
+    public func string(_ i: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, i) else { return nil }
+        return String(cString: p)
+    }
+    /// The column as a typed value.
+    public func value(_ i: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, i) {
+        case SQLITE_INTEGER: return .int(int(i))
+        case SQLITE_FLOAT: return .double(double(i))
+        case SQLITE_NULL: return .null
+        default: return .text(string(i) ?? "")
+        }
+    }
+}
+
+/// A value read from a result row.
+public enum SQLValue: Equatable {
+    case null, int(Int64), double(Double), text(String)
+
+    public var asDouble: Double? {
+        switch self {
+        case .int(let v): return Double(v)
+        case .double(let v): return v
+        case .text(let s): return Double(s)
+        case .null: return nil
+        }
+    }
+    public var asString: String? {
+        switch self {
+        case .int(let v): return String(v)
+        case .double(let v): return String(v)
+        case .text(let s): return s
+        case .null: return nil
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/// The database schema and its migrations. `user_version` holds the schema version.
+public enum Schema {
+    public static let version: Int64 = 1
+
+    /// Tables of version 1. Every record table is keyed for identity by (t, h1, h2): the record
+    /// time leads, so inserts land near the end of the tree (see PERF-NOTES).
+    static let v1 = """
+    CREATE TABLE sources(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        format TEXT,
+        size INTEGER, mtime INTEGER, head_len INTEGER, head_hash TEXT,
+        offset INTEGER NOT NULL DEFAULT 0,   -- decompressed bytes consumed by committed batches
+        lines INTEGER NOT NULL DEFAULT 0,    -- lines consumed by committed batches
+        complete INTEGER NOT NULL DEFAULT 0,
+        error TEXT,
+        n_send INTEGER NOT NULL DEFAULT 0, n_request INTEGER NOT NULL DEFAULT 0,
+        n_response INTEGER NOT NULL DEFAULT 0, n_register INTEGER NOT NULL DEFAULT 0,
+        n_settings INTEGER NOT NULL DEFAULT 0, n_receipt INTEGER NOT NULL DEFAULT 0,
+        n_unregister INTEGER NOT NULL DEFAULT 0,
+        duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
+        skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
+        first_ingest INTEGER, last_ingest INTEGER
+    );
+    CREATE TABLE tokens(
+        id INTEGER PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,          -- lower case when hex
+        malformed INTEGER NOT NULL DEFAULT 0,
+        masked INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE sends(
+        id INTEGER PRIMARY KEY,
+        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+        src INTEGER, line INTEGER,
+        kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
+        token_id INTEGER, apns_id TEXT, env TEXT, topic TEXT, push_type TEXT, priority INTEGER,
+        collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
+        content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
+        aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
+        status INTEGER, reason TEXT, category TEXT, apns_ts INTEGER, apns_unique_id TEXT,
+        latency_ms REAL, attempt INTEGER, error TEXT,
+        UNIQUE(t, h1, h2)
+    );
+    CREATE TABLE registers(
+        id INTEGER PRIMARY KEY,
+        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+        token_id INTEGER NOT NULL, device TEXT, user TEXT, env TEXT, app_version TEXT, os_version TEXT,
+        auth TEXT, topic TEXT,
+        UNIQUE(t, h1, h2)
+    );
+    CREATE TABLE settings(
+        id INTEGER PRIMARY KEY,
+        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+        device TEXT, user TEXT, auth TEXT NOT NULL, alert_setting TEXT, sound_setting TEXT, badge_setting TEXT,
+        lock_screen TEXT, notification_center TEXT,
+        UNIQUE(t, h1, h2)
+    );
+    CREATE TABLE receipts(
+        id INTEGER PRIMARY KEY,
+        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+        apns_id TEXT NOT NULL, device TEXT, token_id INTEGER, receipt TEXT, result TEXT,
+        UNIQUE(t, h1, h2)
+    );
+    CREATE TABLE unregisters(
+        id INTEGER PRIMARY KEY,
+        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+        token_id INTEGER NOT NULL, device TEXT, user TEXT,
+        UNIQUE(t, h1, h2)
+    );
+    CREATE TABLE rejects(
+        id INTEGER PRIMARY KEY,
+        src INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
+        h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+        UNIQUE(h1, h2)
+    );
+    CREATE TABLE apple_metrics(
+        day TEXT NOT NULL, push_type TEXT NOT NULL, status TEXT NOT NULL, count INTEGER NOT NULL, src INTEGER,
+        PRIMARY KEY(day, push_type, status)
+    );
+    CREATE TABLE reasons(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
+    CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
+    """
+
+    /// Secondary indexes: built after a bulk load (sorting is cheaper than row-by-row upkeep).
+    public static let secondaryIndexes = """
+    CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, t);
+    CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id);
+    CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, t);
+    CREATE INDEX IF NOT EXISTS registers_device ON registers(device, t);
+    CREATE INDEX IF NOT EXISTS registers_user ON registers(user, t);
+    CREATE INDEX IF NOT EXISTS settings_device ON settings(device, t);
+    CREATE INDEX IF NOT EXISTS settings_user ON settings(user, t);
+    CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id);
+    CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, t);
+    CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line);
+    """
+
+    public static let secondaryIndexNames = [
+        "sends_token", "sends_apns", "registers_token", "registers_device", "registers_user",
+        "settings_device", "settings_user", "receipts_apns", "unregisters_token", "rejects_src",
+    ]
+
+    /// Brings a writable database to the current version.
+    public static func migrate(_ db: Database) throws {
+        let current = try db.scalarInt("PRAGMA user_version") ?? 0
+        if current > version {
+            throw SQLiteError(code: 1, message: "database schema \(current) is newer than this pushlog (\(version)); upgrade pushlog")
+        }
+        if current == 0 {
+            try db.exec("BEGIN IMMEDIATE")
+            do {
+                try db.exec(v1)
+                try seedTaxonomy(db)
+                try db.exec(secondaryIndexes)
+                try db.exec("PRAGMA user_version = \(version)")
+                try db.exec("COMMIT")
+            } catch {
+                try? db.exec("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    static func seedTaxonomy(_ db: Database) throws {
+        let r = try db.prepare("INSERT INTO reasons(reason, category, status) VALUES (?, ?, ?)")
+        for (reason, cat, status) in ReasonTaxonomy.reasons {
+            r.bind(1, reason); r.bind(2, cat.rawValue); r.bind(3, Int64(status))
+            try r.run()
+        }
+        let c = try db.prepare("INSERT INTO categories(category, retryable, never_retry) VALUES (?, ?, ?)")
+        for cat in ReasonCategory.allCases {
+            c.bind(1, cat.rawValue); c.bind(2, Int64(cat.retryable ? 1 : 0)); c.bind(3, Int64(cat.neverRetry ? 1 : 0))
+            try c.run()
+        }
+    }
+}

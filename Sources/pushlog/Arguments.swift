@@ -1,0 +1,151 @@
+import Foundation
+import PushLogKit
+
+/// A usage error: exit 2 with a one-line message and a hint.
+struct UsageError: Error {
+    let message: String
+    let hint: String
+}
+
+/// A failure that has already been explained on stderr, with its exit status.
+struct ExitStatus: Error { let code: Int32 }
+
+/// Hand-written argument parsing: `--flag value`, `--flag=value`, boolean flags, positionals.
+struct Arguments {
+    private(set) var values: [String: [String]] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+
+    /// Parses `args` given the options that take a value and the boolean flags the command knows.
+    init(_ args: [String], command: String, valued: [String], boolean: [String]) throws {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if onlyPositionals || a == "-" || !a.hasPrefix("-") { positionals.append(a); continue }
+            if a == "--" { onlyPositionals = true; continue }
+            var name = a
+            var inline: String?
+            if let eq = a.firstIndex(of: "="), a.hasPrefix("--") {
+                name = String(a[..<eq])
+                inline = String(a[a.index(after: eq)...])
+            }
+            if valued.contains(name) {
+                guard let v = inline ?? (i < args.count ? args[i] : nil) else {
+                    throw UsageError(message: "\(name) needs a value", hint: "pushlog \(command) --help")
+                }
+                if inline == nil { i += 1 }
+                values[name, default: []].append(v)
+            } else if boolean.contains(name) {
+                flags.insert(name)
+            } else {
+                let known = valued + boolean
+                let guess = Arguments.closest(name, known)
+                throw UsageError(message: "unknown option \(name) for '\(command)'",
+                                 hint: guess.map { "did you mean \($0)? (pushlog \(command) --help)" } ?? "pushlog \(command) --help")
+            }
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func has(_ name: String) -> Bool { flags.contains(name) }
+
+    func int(_ name: String, command: String) throws -> Int? {
+        guard let v = value(name) else { return nil }
+        guard let i = Int(v), i >= 0 else {
+            throw UsageError(message: "\(name) expects a whole number, got '\(v)'", hint: "for example \(name) 10")
+        }
+        return i
+    }
+
+    /// The known name nearest to `s` by edit distance, when close enough.
+    static func closest(_ s: String, _ candidates: [String]) -> String? {
+        var best: (String, Int)?
+        for c in candidates {
+            let d = editDistance(s, c)
+            if d <= max(2, c.count / 3), best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        if x.isEmpty { return y.count }
+        var prev = Array(0...y.count)
+        for i in 1...x.count {
+            var cur = [i] + [Int](repeating: 0, count: y.count)
+            for j in 1...max(y.count, 1) where j <= y.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[y.count]
+    }
+}
+
+/// Where output goes and in which format, from `--format` and `-o`.
+struct OutputTarget {
+    let format: OutputFormat
+    let path: String?
+    let revealTokens: Bool
+
+    static let valued = ["--format", "-o", "--output"]
+    static let boolean = ["--reveal-tokens"]
+
+    init(_ args: Arguments, defaultFormat: OutputFormat? = nil) throws {
+        path = args.value("-o") ?? args.value("--output")
+        revealTokens = args.has("--reveal-tokens")
+        if let f = args.value("--format") {
+            guard let fmt = OutputFormat(rawValue: f.lowercased()) else {
+                throw UsageError(message: "unknown --format '\(f)'",
+                                 hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            format = fmt
+        } else if let path, let fmt = OutputFormat.fromExtension(path) {
+            format = fmt
+        } else {
+            format = defaultFormat ?? .table
+        }
+    }
+
+    /// Writes a rendered document to the file or stdout.
+    func write(_ doc: ResultDocument) throws {
+        let d = revealTokens ? doc : TokenMask.apply(doc)
+        let text = format.render(d)
+        if let path {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            var t = text
+            t.withUTF8 { _ = Foundation.write(fd, $0.baseAddress, $0.count) }
+        } else {
+            Console.out(text)
+        }
+    }
+}
+
+/// A runtime failure with a message (exit 1).
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ s: String) { description = s }
+}
+
+/// stdout/stderr helpers.
+enum Console {
+    static func out(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Foundation.write(1, buf.baseAddress! + off, buf.count - off)
+                if n <= 0 { return }
+                off += n
+            }
+        }
+    }
+    static func err(_ s: String) { FileHandle.standardError.write((s + "\n").data(using: .utf8)!) }
+    static var stderrIsTTY: Bool { isatty(2) == 1 }
+    static var stdoutIsTTY: Bool { isatty(1) == 1 }
+}

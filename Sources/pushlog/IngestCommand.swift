@@ -1,0 +1,69 @@
+import Foundation
+import PushLogKit
+
+/// `pushlog ingest PATH...`
+enum IngestCommand: Command {
+    static let name = "ingest"
+    static let summary = "Ingest log files, directories (recursive) or - (stdin), plain or gzipped."
+    static let usage = "pushlog ingest [--input-format NAME] [--format table|json] [--quiet] PATH..."
+    static let options = """
+      --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", "))); default: detected per file
+      --format table|json   summary format (json: the shape of SPEC §2)
+      --quiet               no progress line, no summary table
+      --batch N             lines per transaction (default 200000)
+
+    """
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch"], boolean: ["--quiet", "-q"])
+        guard !args.positionals.isEmpty else {
+            throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
+        }
+        if let f = args.value("--input-format"), !FormatDetector.names.contains(f) {
+            let guess = Arguments.closest(f, FormatDetector.names)
+            throw UsageError(message: "unknown --input-format '\(f)'",
+                             hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(FormatDetector.names.joined(separator: ", "))")
+        }
+        let format = args.value("--format") ?? "table"
+        guard format == "table" || format == "json" else {
+            throw UsageError(message: "ingest --format must be table or json, got '\(format)'", hint: "pushlog ingest --format json PATH")
+        }
+        let quiet = args.has("--quiet") || args.has("-q")
+        var opts = IngestOptions()
+        opts.inputFormat = args.value("--input-format")
+        if let b = try args.int("--batch", command: name) { opts.batchLines = max(1, b) }
+        let showProgress = !quiet && Console.stderrIsTTY
+        if showProgress { opts.progress = ProgressLine.show }
+        let db = try Store.openForWriting(path: ctx.dbPath)
+        let summary = try Ingester(db: db, options: opts).run(paths: args.positionals)
+        if showProgress { ProgressLine.clear() }
+        for p in summary.problems { Console.err("pushlog: \(p)") }
+        for f in summary.files {
+            if let e = f.error { Console.err("pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")") }
+            for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
+        }
+        if format == "json" {
+            Console.out(IngestReport.json(summary))
+        } else if !quiet {
+            Console.err(IngestReport.table(summary))
+        }
+        return summary.failed ? 1 : 0
+    }
+}
+
+/// A progress line on stderr, redrawn in place.
+enum ProgressLine {
+    static func show(_ p: IngestProgress) {
+        let mb = Double(p.bytesIn) / 1_048_576
+        let rate = p.seconds > 0 ? Double(p.records) / p.seconds : 0
+        var eta = ""
+        if p.bytesIn > 0 && p.bytesTotal > p.bytesIn {
+            let secs = p.seconds * Double(p.bytesTotal - p.bytesIn) / Double(p.bytesIn)
+            eta = String(format: "  ETA %.0fs", secs)
+        }
+        let line = String(format: "\r\u{1B}[Kingest: file %d/%d  %@ records  %.1f MB  %@ rec/s%@",
+                          min(p.filesDone + 1, p.filesTotal), p.filesTotal, "\(p.records)", mb, "\(Int(rate))", eta)
+        FileHandle.standardError.write(line.data(using: .utf8)!)
+    }
+    static func clear() { FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!) }
+}

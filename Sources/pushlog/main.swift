@@ -1,0 +1,108 @@
+import Foundation
+import PushLogKit
+
+/// Global state every command gets: the database path.
+struct Context {
+    var dbPath: String
+}
+
+/// One subcommand: its help and its entry point.
+protocol Command {
+    static var name: String { get }
+    static var summary: String { get }
+    static var usage: String { get }
+    static var options: String { get }
+    static func run(_ args: [String], _ ctx: Context) throws -> Int32
+}
+
+extension Command {
+    static var help: String {
+        var s = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
+        if !options.isEmpty { s += "\nOPTIONS:\n\(options)" }
+        return s
+    }
+}
+
+let commands: [Command.Type] = [
+    IngestCommand.self, QueryCommand.self, SourcesCommand.self, RejectsCommand.self,
+]
+
+func mainHelp() -> String {
+    var s = """
+    OVERVIEW: pushlog — APNs delivery logs into SQLite, and the answers ops need from them.
+
+    USAGE: pushlog [--db FILE] COMMAND [options]
+
+    GLOBAL OPTIONS:
+      --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
+      --version        print the version
+      -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help)
+
+    SUBCOMMANDS:
+
+    """
+    for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
+    s += "\nExit status: 0 ok, 1 runtime failure, 2 usage error, 3 a --fail-if threshold breached.\n"
+    return s
+}
+
+func runMain() -> Int32 {
+    var args = Array(CommandLine.arguments.dropFirst())
+    var ctx = Context(dbPath: ProcessInfo.processInfo.environment["PUSHLOG_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "pushlog.db")
+    // Global options come before the command.
+    while let a = args.first, a.hasPrefix("-") {
+        if a == "--version" || a == "-V" { Console.out("pushlog \(PushLog.version)\n"); return 0 }
+        if a == "--help" || a == "-h" { Console.out(mainHelp()); return 0 }
+        if a == "--db" {
+            guard args.count >= 2 else { return usage(UsageError(message: "--db needs a file", hint: "pushlog --db pushlog.db COMMAND")) }
+            ctx.dbPath = args[1]
+            args.removeFirst(2)
+        } else if a.hasPrefix("--db=") {
+            ctx.dbPath = String(a.dropFirst(5))
+            args.removeFirst()
+        } else {
+            return usage(UsageError(message: "unknown global option \(a)", hint: "global options are --db FILE, --version, --help; command options go after the command"))
+        }
+    }
+    guard let name = args.first else { Console.out(mainHelp()); return 0 }
+    args.removeFirst()
+    if name == "help" {
+        if let sub = args.first {
+            guard let c = commands.first(where: { $0.name == sub }) else {
+                return usage(UsageError(message: "no command '\(sub)'", hint: "pushlog help"))
+            }
+            Console.out(c.help)
+        } else {
+            Console.out(mainHelp())
+        }
+        return 0
+    }
+    guard let cmd = commands.first(where: { $0.name == name }) else {
+        let guess = Arguments.closest(name, commands.map { $0.name })
+        return usage(UsageError(message: "unknown command '\(name)'", hint: guess.map { "did you mean '\($0)'? (pushlog help)" } ?? "pushlog help"))
+    }
+    if args.contains("--help") || args.contains("-h") { Console.out(cmd.help); return 0 }
+    // --db is accepted after the command too.
+    if let i = args.firstIndex(of: "--db"), i + 1 < args.count {
+        ctx.dbPath = args[i + 1]
+        args.removeSubrange(i...(i + 1))
+    }
+    do {
+        return try cmd.run(args, ctx)
+    } catch let e as UsageError {
+        return usage(e)
+    } catch let e as ExitStatus {
+        return e.code
+    } catch {
+        Console.err("pushlog: \(error)")
+        return 1
+    }
+}
+
+func usage(_ e: UsageError) -> Int32 {
+    Console.err("pushlog: \(e.message)\nhint: \(e.hint)")
+    return 2
+}
+
+setvbuf(stdout, nil, _IOFBF, 1 << 16)
+exit(runMain())
