@@ -53,6 +53,7 @@ public final class FileByteSource: ByteSource {
     public func seek(to offset: Int64) throws {
         if lseek(fd, off_t(offset), SEEK_SET) < 0 { throw InputError.unreadable(path, String(cString: strerror(errno))) }
         consumed = offset
+        pending.removeAll()
     }
 
     /// Puts bytes back in front of the stream (used by format sniffing).

@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+final class IngestTests: XCTestCase {
+    func testCanonicalKindsAndReingestAddsNothing() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let s = try ingest([Fixtures.path("canonical.ndjson")], db: db)
+        XCTAssertEqual(kinds(s), ["register": 1, "send": 1, "request": 1, "response": 1, "settings": 1, "receipt": 1, "unregister": 1])
+        XCTAssertEqual(s.rejects, 0)
+        XCTAssertFalse(s.failed)
+        // Unchanged file: skipped by fingerprint.
+        let again = try ingest([Fixtures.path("canonical.ndjson")], db: db)
+        XCTAssertEqual(again.totalRecords, 0)
+        XCTAssertTrue(again.files[0].unchanged)
+        // A gzipped copy elsewhere: read, but every line is a duplicate.
+        let gz = tmp.file("copy.ndjson.gz")
+        try gzipFile(Fixtures.path("canonical.ndjson"), to: gz)
+        let copy = try ingest([gz], db: db)
+        XCTAssertEqual(copy.totalRecords, 0)
+        XCTAssertEqual(copy.duplicates, 7)
+        // The split request/response pair is joined by apns_id.
+        XCTAssertEqual(try count("SELECT count(*) FROM sends WHERE kind = 2 AND token_id IS NOT NULL AND push_type = 'background'", db: db), 1)
+        // Alert text is never stored; only the payload shape.
+        XCTAssertEqual(try count("SELECT count(*) FROM sends WHERE has_alert = 1 AND has_sound = 1 AND has_badge = 1 AND custom_keys = 'deal'", db: db), 1)
+        let dump = try String(contentsOfFile: db, encoding: .isoLatin1)
+        XCTAssertFalse(dump.contains("secret alert text"))
+    }
+
+    func testAliases() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let s = try ingest([Fixtures.path("aliases.ndjson")], db: db)
+        XCTAssertEqual(kinds(s), ["send": 4])
+        XCTAssertEqual(s.rejects, 0)
+        let r = try Store.openForReading(path: db)
+        let q = try r.prepare("SELECT apns_id, status, reason, category, env, apns_ts, push_type, priority, topic, collapse_id, apns_unique_id FROM sends ORDER BY t")
+        var rows: [[SQLValue]] = []
+        while try q.step() { rows.append((0..<11).map { q.value($0) }) }
+        XCTAssertEqual(rows[0], [.text("a1"), .int(200), .null, .text("accepted"), .text("sandbox"), .null, .text("alert"), .int(10), .text("com.example.app"), .text("c1"), .text("u1")])
+        XCTAssertEqual(rows[1][0...5], [.text("a2"), .int(410), .text("Unregistered"), .text("token-gone"), .null, .int(1762074000000)])
+        XCTAssertEqual(rows[2][0...4], [.text("a3"), .int(400), .text("BadDeviceToken"), .text("token-bad"), .text("production")])
+        // A top-level `timestamp` beside a time on a 410 is APNs' timestamp.
+        XCTAssertEqual(rows[3][0...5], [.text("a4"), .int(410), .text("ExpiredToken"), .text("token-gone"), .null, .int(1762074100000)])
+        // Upper-case hex tokens are folded: one token for all four sends.
+        XCTAssertEqual(try count("SELECT count(*) FROM tokens", db: db), 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM tokens WHERE token = lower(token) AND malformed = 0", db: db), 1)
+    }
+
+    func testEveryTimeForm() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let s = try ingest([Fixtures.path("times.ndjson")], db: db)
+        XCTAssertEqual(s.rejects, 0)
+        let expected = try String(contentsOfFile: Fixtures.path("times.expected"), encoding: .utf8).split(separator: "\n").map { Int64($0)! }
+        let r = try Store.openForReading(path: db)
+        let q = try r.prepare("SELECT t FROM registers ORDER BY CAST(substr(device, 2) AS INTEGER)")
+        var got: [Int64] = []
+        while try q.step() { got.append(q.int(0)) }
+        XCTAssertEqual(got, expected)
+    }
+
+    func testMultiMemberGzipAndCRLF() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let s = try ingest([Fixtures.path("multi-member.ndjson.gz"), Fixtures.path("crlf.ndjson")], db: db)
+        XCTAssertEqual(s.files[0].records[EventKind.send.rawValue], 6)
+        XCTAssertTrue(s.files[0].complete)
+        // The CRLF file repeats the first two lines: CR is not part of the line, so both are duplicates.
+        XCTAssertEqual(s.files[1].duplicates, 2)
+        XCTAssertEqual(s.files[1].totalRecords, 0)
+    }
+
+    func testTruncatedGzipKeepsRecordsBeforeTheCut() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let s = try ingest([Fixtures.path("truncated.ndjson.gz"), Fixtures.path("canonical.ndjson")], db: db)
+        let f = s.files[0]
+        XCTAssertFalse(f.complete)
+        XCTAssertNotNil(f.error)
+        XCTAssertTrue(s.failed)
+        XCTAssertGreaterThan(f.records[EventKind.send.rawValue], 50)
+        XCTAssertLessThan(f.records[EventKind.send.rawValue], 300)
+        // Every kept record is one of the first lines, in order: no gaps.
+        XCTAssertEqual(try count("SELECT max(line) - count(*) FROM sends WHERE src = 1", db: db), 0)
+        // The other file still went in.
+        XCTAssertEqual(s.files[1].totalRecords, 7)
+        XCTAssertEqual(try count("SELECT complete FROM sources WHERE path LIKE '%truncated%'", db: db), 0)
+    }
+
+    func testBadLinesBecomeRejectsWithReasons() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let s = try ingest([Fixtures.path("bad-lines.ndjson")], db: db)
+        XCTAssertEqual(s.totalRecords, 2)
+        XCTAssertEqual(s.rejects, 6)
+        let r = try Store.openForReading(path: db)
+        let q = try r.prepare("SELECT line, reason, text FROM rejects ORDER BY line")
+        var got: [(Int64, String, String)] = []
+        while try q.step() { got.append((q.int(0), q.string(1)!, q.string(2)!)) }
+        XCTAssertEqual(got.map { $0.0 }, [2, 5, 6, 7, 8, 9])
+        XCTAssertEqual(got[0].1, "invalid UTF-8")
+        XCTAssertEqual(got[1].1, "missing required field 'token'")
+        XCTAssertFalse(got[1].2.contains("eyJ"), "JWT must be redacted: \(got[1].2)")
+        XCTAssertTrue(got[2].1.hasPrefix("bad time"))
+        XCTAssertTrue(got[3].1.hasPrefix("unknown event kind"))
+        XCTAssertTrue(got[4].1.hasPrefix("status is not an integer"))
+        XCTAssertTrue(got[5].1.contains("end of line"))
+    }
+
+    func testOversizedLineIsRejectedAndTheRestKept() throws {
+        let tmp = TempDir()
+        var bytes = Array("{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200,\"pad\":\"".utf8)
+        bytes += [UInt8](repeating: 0x61, count: 2 << 20)
+        bytes += Array("\"}\n{\"time\":\"2026-11-02T10:00:01Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n".utf8)
+        let p = tmp.write("big.ndjson", bytes: bytes)
+        let s = try ingest([p], db: tmp.file("p.db"))
+        XCTAssertEqual(s.totalRecords, 1)
+        XCTAssertEqual(s.rejects, 1)
+        XCTAssertEqual(try count("SELECT line FROM rejects WHERE reason LIKE '%1 MiB%'", db: tmp.file("p.db")), 1)
+        XCTAssertEqual(try count("SELECT line FROM sends", db: tmp.file("p.db")), 2)
+    }
+
+    func testGrownFileIsReadFromWhereItStopped() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let first = (0..<3).map { "{\"time\":\"2026-11-02T10:00:0\($0)Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}" }
+        let p = tmp.write("grow.ndjson", first.joined(separator: "\n") + "\n")
+        XCTAssertEqual(try ingest([p], db: db).totalRecords, 3)
+        let more = (3..<5).map { "{\"time\":\"2026-11-02T10:00:0\($0)Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}" }
+        let h = FileHandle(forWritingAtPath: p)!
+        h.seekToEndOfFile()
+        h.write((more.joined(separator: "\n") + "\n").data(using: .utf8)!)
+        try h.close()
+        let s = try ingest([p], db: db)
+        XCTAssertEqual(s.totalRecords, 2)
+        XCTAssertEqual(s.duplicates, 0, "only the new lines are read")
+        XCTAssertEqual(s.files[0].resumedAfterLine, 3)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 5)
+        XCTAssertEqual(try count("SELECT max(line) FROM sends", db: db), 5)
+    }
+
+    func testDatabaseIsCreated0600() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("canonical.ndjson")], db: db)
+        let attrs = try FileManager.default.attributesOfItem(atPath: db)
+        XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+    }
+}
+
+/// gzip-compresses a file with zlib through the CZlib target (a real gzip stream).
+func gzipFile(_ src: String, to dst: String) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: src))
+    let gz = try GzipWriter.compress(Array(data))
+    FileManager.default.createFile(atPath: dst, contents: Data(gz))
+}

@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// Paths and helpers shared by the tests.
+enum Fixtures {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let dir = root.appendingPathComponent("Tests/Fixtures")
+    static func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// The built `pushlog` binary (swift test builds it alongside the tests).
+    static var binary: String {
+        let candidates = [".build/debug/pushlog", ".build/x86_64-unknown-linux-gnu/debug/pushlog", ".build/release/pushlog"]
+        for c in candidates {
+            let p = root.appendingPathComponent(c).path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return root.appendingPathComponent(candidates[0]).path
+    }
+}
+
+/// A fresh temporary directory removed at the end of the test.
+final class TempDir {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "pushlog-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+    func write(_ name: String, _ text: String) -> String {
+        let p = file(name)
+        try! text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+    func write(_ name: String, bytes: [UInt8]) -> String {
+        let p = file(name)
+        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        return p
+    }
+}
+
+/// Runs a command and returns its status and outputs.
+struct Run {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    @discardableResult
+    static func pushlog(_ args: [String], stdin: Data? = nil, env: [String: String] = [:]) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        e.removeValue(forKey: "PUSHLOG_DB")
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        if let stdin { inp.fileHandleForWriting.write(stdin) }
+        try inp.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let r = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: r, as: UTF8.self))
+    }
+}
+
+/// Ingests paths into a database through the library.
+func ingest(_ paths: [String], db path: String, format: String? = nil) throws -> IngestSummary {
+    let db = try Store.openForWriting(path: path)
+    var o = IngestOptions()
+    o.inputFormat = format
+    return try Ingester(db: db, options: o).run(paths: paths)
+}
+
+/// Counts rows with a read-only connection.
+func count(_ sql: String, db path: String) throws -> Int64 {
+    let db = try Store.openForReading(path: path)
+    return try db.scalarInt(sql) ?? -1
+}
+
+func kinds(_ s: IngestSummary) -> [String: Int] {
+    var d: [String: Int] = [:]
+    for k in EventKind.allCases where s.records[k.rawValue] > 0 { d[k.name] = s.records[k.rawValue] }
+    return d
+}
