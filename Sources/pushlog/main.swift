@@ -24,7 +24,8 @@ extension Command {
 }
 
 let commands: [Command.Type] = [
-    IngestCommand.self, QueryCommand.self, SourcesCommand.self, RejectsCommand.self,
+    IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self,
+    SourcesCommand.self, RejectsCommand.self, DemoCommand.self,
 ]
 
 func mainHelp() -> String {

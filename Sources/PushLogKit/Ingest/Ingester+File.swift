@@ -147,6 +147,9 @@ extension Ingester {
         switch format.parse(b, number: line.number) {
         case .event:
             let e = builder.event
+            let t = e.time!
+            if batch.minT == nil || t < batch.minT! { batch.minT = t }
+            if batch.maxT == nil || t > batch.maxT! { batch.maxT = t }
             if try writer.write(e, hash: LineHash.hash(b), src: src, line: line.number) {
                 batch.records[e.kind!.rawValue] += 1
             } else {
@@ -184,6 +187,7 @@ extension Ingester {
         for k in 0..<7 { u.bind(Int32(5 + k), Int64(b.records[k])) }
         u.bind(12, Int64(b.duplicates)); u.bind(13, Int64(b.rejects)); u.bind(14, Int64(b.skipped))
         u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
+        u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
         try u.run()
         for k in 0..<7 { fs.records[k] += b.records[k] }
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
@@ -196,6 +200,7 @@ extension Ingester {
 struct BatchCounts {
     var records = [Int](repeating: 0, count: 7)
     var duplicates = 0, rejects = 0, skipped = 0, ignored = 0, lines = 0, blank = 0
+    var minT: Int64?, maxT: Int64?
 }
 
 /// Calls the progress callback at most four times a second.

@@ -38,7 +38,8 @@ public final class Ingester {
               n_send = n_send + ?5, n_request = n_request + ?6, n_response = n_response + ?7,
               n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
               n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
-              skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16
+              skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16,
+              first_t = min(coalesce(first_t, ?17), coalesce(?17, first_t)), last_t = max(coalesce(last_t, ?18), coalesce(?18, last_t))
             WHERE id = ?1
             """)
         finishSource = try db.prepare("""

@@ -11,10 +11,10 @@ public enum HTMLRenderer {
             body += "<div class=scroll><table><thead><tr>"
             body += t.columns.map { "<th>\(escape($0))</th>" }.joined()
             body += "</tr></thead><tbody>\n"
-            for r in t.rows {
+            for (ri, r) in t.rows.enumerated() {
                 body += "<tr>" + r.enumerated().map { i, v in
                     let cls = CellFormat.isNumeric(v) ? " class=num" : ""
-                    return "<td\(cls)>\(escape(CellFormat.human(v, column: t.columns[i])))</td>"
+                    return "<td\(cls)>\(escape(CellFormat.human(t, row: ri, column: i)))</td>"
                 }.joined() + "</tr>\n"
             }
             body += "</tbody></table></div></section>\n"

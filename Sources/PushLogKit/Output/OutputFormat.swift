@@ -76,6 +76,17 @@ enum CellFormat {
         }
     }
 
+    /// A cell in context: in a KPI table (a `metric` column), values of rate metrics are rates too.
+    static func human(_ t: ResultTable, row: Int, column c: Int) -> String {
+        let name = t.columns[c]
+        if let m = t.column("metric"), c != m, case .text(let metric) = t.rows[row][m], isRate(metric),
+           let d = t.rows[row][c].asDouble, CellFormat.isNumeric(t.rows[row][c]) {
+            return name == "change" ? (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") : percent(d)
+        }
+        if name == "change", let d = t.rows[row][c].asDouble, d > 0 { return "+" + human(t.rows[row][c], column: name) }
+        return human(t.rows[row][c], column: name)
+    }
+
     static func percent(_ d: Double) -> String {
         let p = d * 100
         if p == 0 { return "0%" }

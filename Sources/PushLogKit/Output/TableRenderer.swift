@@ -20,7 +20,7 @@ public enum TableRenderer {
 
     public static func renderTable(_ t: ResultTable) -> String {
         if t.rows.isEmpty { return "(no rows)\n" }
-        let cells = t.rows.map { r in r.enumerated().map { CellFormat.human($0.element, column: t.columns[$0.offset]) } }
+        let cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
         var widths = t.columns.map { $0.count }
         var numeric = [Bool](repeating: true, count: t.columns.count)
         for (ri, r) in cells.enumerated() {
@@ -93,9 +93,9 @@ public enum MarkdownRenderer {
             out += "|" + t.columns.indices.map { i in
                 t.rows.contains { CellFormat.isNumeric($0[i]) } ? "---:|" : "---|"
             }.joined() + "\n"
-            for r in t.rows {
-                out += "| " + r.enumerated().map {
-                    CellFormat.human($0.element, column: t.columns[$0.offset]).replacingOccurrences(of: "|", with: "\\|")
+            for ri in t.rows.indices {
+                out += "| " + t.columns.indices.map {
+                    CellFormat.human(t, row: ri, column: $0).replacingOccurrences(of: "|", with: "\\|")
                 }.joined(separator: " | ") + " |\n"
             }
             out += "\n"

@@ -21,5 +21,33 @@ public enum Derived {
                   FROM sends WHERE kind = 1) AS r
             WHERE sends.kind = 2 AND sends.token_id IS NULL AND r.apns_id = sends.apns_id;
             """)
+        try db.exec("""
+            DELETE FROM token_facts;
+            INSERT INTO token_facts(token_id, last_reg, reg_env, reg_app_version, reg_device, reg_user)
+              SELECT token_id, max(t), env, app_version, device, user FROM registers GROUP BY token_id;
+            UPDATE token_facts SET first_reg = m.t
+              FROM (SELECT token_id, min(t) AS t FROM registers GROUP BY token_id) AS m
+              WHERE m.token_id = token_facts.token_id;
+            INSERT OR IGNORE INTO token_facts(token_id) SELECT DISTINCT token_id FROM sends WHERE status = 410 AND token_id IS NOT NULL;
+            UPDATE token_facts SET first_410 = g.t, first_410_ts = g.ts
+              FROM (SELECT token_id, min(t) AS t, apns_ts AS ts FROM sends
+                    WHERE status = 410 AND kind IN (0, 2) AND token_id IS NOT NULL GROUP BY token_id) AS g
+              WHERE g.token_id = token_facts.token_id;
+
+            DELETE FROM token_runs;
+            INSERT INTO token_runs(device, token_id, start, last, superseded_at)
+            WITH r AS (
+              SELECT id, device, token_id, t,
+                     CASE WHEN token_id = lag(token_id) OVER w THEN 0 ELSE 1 END AS chg
+              FROM registers WHERE device IS NOT NULL
+              WINDOW w AS (PARTITION BY device ORDER BY t, id)
+            ), g AS (
+              SELECT device, token_id, t, sum(chg) OVER (PARTITION BY device ORDER BY t, id ROWS UNBOUNDED PRECEDING) AS run FROM r
+            ), runs AS (
+              SELECT device, run, token_id, min(t) AS start, max(t) AS last FROM g GROUP BY device, run
+            )
+            SELECT a.device, a.token_id, a.start, a.last, b.start
+            FROM runs a LEFT JOIN runs b ON b.device = a.device AND b.run = a.run + 1;
+            """)
     }
 }

@@ -24,6 +24,22 @@ public enum Functions {
             let s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
             _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
         }, nil, nil, nil))
+        // bucket_start(ms, unit) -> ms at the start of the bucket (cheap per row; label groups with bucket())
+        try db.check(sqlite3_create_function_v2(db.handle, "bucket_start", 2, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
+                sqlite3_result_null(ctx); return
+            }
+            let ms = sqlite3_value_int64(argv[0])
+            let step: Int64
+            switch u[0] {
+            case 0x6D: step = 60_000                       // minute
+            case 0x35: step = 300_000                      // 5m
+            case 0x68: step = 3_600_000                    // hour
+            case 0x77: sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: ms)); return  // week
+            default: step = 86_400_000                     // day
+            }
+            sqlite3_result_int64(ctx, TimeFormat.floorDiv(ms, step) * step)
+        }, nil, nil, nil))
         // rfc3339(ms) -> '2026-11-02T14:00:00.000Z'
         try db.check(sqlite3_create_function_v2(db.handle, "rfc3339", 1, flags, nil, { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }

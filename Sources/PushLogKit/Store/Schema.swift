@@ -20,7 +20,8 @@ public enum Schema {
         n_unregister INTEGER NOT NULL DEFAULT 0,
         duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
         skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
-        first_ingest INTEGER, last_ingest INTEGER
+        first_ingest INTEGER, last_ingest INTEGER,
+        first_t INTEGER, last_t INTEGER        -- time span of the records read from it
     );
     CREATE TABLE tokens(
         id INTEGER PRIMARY KEY,
@@ -78,6 +79,21 @@ public enum Schema {
         PRIMARY KEY(day, push_type, status)
     );
     CREATE TABLE reasons(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
+    -- Derived after each ingest (Derived.refresh): per-token facts reports join on.
+    CREATE TABLE token_facts(
+        token_id INTEGER PRIMARY KEY,
+        first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time
+        reg_env TEXT, reg_app_version TEXT,            -- env and app version of the latest registration
+        reg_device TEXT, reg_user TEXT,
+        first_410 INTEGER, first_410_ts INTEGER        -- first 410 response time and its APNs timestamp
+    );
+    -- Runs of consecutive registrations of one device with the same token; superseded_at is
+    -- when the device first registered a different token after the run.
+    CREATE TABLE token_runs(
+        device TEXT NOT NULL, token_id INTEGER NOT NULL, start INTEGER NOT NULL, last INTEGER NOT NULL,
+        superseded_at INTEGER
+    );
+    CREATE INDEX token_runs_token ON token_runs(token_id, start);
     CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
     """
 
@@ -93,11 +109,13 @@ public enum Schema {
     CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id);
     CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, t);
     CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line);
+    CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410;
+    CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200;
     """
 
     public static let secondaryIndexNames = [
         "sends_token", "sends_apns", "registers_token", "registers_device", "registers_user",
-        "settings_device", "settings_user", "receipts_apns", "unregisters_token", "rejects_src",
+        "settings_device", "settings_user", "receipts_apns", "unregisters_token", "rejects_src", "sends_gone", "sends_errors",
     ]
 
     /// Brings a writable database to the current version.

@@ -1,0 +1,72 @@
+-- title: Token churn
+-- description: How fast device tokens change (rotations, new tokens, tokens APNs retired) and
+-- description: whether the provider kept sending to a device's old token after it registered a new one.
+-- param: since  start of the range
+-- param: until  end of the range, exclusive
+-- param: by=week  bucket: hour, day or week
+-- param: topic  only responses for this topic (superseded_sends)
+-- param: env  only responses sent to this env (superseded_sends)
+
+-- section: by_bucket
+-- active_devices: devices with a registration in the bucket. new_tokens: tokens whose first
+-- registration is in the bucket. rotations: registrations whose token differs from the same
+-- device's previous registration (history before the range counts). tokens_retired: tokens
+-- whose first 410 is in the bucket. superseded_sends: responses to a token whose device
+-- registered a different token after the token's own last registration and before the send.
+WITH regs AS (
+  SELECT r.t, r.device, r.token_id, lag(r.token_id) OVER (PARTITION BY r.device ORDER BY r.t, r.id) AS prev_token
+  FROM registers r WHERE r.device IS NOT NULL
+), active AS (
+  SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices,
+         sum(prev_token IS NOT NULL AND prev_token <> token_id) AS rotations,
+         count(DISTINCT CASE WHEN prev_token IS NOT NULL AND prev_token <> token_id THEN device END) AS devices_rotated
+  FROM regs WHERE t >= :since AND t < :until GROUP BY b
+), newt AS (
+  SELECT bucket_start(first_reg, :by) AS b, count(*) AS new_tokens
+  FROM token_facts WHERE first_reg >= :since AND first_reg < :until GROUP BY b
+), retired AS (
+  SELECT bucket_start(first_410, :by) AS b, count(*) AS tokens_retired
+  FROM token_facts WHERE first_410 >= :since AND first_410 < :until GROUP BY b
+), superseded AS (
+  SELECT bucket_start(s.t, :by) AS b, count(*) AS superseded_sends
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND (SELECT tr.superseded_at FROM token_runs tr WHERE tr.token_id = s.token_id AND tr.start <= s.t
+         ORDER BY tr.start DESC LIMIT 1) < s.t
+  GROUP BY b
+), buckets AS (
+  SELECT b FROM active UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
+)
+SELECT bucket(k.b, :by) AS bucket,
+       coalesce(a.active_devices, 0) AS active_devices, coalesce(n.new_tokens, 0) AS new_tokens,
+       coalesce(a.rotations, 0) AS rotations, coalesce(a.devices_rotated, 0) AS devices_rotated,
+       round(1.0 * a.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
+       coalesce(r.tokens_retired, 0) AS tokens_retired, coalesce(x.superseded_sends, 0) AS superseded_sends
+FROM buckets k
+LEFT JOIN active a ON a.b = k.b LEFT JOIN newt n ON n.b = k.b
+LEFT JOIN retired r ON r.b = k.b LEFT JOIN superseded x ON x.b = k.b
+ORDER BY k.b;
+
+-- section: summary
+-- The same figures over the whole range (devices counted once).
+WITH regs AS (
+  SELECT r.t, r.device, r.token_id, lag(r.token_id) OVER (PARTITION BY r.device ORDER BY r.t, r.id) AS prev_token
+  FROM registers r WHERE r.device IS NOT NULL
+), a AS (
+  SELECT count(DISTINCT device) AS active_devices,
+         coalesce(sum(prev_token IS NOT NULL AND prev_token <> token_id), 0) AS rotations,
+         count(DISTINCT CASE WHEN prev_token IS NOT NULL AND prev_token <> token_id THEN device END) AS devices_rotated
+  FROM regs WHERE t >= :since AND t < :until
+)
+SELECT a.active_devices,
+       (SELECT count(*) FROM token_facts WHERE first_reg >= :since AND first_reg < :until) AS new_tokens,
+       a.rotations, a.devices_rotated,
+       round(1.0 * a.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
+       (SELECT count(*) FROM token_facts WHERE first_410 >= :since AND first_410 < :until) AS tokens_retired,
+       (SELECT count(*) FROM sends s
+        WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+          AND (SELECT tr.superseded_at FROM token_runs tr WHERE tr.token_id = s.token_id AND tr.start <= s.t
+               ORDER BY tr.start DESC LIMIT 1) < s.t) AS superseded_sends
+FROM a;

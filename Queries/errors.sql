@@ -1,0 +1,35 @@
+-- title: APNs errors
+-- description: Every non-accepted response by time bucket, status and reason, with the APNs
+-- description: category, and retries of responses that must never be retried.
+-- param: since  start of the range
+-- param: until  end of the range, exclusive
+-- param: by=hour  bucket: minute, 5m, hour or day
+-- param: topic  only responses for this topic
+-- param: env  only responses sent to this env
+
+-- section: summary
+-- retried_non_retryable: responses that came after a token-gone, token-bad or request error
+-- for the same apns_id (counted on the row of that first error).
+SELECT s.status, coalesce(s.reason, '') AS reason, coalesce(s.category, 'unknown') AS category,
+       count(*) AS responses, count(DISTINCT s.token_id) AS tokens,
+       rfc3339(min(s.t)) AS first_seen, rfc3339(max(s.t)) AS last_seen,
+       coalesce(sum(CASE WHEN c.never_retry = 1 AND s.apns_id IS NOT NULL THEN
+         (SELECT count(*) FROM sends s2 WHERE s2.apns_id = s.apns_id AND s2.kind IN (0, 2)
+            AND s2.status IS NOT NULL AND s2.t > s.t) END), 0) AS retried_non_retryable
+FROM sends s LEFT JOIN categories c ON c.category = s.category
+WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
+  AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+GROUP BY s.status, s.reason, s.category
+ORDER BY responses DESC;
+
+-- section: by_bucket
+SELECT bucket(b, :by) AS bucket, status, reason, category, responses
+FROM (
+  SELECT bucket_start(s.t, :by) AS b, s.status, coalesce(s.reason, '') AS reason,
+         coalesce(s.category, 'unknown') AS category, count(*) AS responses
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  GROUP BY b, s.status, s.reason, s.category
+)
+ORDER BY b, responses DESC;

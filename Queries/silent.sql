@@ -1,0 +1,63 @@
+-- title: Silent (background) push throttling
+-- description: Background pushes against the budget iOS tolerates per device and hour, and how
+-- description: many actually woke the app (background receipts) at each hourly rate.
+-- param: since  start of the range
+-- param: until  end of the range, exclusive
+-- param: budget=3  background pushes per token and clock hour before iOS throttles
+-- param: topic  only responses for this topic
+-- param: env  only responses sent to this env
+
+-- section: summary
+-- A background push: push_type background, or no push_type with content-available and no
+-- alert, sound or badge. Load of a token-hour: accepted background pushes to the token in one
+-- UTC clock hour. over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing
+-- priority is APNs' default, 10.
+WITH bg AS MATERIALIZED (
+  SELECT s.t, s.token_id, s.status, s.priority, s.has_alert, s.has_sound, s.has_badge
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND (s.push_type = 'background'
+         OR (s.push_type IS NULL AND s.content_available = 1
+             AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
+), load AS MATERIALIZED (
+  SELECT token_id, t / 3600000 AS hr, count(*) AS load FROM bg WHERE status = 200 GROUP BY token_id, hr
+), acc AS (SELECT count(*) AS n FROM bg WHERE status = 200),
+overb AS (SELECT coalesce(sum(max(0, load - :budget)), 0) AS n FROM load)
+SELECT (SELECT count(*) FROM bg) AS background_sends,
+       acc.n AS accepted,
+       (SELECT count(*) FROM load) AS token_hours,
+       overb.n AS over_budget_sends,
+       round(1.0 * overb.n / nullif(acc.n, 0), 6) AS over_budget_share,
+       (SELECT count(*) FROM bg WHERE coalesce(priority, 10) <> 5) AS priority_not_5,
+       (SELECT count(*) FROM bg WHERE has_alert = 1 OR has_sound = 1 OR has_badge = 1) AS with_alert,
+       (SELECT count(*) FROM sends s
+        WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+          AND s.reason = 'TooManyRequests') AS too_many_requests
+FROM acc, overb;
+
+-- section: by_hourly_rate
+-- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
+-- receipt time minus response time, in seconds.
+WITH bg AS MATERIALIZED (
+  SELECT s.t, s.token_id, s.apns_id, t / 3600000 AS hr
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status = 200 AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND (s.push_type = 'background'
+         OR (s.push_type IS NULL AND s.content_available = 1
+             AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
+), load AS (
+  SELECT token_id, hr, count(*) AS load FROM bg GROUP BY token_id, hr
+), rec AS (
+  SELECT l.load, bg.t,
+         (SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = bg.apns_id AND rc.receipt = 'background') AS rt
+  FROM bg JOIN load l ON l.token_id IS bg.token_id AND l.hr = bg.hr
+)
+SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
+            WHEN load <= 6 THEN '4-6' ELSE '7+' END AS rate,
+       count(*) AS accepted, count(rt) AS received,
+       round(1.0 * count(rt) / count(*), 6) AS receipt_rate,
+       round(median((rt - t) / 1000.0), 3) AS median_lag_s
+FROM rec GROUP BY 1 ORDER BY min(load);

@@ -1,0 +1,87 @@
+import Foundation
+
+/// One report of the catalog: a `.sql` file with a header and named sections.
+public struct ReportDefinition {
+    public var name: String
+    public var title: String
+    public var description: String
+    /// Parameter names with their help, as the header lists them.
+    public var params: [(String, String)]
+    public var sections: [(name: String, sql: String)]
+    /// Where it came from: "built-in" or a file path.
+    public var origin: String
+
+    /// Parses the file format:
+    /// ```
+    /// -- title: Token gone (410) rates
+    /// -- description: ...
+    /// -- param: since  start of the range
+    /// -- section: summary
+    /// SELECT ...;
+    /// ```
+    public static func parse(name: String, text: String, origin: String) throws -> ReportDefinition {
+        var d = ReportDefinition(name: name, title: name, description: "", params: [], sections: [], origin: origin)
+        var current: String?
+        var sql = ""
+        func flush() {
+            if let c = current {
+                let body = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+                d.sections.append((c, body.hasSuffix(";") ? String(body.dropLast()) : body))
+            }
+            sql = ""
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let l = line.trimmingCharacters(in: .whitespaces)
+            if l.hasPrefix("-- section:") {
+                flush()
+                current = l.dropFirst("-- section:".count).trimmingCharacters(in: .whitespaces)
+            } else if current == nil && l.hasPrefix("-- title:") {
+                d.title = l.dropFirst("-- title:".count).trimmingCharacters(in: .whitespaces)
+            } else if current == nil && l.hasPrefix("-- description:") {
+                let more = l.dropFirst("-- description:".count).trimmingCharacters(in: .whitespaces)
+                d.description += (d.description.isEmpty ? "" : " ") + more
+            } else if current == nil && l.hasPrefix("-- param:") {
+                let rest = l.dropFirst("-- param:".count).trimmingCharacters(in: .whitespaces)
+                let parts = rest.split(separator: " ", maxSplits: 1)
+                d.params.append((String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""))
+            } else if current != nil {
+                sql += line + "\n"
+            }
+        }
+        flush()
+        if d.sections.isEmpty {
+            throw CatalogError("\(origin): no '-- section: NAME' line; a report needs at least one section")
+        }
+        return d
+    }
+}
+
+public struct CatalogError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ s: String) { description = s }
+}
+
+/// The built-in reports plus user reports from `--queries DIR` / `$PUSHLOG_QUERIES`.
+public struct QueryCatalog {
+    public private(set) var reports: [ReportDefinition] = []
+
+    public init(userDirectory: String? = nil) throws {
+        for (name, text) in EmbeddedQueries.files.sorted(by: { $0.key < $1.key }) {
+            reports.append(try ReportDefinition.parse(name: name, text: text, origin: "built-in"))
+        }
+        if let dir = userDirectory {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+                throw CatalogError("cannot read the queries directory \(dir)")
+            }
+            for file in names.sorted() where file.hasSuffix(".sql") {
+                let path = dir + "/" + file
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CatalogError("cannot read \(path)") }
+                let def = try ReportDefinition.parse(name: String(file.dropLast(4)), text: text, origin: path)
+                reports.removeAll { $0.name == def.name }  // a user file overrides a built-in of the same name
+                reports.append(def)
+            }
+        }
+    }
+
+    public func report(_ name: String) -> ReportDefinition? { reports.first { $0.name == name } }
+}

@@ -1,0 +1,40 @@
+/// Runs catalog reports: binds parameters by name (never spliced into SQL) and collects sections.
+public final class ReportRunner {
+    let db: Database
+    public let catalog: QueryCatalog
+
+    public init(db: Database, catalog: QueryCatalog? = nil) throws {
+        self.db = db
+        self.catalog = try catalog ?? QueryCatalog()
+    }
+
+    public func run(name: String, params: ReportParams) throws -> ResultDocument {
+        if name == "weekly" { return try WeeklyReport(runner: self).run(params) }
+        guard let def = catalog.report(name) else {
+            throw CatalogError("no report named '\(name)' (see: pushlog reports)")
+        }
+        return try run(def, params: params)
+    }
+
+    public func run(_ def: ReportDefinition, params: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
+        let defaults = def.paramDefaults
+        var sections: [ResultTable] = []
+        for (name, sql) in def.sections where only == nil || only!.contains(name) {
+            let s: Statement
+            do { s = try db.prepare(sql) } catch let e as SQLiteError {
+                throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), section \(name): \(e.message)")
+            }
+            for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
+                guard let pn = s.parameterName(i) else { continue }
+                switch params.value(String(pn.dropFirst()), defaults: defaults) {
+                case .null: s.bindNull(i)
+                case .int(let v): s.bind(i, v)
+                case .double(let v): s.bind(i, v)
+                case .text(let v): s.bind(i, v)
+                }
+            }
+            sections.append(try ResultTable.from(s, name: name))
+        }
+        return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+    }
+}

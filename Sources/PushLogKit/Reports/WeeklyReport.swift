@@ -1,0 +1,86 @@
+import Foundation
+
+/// The weekly health report: KPIs taken from the mission reports run on this week and the
+/// week before (so they always agree with those reports), plus the sections of weekly.sql.
+public struct WeeklyReport {
+    let runner: ReportRunner
+    static let week: Int64 = 7 * 86_400_000
+
+    /// (kpi name, report, section, column)
+    static let kpis: [(String, String, String, String)] = [
+        ("responses", "gone", "summary", "responses"),
+        ("accepted_share", "weekly", "basics", "accepted_share"),
+        ("gone_rate", "gone", "summary", "gone_rate"),
+        ("tokens_gone", "gone", "summary", "tokens_gone"),
+        ("sends_after_gone", "gone", "summary", "sends_after_gone"),
+        ("mismatched_sends", "env-mismatch", "summary", "mismatched_sends"),
+        ("bad_device_token", "env-mismatch", "summary", "bad_device_token"),
+        ("malformed_token_sends", "env-mismatch", "summary", "malformed_token_sends"),
+        ("over_budget_share", "silent", "summary", "over_budget_share"),
+        ("too_many_requests", "silent", "summary", "too_many_requests"),
+        ("auth_errors", "weekly", "basics", "auth_errors"),
+        ("turned_off_share", "opt-out", "summary", "turned_off_share"),
+        ("rotation_rate", "churn", "summary", "rotation_rate"),
+        ("superseded_sends", "churn", "summary", "superseded_sends"),
+        ("rejects", "weekly", "basics", "rejects"),
+    ]
+
+    /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
+    public static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
+        let latest = try db.scalarInt("SELECT max(t) FROM (SELECT max(t) AS t FROM sends UNION ALL SELECT max(t) FROM registers)") ?? now
+        let ref = min(now, latest + 86_400_000)
+        return TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: ref) - week)
+    }
+
+    public func run(_ p: ReportParams) throws -> ResultDocument {
+        let label = try p.week ?? WeeklyReport.defaultWeek(db: runner.db)
+        guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
+        let this = ReportParams(since: start, until: start + WeeklyReport.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
+        var last = this
+        last.since = start - WeeklyReport.week
+        last.until = start
+        guard let weeklyDef = runner.catalog.report("weekly") else { throw CatalogError("weekly.sql is missing from the catalog") }
+
+        // Each mission report once per week, summary sections only.
+        var cache: [String: (ResultDocument, ResultDocument)] = [:]
+        func docs(_ name: String) throws -> (ResultDocument, ResultDocument) {
+            if let d = cache[name] { return d }
+            let def = name == "weekly" ? weeklyDef : runner.catalog.report(name)!
+            let only: Set<String> = name == "weekly" ? ["basics"] : ["summary"]
+            let d = (try runner.run(def, params: this, only: only), try runner.run(def, params: last, only: only))
+            cache[name] = d
+            return d
+        }
+        var kpi = ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change", "source"])
+        for (name, report, section, column) in WeeklyReport.kpis {
+            let (a, b) = try docs(report)
+            let x = a.section(section)?.first(column) ?? .null
+            let y = b.section(section)?.first(column) ?? .null
+            var change: SQLValue = .null
+            if let xv = x.asDouble, let yv = y.asDouble {
+                let d = xv - yv
+                change = (d.rounded() == d && x.isInteger && y.isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
+            }
+            kpi.rows.append([.text(name), x, y, change, .text("\(report).\(column)")])
+        }
+        var doc = try runner.run(weeklyDef, params: this)
+        doc.sections.removeAll { $0.name == "basics" }
+        doc.sections.insert(kpi, at: 0)
+        doc.params = [("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
+                      ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
+                      ("budget", .int(p.budget ?? 3))]
+        doc.title = "Weekly push health — \(label)"
+        if let opt = try? runner.run(runner.catalog.report("opt-out")!, params: ReportParams(until: start + WeeklyReport.week, unit: p.unit), only: ["by_cohort"]),
+           let cohorts = opt.section("by_cohort") {
+            var t = ResultTable(name: "trend_optout_cohorts", columns: ["cohort", "turned_off_share"])
+            let ci = cohorts.column("cohort")!, si = cohorts.column("turned_off_share")!
+            t.rows = cohorts.rows.suffix(8).map { [$0[ci], $0[si]] }
+            doc.sections.append(t)
+        }
+        return doc
+    }
+}
+
+extension SQLValue {
+    var isInteger: Bool { if case .int = self { return true } else { return false } }
+}

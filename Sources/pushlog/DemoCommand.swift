@@ -1,0 +1,67 @@
+import Foundation
+import PushLogKit
+
+/// `pushlog demo [DIR]`
+enum DemoCommand: Command {
+    static let name = "demo"
+    static let summary = "Write a realistic sample log set, ingest it and print the weekly report."
+    static let usage = "pushlog demo [DIR] [--devices N] [--weeks N] [--seed N] [--format FMT] [-o FILE]"
+    static let options = """
+      DIR              where the logs go (default ./pushlog-demo); the database is DIR/pushlog.db
+                       unless --db or $PUSHLOG_DB names one
+      --devices N      simulated devices (default 2000; the benchmark uses 20000)
+      --weeks N        weeks of logs (default 6, at least 2)
+      --seed N         random seed (default 42): the same seed writes the same logs
+      --gzip-level N   gzip level of the written logs (default 6)
+      --no-report      write and ingest only
+      --format FMT     format of the weekly report (default table)
+
+    """
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--devices", "--weeks", "--seed", "--gzip-level"],
+                                 boolean: OutputTarget.boolean + ["--no-report", "--quiet"])
+        let out = try OutputTarget(args)
+        var o = DemoOptions()
+        if let d = try args.int("--devices", command: name) {
+            guard d >= 10 else { throw UsageError(message: "--devices must be at least 10", hint: "pushlog demo --devices 2000") }
+            o.devices = d
+        }
+        if let w = try args.int("--weeks", command: name) {
+            guard w >= 2 else { throw UsageError(message: "--weeks must be at least 2 (the report compares two weeks)", hint: "pushlog demo --weeks 6") }
+            o.weeks = w
+        }
+        if let s = try args.int("--seed", command: name) { o.seed = UInt64(s) }
+        if let g = try args.int("--gzip-level", command: name) { o.gzipLevel = Int32(min(9, max(1, g))) }
+        let dir = args.positionals.first ?? "pushlog-demo"
+        let explicitDB = argv.contains("--db") || CommandLine.arguments.contains("--db") || ProcessInfo.processInfo.environment["PUSHLOG_DB"] != nil
+        let dbPath = explicitDB ? ctx.dbPath : dir + "/pushlog.db"
+        let quiet = args.has("--quiet")
+
+        let started = Date()
+        if !quiet { Console.err("demo: writing \(o.weeks) weeks of logs for \(o.devices) devices to \(dir)/ …") }
+        let result = try DemoGenerator(o).write(to: dir)
+        if !quiet {
+            Console.err(String(format: "demo: %d records in %d files (%.1fs)", result.records, result.files.count, Date().timeIntervalSince(started)))
+        }
+        let db = try Store.openForWriting(path: dbPath)
+        var io = IngestOptions()
+        if !quiet && Console.stderrIsTTY { io.progress = ProgressLine.show }
+        let summary = try Ingester(db: db, options: io).run(paths: [dir + "/provider", dir + "/app"])
+        if io.progress != nil { ProgressLine.clear() }
+        if !quiet { Console.err(IngestReport.table(summary).split(separator: "\n").last.map(String.init) ?? "") }
+        if args.has("--no-report") { return summary.failed ? 1 : 0 }
+        let doc = try ReportRunner(db: db).run(name: "weekly", params: ReportParams(week: result.lastWeek))
+        try out.write(doc)
+        if !quiet {
+            Console.err("""
+
+            demo: the expired-JWT incident was injected at \(result.incident).
+            next: pushlog --db \(dbPath) reports            (the catalog)
+                  pushlog --db \(dbPath) report gone --by day
+                  pushlog --db \(dbPath) report weekly --week \(result.lastWeek) -o weekly.html
+            """)
+        }
+        return summary.failed ? 1 : 0
+    }
+}
