@@ -84,8 +84,8 @@ public final class DemoGenerator {
         let dayEnd = dayStart + DemoGenerator.day
         if dayStart < dev.firstSeen { return }
         // Launches: each re-registers the token and reports settings.
-        if dev.uninstalledAt == nil || dev.uninstalledAt! > dayStart {
-            let launches = 1 + r.int(3)
+        if (dev.uninstalledAt == nil || dev.uninstalledAt! > dayStart) && r.chance(dev.launchChance) {
+            let launches = 1 + (r.chance(0.2) ? 1 : 0)
             var times = (0..<launches).map { _ in r.range(dayStart + 6 * DemoGenerator.hour, dayEnd - DemoGenerator.hour) }
             times.sort()
             for t in times {
@@ -93,7 +93,7 @@ public final class DemoGenerator {
                 launch(&dev, at: t, rng: &r, app: &app)
             }
             // A few devices uninstall: APNs answers their token with 410 after a delay.
-            if dev.uninstalledAt == nil && r.chance(0.004) {
+            if dev.uninstalledAt == nil && r.chance(0.003) {
                 dev.uninstalledAt = r.range(dayStart, dayEnd)
                 dev.goneFrom = dev.uninstalledAt! + r.range(DemoGenerator.hour * 6, DemoGenerator.day * 3)
             }
@@ -106,8 +106,8 @@ public final class DemoGenerator {
             send(&dev, at: t, background: false, rng: &r, provider: &provider, app: &app)
         }
         // Background pushes: `bgRate` per hour in the device's two active hours.
-        if dev.bgRate > 0 {
-            for h in [dev.bgHour, dev.bgHour + 9] {
+        if dev.bgRate > 0 && r.chance(0.5) {
+            for h in [dev.bgHour] {
                 let hs = dayStart + Int64(h) * DemoGenerator.hour
                 for k in 0..<dev.bgRate {
                     let t = hs + Int64(k) * (DemoGenerator.hour / Int64(dev.bgRate)) + r.range(0, 60_000)
@@ -119,7 +119,7 @@ public final class DemoGenerator {
 
     func launch(_ dev: inout DemoDevice, at t: Int64, rng r: inout DemoRandom, app: inout [(Int64, String)]) {
         // Token rotation (restore, reinstall): the provider notices late for some devices.
-        if r.chance(0.012) {
+        if r.chance(0.03) {
             dev.oldToken = dev.token
             dev.token = r.hex(32)
             dev.providerLagUntil = r.chance(0.35) ? t + r.range(DemoGenerator.day, 5 * DemoGenerator.day) : t
@@ -128,7 +128,7 @@ public final class DemoGenerator {
         }
         if dev.version < 4 && r.chance(0.01) { dev.version += 1 }
         // Opt-out grows with the alert load.
-        if dev.auth == "authorized" && dev.firstAuthorized != nil && r.chance(0.0015 * dev.alertsPerDay * dev.alertsPerDay) {
+        if dev.auth == "authorized" && dev.firstAuthorized != nil && r.chance(0.02 * dev.alertsPerDay * dev.alertsPerDay) {
             dev.auth = "denied"
         } else if dev.auth == "provisional" && r.chance(0.02) {
             dev.auth = r.chance(0.7) ? "authorized" : "denied"
@@ -246,6 +246,7 @@ struct DemoDevice {
     let providerKnowsSandbox: Bool
     let malformedClient: Bool
     let alertsPerDay: Double
+    let launchChance: Double
     var alertsReceived = 0
     let bgRate: Int
     let bgHour: Int
@@ -267,8 +268,9 @@ struct DemoDevice {
         sandboxBuild = r.chance(0.03)
         providerKnowsSandbox = r.chance(0.4)
         malformedClient = r.chance(0.06)
-        alertsPerDay = [0.5, 1, 2, 3, 5][r.int(5)]
-        bgRate = [0, 0, 0, 1, 2, 3, 5, 8][r.int(8)]
+        alertsPerDay = [0.1, 0.25, 0.5, 0.8, 1.5][r.int(5)]
+        bgRate = r.chance(0.2) ? [1, 2, 3, 5, 8][r.int(5)] : 0
+        launchChance = [0.15, 0.3, 0.5, 0.8][r.int(4)]
         bgHour = 1 + r.int(12)
         untypedBackground = r.chance(0.2)
         badPriority = r.chance(0.1)

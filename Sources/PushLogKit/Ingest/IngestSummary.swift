@@ -28,6 +28,8 @@ public struct IngestSummary {
     public var files: [FileSummary] = []
     public var problems: [String] = []
     public var seconds = 0.0
+    /// Time spent on indexes and derived facts after the records were loaded.
+    public var finalizeSeconds = 0.0
 
     public var records: [Int] {
         var r = [Int](repeating: 0, count: EventKind.allCases.count)

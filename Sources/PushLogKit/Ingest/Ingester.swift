@@ -71,8 +71,10 @@ public final class Ingester {
             ticker.filesDone += 1
             summary.files.append(fs)
         }
+        let loaded = Date()
         try finalize(rebuildIndexes: bulk)
         summary.seconds = Date().timeIntervalSince(started)
+        summary.finalizeSeconds = Date().timeIntervalSince(loaded)
         return summary
     }
 
@@ -89,7 +91,7 @@ public final class Ingester {
         try db.exec("BEGIN IMMEDIATE")
         do {
             try db.exec(Schema.secondaryIndexes)
-            try Derived.refresh(db)
+            try Derived.refresh(db, joinResponses: writer.responsesWritten > 0)
             try db.exec("COMMIT")
         } catch {
             try? db.exec("ROLLBACK")

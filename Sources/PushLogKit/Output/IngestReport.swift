@@ -19,7 +19,7 @@ public enum IngestReport {
         }
         var t = "{\"records\":\(kindsObject(s.records)),\"duplicates\":\(s.duplicates),\"rejects\":\(s.rejects)"
         t += ",\"skipped\":\(s.skipped),\"ignored\":\(s.ignored),\"lines\":\(s.lines),\"bytes\":\(s.bytes)"
-        t += ",\"seconds\":\(String(format: "%.3f", s.seconds)),\"records_per_second\":\(Int(s.recordsPerSecond))}"
+        t += ",\"seconds\":\(String(format: "%.3f", s.seconds)),\"finalize_seconds\":\(String(format: "%.3f", s.finalizeSeconds)),\"records_per_second\":\(Int(s.recordsPerSecond))}"
         var out = "{\"files\":[" + files.joined(separator: ",") + "],\"totals\":" + t
         if !s.problems.isEmpty { out += ",\"problems\":[" + s.problems.map(JSONRenderer.quote).joined(separator: ",") + "]" }
         return out + "}\n"

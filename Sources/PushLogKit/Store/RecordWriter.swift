@@ -9,6 +9,8 @@ public final class RecordWriter {
     let db: Database
     private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken: Statement
     private var tokenIDs: [TokenKey: Int64] = [:]
+    /// Split `response` records written by this writer (they need joining to their requests).
+    public private(set) var responsesWritten = 0
     private var reasonCategory: [TokenKey: ReasonCategory] = [:]
     private static let categoryText: [ReasonCategory: StaticString] = [
         .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
@@ -134,7 +136,9 @@ public final class RecordWriter {
         }
         s.bind(1, t); s.bind(2, hash.0); s.bind(3, hash.1); s.bind(4, src); s.bind(5, Int64(line))
         try s.run()
-        return db.changes > 0
+        if db.changes == 0 { return false }
+        if e.kind == .response || e.kind == .request { responsesWritten += 1 }
+        return true
     }
 
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
