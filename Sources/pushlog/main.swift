@@ -24,8 +24,8 @@ extension Command {
 }
 
 let commands: [Command.Type] = [
-    IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self,
-    SourcesCommand.self, RejectsCommand.self, DemoCommand.self,
+    IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
+    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self,
 ]
 
 func mainHelp() -> String {

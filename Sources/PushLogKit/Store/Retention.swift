@@ -1,0 +1,24 @@
+/// Deletes old records (retention) and keeps the derived facts consistent.
+public enum Retention {
+    /// Deletes records with a time before `t`; returns how many went.
+    public static func prune(_ db: Database, before t: Int64, vacuum: Bool) throws -> Int {
+        var n = 0
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            for table in ["sends", "registers", "settings", "receipts", "unregisters"] {
+                let s = try db.prepare("DELETE FROM \(table) WHERE t < ?1")
+                s.bind(1, t)
+                try s.run()
+                n += db.changes
+            }
+            try db.exec("DELETE FROM tokens WHERE id NOT IN (SELECT token_id FROM sends WHERE token_id IS NOT NULL UNION SELECT token_id FROM registers UNION SELECT token_id FROM unregisters UNION SELECT token_id FROM receipts WHERE token_id IS NOT NULL)")
+            try Derived.refresh(db, joinResponses: false)
+            try db.exec("COMMIT")
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+        if vacuum { try db.exec("VACUUM") }
+        return n
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// Runs the built binary as a user would.
+final class EndToEndTests: XCTestCase {
+    func testIngestFolderReportsAndExitCodes() throws {
+        let tmp = TempDir()
+        let logs = tmp.path + "/logs"
+        try FileManager.default.createDirectory(atPath: logs + "/nested", withIntermediateDirectories: true)
+        for f in ["canonical.ndjson", "multi-member.ndjson.gz", "bad-lines.ndjson"] {
+            try FileManager.default.copyItem(atPath: Fixtures.path(f), toPath: logs + "/nested/" + f)
+        }
+        let db = tmp.file("p.db")
+        let r = try Run.pushlog(["--db", db, "ingest", "--format", "json", logs])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let totals = json["totals"] as! [String: Any]
+        XCTAssertEqual(totals["records"] as? [String: Int], ["send": 7, "request": 1, "response": 1, "register": 1, "settings": 1, "receipt": 1, "unregister": 1])
+        XCTAssertEqual(totals["rejects"] as? Int, 6)
+        // bad-lines.ndjson's two good lines repeat lines of multi-member.ndjson.gz.
+        XCTAssertEqual(totals["duplicates"] as? Int, 2)
+        XCTAssertEqual((json["files"] as! [[String: Any]]).count, 3)
+
+        // Second run: nothing new, and still exit 0.
+        let again = try Run.pushlog(["--db", db, "ingest", "--format", "json", logs])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertTrue(again.stdout.contains("\"records\":{}"))
+
+        // A truncated gzip: records kept, exit 1.
+        let bad = try Run.pushlog(["--db", db, "ingest", "--quiet", Fixtures.path("truncated.ndjson.gz")])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("truncated"), bad.stderr)
+
+        // Reports in json: the SPEC shape, numbers as numbers.
+        let rep = try Run.pushlog(["--db", db, "report", "gone", "--format", "json"])
+        XCTAssertEqual(rep.status, 0, rep.stderr)
+        let doc = try JSONSerialization.jsonObject(with: Data(rep.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(doc["report"] as? String, "gone")
+        let sections = doc["sections"] as! [String: [[String: Any]]]
+        XCTAssertNotNil(sections["summary"]?.first?["responses"] as? Int)
+
+        // --fail-if: exit 3 when breached, 0 when not.
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--fail-if", "responses > 0"]).status, 3)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--fail-if", "responses < 0"]).status, 0)
+
+        // Usage errors: exit 2 with the flag named and a hint.
+        let u = try Run.pushlog(["--db", db, "report", "gone", "--sinse", "7d"])
+        XCTAssertEqual(u.status, 2)
+        XCTAssertTrue(u.stderr.contains("--sinse") && u.stderr.contains("--since"), u.stderr)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "nope"]).status, 2)
+        XCTAssertEqual(try Run.pushlog(["frobnicate"]).status, 2)
+
+        // Tokens are masked unless --reveal-tokens.
+        let q = try Run.pushlog(["--db", db, "query", "--format", "csv", "SELECT token FROM tokens ORDER BY id LIMIT 1"])
+        XCTAssertTrue(q.stdout.contains("aaaa1111…8888"), q.stdout)
+        let full = try Run.pushlog(["--db", db, "query", "--format", "csv", "--reveal-tokens", "SELECT token FROM tokens ORDER BY id LIMIT 1"])
+        XCTAssertTrue(full.stdout.contains("aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888"))
+
+        // Read-only: no writes, no ATTACH.
+        let before = try count("SELECT count(*) FROM sends", db: db)
+        let w = try Run.pushlog(["--db", db, "query", "DELETE FROM sends"])
+        XCTAssertEqual(w.status, 1)
+        let a = try Run.pushlog(["--db", db, "query", "ATTACH DATABASE '\(tmp.file("x.db"))' AS x"])
+        XCTAssertEqual(a.status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.file("x.db")))
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), before)
+
+        // sources and rejects list what happened.
+        let src = try Run.pushlog(["--db", db, "sources", "--format", "csv"])
+        XCTAssertTrue(src.stdout.contains("truncated.ndjson.gz") && src.stdout.contains(",no,"), src.stdout)
+        let rej = try Run.pushlog(["--db", db, "rejects", "--format", "tsv"])
+        XCTAssertTrue(rej.stdout.contains("invalid UTF-8"))
+        XCTAssertFalse(rej.stdout.contains("eyJ"))
+    }
+
+    func testStdinAndHelp() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let line = "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab12\",\"status\":200}\n"
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", "-"], stdin: Data(line.utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 1)
+        for args in [["help"], ["--help"], ["help", "report"], ["ingest", "--help"], ["--version"]] {
+            let h = try Run.pushlog(args)
+            XCTAssertEqual(h.status, 0)
+            XCTAssertFalse(h.stdout.isEmpty)
+        }
+        // $PUSHLOG_DB is the default database.
+        let e = try Run.pushlog(["query", "SELECT count(*) AS n FROM sends"], env: ["PUSHLOG_DB": db])
+        XCTAssertEqual(e.status, 0, e.stderr)
+    }
+
+    func testTraceOfARotatedToken() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let r = try Run.pushlog(["--db", db, "trace", "--format", "tsv", "aaaa0000"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\r\n").map(String.init)
+        // Its registration, its sends, its 410 with the APNs timestamp, and the device's next token.
+        XCTAssertTrue(lines[1].contains("register") && lines[1].contains("aaaa0000…0001"))
+        XCTAssertTrue(lines.contains { $0.contains("410 Unregistered (APNs timestamp 2026-11-02T10:00:00Z)") })
+        XCTAssertTrue(lines.contains { $0.contains("register") && $0.contains("bbbb0000…0002") })
+        XCTAssertFalse(r.stdout.contains("aaaa000000000000"), "tokens stay masked")
+        XCTAssertEqual(try Run.pushlog(["--db", db, "trace", "zzzz"]).status, 1)
+    }
+}
