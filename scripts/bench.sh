@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The pushlog benchmark: builds a gzipped corpus with the demo generator, then measures ingest
+# records/s and peak RSS, unchanged re-ingest, every report's latency and a trace lookup, and —
+# when installed — DuckDB (pip `duckdb`) and the sqlite3 shell on the same rows.
+#
+#   scripts/bench.sh [--devices N] [--weeks N] [--out DIR] [--quick]
+#
+# Defaults: 20000 devices over 8 weeks (about 2.5 M records). --quick: a tiny corpus, no peers
+# (the CI smoke run). Nothing here asserts a time; it prints numbers for BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+devices=20000; weeks=8; out=bench-out; quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --devices) devices=$2; shift 2;;
+    --weeks) weeks=$2; shift 2;;
+    --out) out=$2; shift 2;;
+    --quick) quick=1; shift;;
+    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick)" >&2; exit 2;;
+  esac
+done
+[ $quick = 1 ] && out="${out}-quick"
+
+swift build -c release >&2
+bin=.build/release/pushlog
+mkdir -p "$out"
+corpus="$out/corpus-$devices-$weeks"
+if [ ! -d "$corpus/provider" ]; then
+  echo "bench: generating corpus ($devices devices, $weeks weeks) in $corpus" >&2
+  "$bin" --db "$out/gen.db" demo "$corpus" --devices "$devices" --weeks "$weeks" --no-report --quiet
+  rm -f "$out/gen.db" "$out/gen.db-wal" "$out/gen.db-shm"
+fi
+db="$out/bench.db"
+rm -f "$db" "$db-wal" "$db-shm"
+
+timev() { /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@"; }
+
+echo "== pushlog $($bin --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%Y-%m-%d)"
+echo "corpus: $corpus ($(du -sh "$corpus" | cut -f1) gzipped, $(ls "$corpus"/*/* | wc -l) files)"
+
+timev "$bin" --db "$db" ingest --quiet --format json "$corpus" > "$out/ingest.json"
+read -r secs rss < "$out/time.txt"
+records=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];print(d['lines'])")
+final=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];print(d['finalize_seconds'])")
+rate=$(python3 -c "print(int($records/$secs))")
+echo "ingest: $records records in ${secs}s = $rate records/s end to end (of which indexes and derived facts ${final}s); peak RSS $((rss / 1024)) MB"
+
+timev "$bin" --db "$db" ingest --quiet "$corpus"
+read -r resecs _ < "$out/time.txt"
+echo "re-ingest unchanged: ${resecs}s ($(python3 -c "print(round(100*$resecs/$secs, 2))")% of the first)"
+
+for r in gone churn env-mismatch silent opt-out errors weekly; do
+  timev "$bin" --db "$db" report "$r" --format json > /dev/null
+  read -r s _ < "$out/time.txt"
+  week=$($bin --db "$db" query --format csv "SELECT iso_week(max(t) - 7*86400000) FROM sends" | tail -1 | tr -d '\r')
+  timev "$bin" --db "$db" report "$r" --since "$week" --until "$($bin --db "$db" query --format csv "SELECT iso_week(max(t)) FROM sends" | tail -1 | tr -d '\r')" --format json > /dev/null
+  read -r w _ < "$out/time.txt"
+  echo "report $r: ${s}s over all data, ${w}s for one week"
+done
+tok=$($bin --db "$db" query --format csv --reveal-tokens "SELECT substr(token, 1, 12) FROM tokens WHERE id = (SELECT max(id) / 2 FROM tokens)" | tail -1 | tr -d '\r')
+timev "$bin" --db "$db" trace "$tok" > /dev/null
+read -r s _ < "$out/time.txt"
+echo "trace $tok…: ${s}s (process start included)"
+
+if [ $quick = 0 ]; then
+  if python3 -c "import duckdb" 2>/dev/null; then
+    rm -f "$out/duck.db"
+    python3 - "$corpus" "$out/duck.db" <<'PY'
+import duckdb, sys, time, glob
+corpus, path = sys.argv[1], sys.argv[2]
+con = duckdb.connect(path)
+con.execute("SET threads=2")
+t = time.time()
+n = 0
+files = sorted(glob.glob(corpus + "/*/*.gz"))
+con.execute(f"CREATE TABLE ev AS SELECT * FROM read_json({files!r}, format='newline_delimited', union_by_name=true, ignore_errors=true)")
+n = con.execute("SELECT count(*) FROM ev").fetchone()[0]
+s = time.time() - t
+print(f"duckdb read_json: {n} rows in {s:.2f}s = {int(n/s)} rows/s (2 threads, no indexes, no dedupe)")
+PY
+  else
+    echo "duckdb: not installed (pip install duckdb) — skipped"
+  fi
+  if command -v sqlite3 >/dev/null; then
+    "$bin" --db "$db" query --format csv "SELECT t, kind, token_id, apns_id, env, topic, push_type, priority, status, reason, apns_ts, latency_ms FROM sends" > "$out/sends.csv"
+    rm -f "$out/shell.db"
+    n=$(($(wc -l < "$out/sends.csv") - 1))
+    start=$(date +%s.%N)
+    sqlite3 "$out/shell.db" ".mode csv" ".import $out/sends.csv sends"
+    end=$(date +%s.%N)
+    python3 -c "s=$end-$start; print(f'sqlite3 .import csv: $n rows in {s:.2f}s = {int($n/s)} rows/s (no indexes)')"
+  fi
+fi
