@@ -95,6 +95,26 @@ public final class EventBuilder {
         }
     }
 
+    /// Assigns a Swift string (copied into the arena), for formats parsed into a tree.
+    public func assign(_ f: Field, string: String, _ type: ValueType = .string, nested: Bool = false) {
+        var s = string
+        s.withUTF8 { buf in
+            guard let dst = allocate(max(buf.count, 1)) else { return }
+            if buf.count > 0 { dst.update(from: buf.baseAddress!, count: buf.count) }
+            assign(f, ByteSlice(start: dst, count: buf.count), type, nested: nested)
+        }
+    }
+
+    /// Assigns a value by key name (aliases apply); unknown keys are ignored.
+    public func assign(key: String, string: String, _ type: ValueType = .string) {
+        if let f = keys.field(key) { assign(f, string: string, type) }
+    }
+
+    /// Sets the event kind by name, as an `event` field would.
+    public func setKind(_ name: StaticString) {
+        eventName = ByteSlice(start: name.utf8Start, count: name.utf8CodeUnitCount)
+    }
+
     /// Notes a payload's custom top-level key (kept by name only).
     func addCustomKey(_ p: UnsafePointer<UInt8>, _ n: Int) {
         guard n > 0, n < 128 else { return }

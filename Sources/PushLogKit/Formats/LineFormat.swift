@@ -8,10 +8,20 @@ public enum ParseOutcome {
     case skip
     /// Not a record at all (banners, access-log lines, a CSV header): counted as ignored.
     case ignore
+    /// Part of a record that spans lines (pretty-printed JSON, a quoted CSV field): wait for more.
+    case pending
+    /// A daily aggregate (Apple's delivery metrics), not an event.
+    case metric(day: String, pushType: String, status: String, count: Int64)
 }
 
 /// A parser for one input format. One instance per file: formats such as CSV keep state (the header).
 public protocol LineFormat: AnyObject {
     var name: String { get }
     func parse(_ line: ByteSlice, number: Int) -> ParseOutcome
+    /// For records spanning lines: the record's bytes (its identity) and its first line number.
+    var spanned: (bytes: ByteSlice, firstLine: Int)? { get }
+}
+
+extension LineFormat {
+    public var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
 }

@@ -7,6 +7,8 @@ public struct FileSummary {
     public var rejects = 0
     public var skipped = 0
     public var ignored = 0
+    /// Daily aggregates read (Apple delivery metrics).
+    public var metrics = 0
     public var lines = 0
     public var bytes: Int64 = 0
     public var complete = true

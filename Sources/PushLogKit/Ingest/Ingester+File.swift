@@ -150,7 +150,9 @@ extension Ingester {
             let t = e.time!
             if batch.minT == nil || t < batch.minT! { batch.minT = t }
             if batch.maxT == nil || t > batch.maxT! { batch.maxT = t }
-            if try writer.write(e, hash: LineHash.hash(b), src: src, line: line.number) {
+            // A record spanning lines is identified by all its bytes and numbered by its first line.
+            let (bytes, number) = format.spanned ?? (b, line.number)
+            if try writer.write(e, hash: LineHash.hash(bytes), src: src, line: number) {
                 batch.records[e.kind!.rawValue] += 1
             } else {
                 batch.duplicates += 1
@@ -161,6 +163,11 @@ extension Ingester {
             batch.skipped += 1
         case .ignore:
             batch.ignored += 1
+        case .pending:
+            batch.lines -= 1
+        case .metric(let day, let pushType, let status, let count):
+            try writer.appleMetric(day: day, pushType: pushType, status: status, count: count, src: src)
+            batch.metrics += 1
         }
     }
 
@@ -191,7 +198,7 @@ extension Ingester {
         try u.run()
         for k in 0..<7 { fs.records[k] += b.records[k] }
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
-        fs.ignored += b.ignored; fs.lines += b.lines
+        fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
         b = BatchCounts()
     }
 }
@@ -199,7 +206,7 @@ extension Ingester {
 /// Counts of the open transaction, added to the source row when it commits.
 struct BatchCounts {
     var records = [Int](repeating: 0, count: 7)
-    var duplicates = 0, rejects = 0, skipped = 0, ignored = 0, lines = 0, blank = 0
+    var duplicates = 0, rejects = 0, skipped = 0, ignored = 0, lines = 0, blank = 0, metrics = 0
     var minT: Int64?, maxT: Int64?
 }
 

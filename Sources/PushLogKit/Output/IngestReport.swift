@@ -12,6 +12,7 @@ public enum IngestReport {
             o += ",\"records\":\(kindsObject(f.records)),\"duplicates\":\(f.duplicates),\"rejects\":\(f.rejects)"
             o += ",\"skipped\":\(f.skipped),\"ignored\":\(f.ignored),\"lines\":\(f.lines),\"bytes\":\(f.bytes)"
             o += ",\"complete\":\(f.complete),\"unchanged\":\(f.unchanged)"
+            if f.metrics > 0 { o += ",\"metrics\":\(f.metrics)" }
             if f.resumedAfterLine > 0 { o += ",\"resumed_after_line\":\(f.resumedAfterLine)" }
             if let e = f.error { o += ",\"error\":\(JSONRenderer.quote(e))" }
             if !f.warnings.isEmpty { o += ",\"warnings\":[" + f.warnings.map(JSONRenderer.quote).joined(separator: ",") + "]" }

@@ -90,7 +90,7 @@ enum CellFormat {
     static func percent(_ d: Double) -> String {
         let p = d * 100
         if p == 0 { return "0%" }
-        return String(format: p < 0.1 ? "%.3f%%" : (p < 10 ? "%.2f%%" : "%.1f%%"), p)
+        return String(format: abs(p) < 0.1 ? "%.3f%%" : (abs(p) < 10 ? "%.2f%%" : "%.1f%%"), p)
     }
 
     static func grouped(_ i: Int64) -> String {

@@ -7,7 +7,7 @@ public final class RecordWriter {
     struct TokenKey: Hashable { let a: Int64, b: Int64 }
 
     let db: Database
-    private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken: Statement
+    private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken, insMetric: Statement
     private var tokenIDs: [TokenKey: Int64] = [:]
     /// Split `response` records written by this writer (they need joining to their requests).
     public private(set) var responsesWritten = 0
@@ -43,6 +43,7 @@ public final class RecordWriter {
             \(head) unregisters(t, h1, h2, src, line, token_id, device, user) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)
             """)
         insReject = try db.prepare("\(head) rejects(src, line, reason, text, h1, h2) VALUES (?1,?2,?3,?4,?5,?6)")
+        insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, src) VALUES (?1,?2,?3,?4,?5)")
         insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
         try loadTokens()
     }
@@ -139,6 +140,12 @@ public final class RecordWriter {
         if db.changes == 0 { return false }
         if e.kind == .response || e.kind == .request { responsesWritten += 1 }
         return true
+    }
+
+    /// Stores one day's Apple delivery-metrics count (a re-import replaces it).
+    public func appleMetric(day: String, pushType: String, status: String, count: Int64, src: Int64) throws {
+        insMetric.bind(1, day); insMetric.bind(2, pushType); insMetric.bind(3, status); insMetric.bind(4, count); insMetric.bind(5, src)
+        try insMetric.run()
     }
 
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.

@@ -1,0 +1,51 @@
+-- title: Reconcile with Apple's delivery metrics
+-- description: Our per-day, per-push-type response counts against the Apple Push Notifications
+-- description: Console delivery-metrics export (ingest its CSV like any log); flags days where our
+-- description: accepted count and Apple's received count differ by more than 1%.
+-- param: since  start of the range (days)
+-- param: until  end of the range, exclusive
+
+-- section: summary
+WITH d AS (
+  SELECT a.day, a.push_type,
+         sum(CASE WHEN lower(a.status) LIKE 'received%' THEN a.count END) AS apple_received,
+         (SELECT count(*) FROM sends s WHERE s.kind IN (0, 2) AND s.status = 200
+            AND s.t >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.t < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
+            AND coalesce(s.push_type, 'alert') = a.push_type) AS our_accepted
+  FROM apple_metrics a
+  WHERE (:since < -1000000000000000 OR a.day >= bucket(:since, 'day')) AND (:until > 1000000000000000 OR a.day < bucket(:until, 'day'))
+  GROUP BY a.day, a.push_type
+)
+SELECT count(*) AS days_compared,
+       coalesce(sum(abs(coalesce(our_accepted, 0) - coalesce(apple_received, 0)) > 0.01 * coalesce(apple_received, 0)), 0) AS days_flagged,
+       coalesce(sum(our_accepted), 0) AS our_accepted, coalesce(sum(apple_received), 0) AS apple_received
+FROM d;
+
+-- section: by_day
+WITH a AS (
+  SELECT day, push_type,
+         sum(CASE WHEN lower(status) LIKE 'received%' THEN count END) AS apple_received,
+         sum(CASE WHEN lower(status) LIKE 'delivered%' THEN count END) AS apple_delivered,
+         sum(CASE WHEN lower(status) LIKE '%disabled%' THEN count END) AS apple_discarded_disabled
+  FROM apple_metrics
+  WHERE (:since < -1000000000000000 OR day >= bucket(:since, 'day')) AND (:until > 1000000000000000 OR day < bucket(:until, 'day'))
+  GROUP BY day, push_type
+), o AS (
+  SELECT a.day, a.push_type,
+         count(s.t) AS our_responses, coalesce(sum(s.status = 200), 0) AS our_accepted
+  FROM a LEFT JOIN sends s ON s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND s.t >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.t < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
+    AND coalesce(s.push_type, 'alert') = a.push_type
+  GROUP BY a.day, a.push_type
+)
+SELECT a.day, a.push_type, o.our_responses, o.our_accepted, a.apple_received, a.apple_delivered, a.apple_discarded_disabled,
+       o.our_accepted - coalesce(a.apple_received, 0) AS accepted_minus_received,
+       round(1.0 * (o.our_accepted - coalesce(a.apple_received, 0)) / nullif(a.apple_received, 0), 6) AS difference_share,
+       CASE WHEN abs(o.our_accepted - coalesce(a.apple_received, 0)) > 0.01 * coalesce(a.apple_received, 0) THEN 'CHECK' ELSE 'ok' END AS flag
+FROM a JOIN o ON o.day = a.day AND o.push_type = a.push_type
+ORDER BY a.day, a.push_type;
+
+-- section: apple
+SELECT day, push_type, status, count FROM apple_metrics
+WHERE (:since < -1000000000000000 OR day >= bucket(:since, 'day')) AND (:until > 1000000000000000 OR day < bucket(:until, 'day'))
+ORDER BY day, push_type, status;

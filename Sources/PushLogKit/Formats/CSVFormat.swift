@@ -1,0 +1,89 @@
+/// CSV with a header row naming the canonical keys (RFC 4180: quoted fields with commas,
+/// doubled quotes and line breaks).
+public final class CSVFormat: LineFormat {
+    public let name = "csv"
+    let builder: EventBuilder
+    var header: [Field?]?
+    var headerNames: [String] = []
+    var pending: [UInt8] = []
+    var pendingFirstLine = 0
+    var joined: [UInt8] = []
+    public private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
+
+    public init(builder: EventBuilder) { self.builder = builder }
+
+    /// Splits one record; nil when a quoted field is still open at the end.
+    public static func fields(_ b: ByteSlice) -> [String]? {
+        var out: [String] = []
+        var cur: [UInt8] = []
+        var i = 0
+        var quoted = false
+        var wasQuoted = false
+        while i < b.count {
+            let c = b[i]
+            if quoted {
+                if c == 0x22 {
+                    if i + 1 < b.count && b[i + 1] == 0x22 { cur.append(0x22); i += 2; continue }
+                    quoted = false
+                } else {
+                    cur.append(c)
+                }
+            } else if c == 0x22 && cur.isEmpty && !wasQuoted {
+                quoted = true
+                wasQuoted = true
+            } else if c == 0x2C {
+                out.append(String(decoding: cur, as: UTF8.self))
+                cur.removeAll(keepingCapacity: true)
+                wasQuoted = false
+            } else {
+                cur.append(c)
+            }
+            i += 1
+        }
+        if quoted { return nil }
+        out.append(String(decoding: cur, as: UTF8.self))
+        return out
+    }
+
+    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+        spanned = nil
+        var record = line
+        if !pending.isEmpty {
+            pending.append(0x0A)
+            pending.append(contentsOf: line)
+            if pending.count > LineReader.maxLineBytes {
+                pending.removeAll()
+                return .reject("quoted CSV field never closed (over 1 MiB)")
+            }
+            joined = pending
+            record = joined.withUnsafeBufferPointer { $0 }
+        }
+        guard let cells = CSVFormat.fields(record) else {
+            if pending.isEmpty { pending = Array(line); pendingFirstLine = number }
+            return .pending
+        }
+        if !pending.isEmpty {
+            pending.removeAll()
+            spanned = (joined.withUnsafeBufferPointer { $0 }, pendingFirstLine)
+        }
+        guard let header else {
+            headerNames = cells.map { $0.trimmingCharacters(in: .whitespaces) }
+            self.header = headerNames.map { builder.keys.field($0) }
+            if !(self.header!.contains { $0 == .time }) && !(self.header!.contains { $0 == .timestamp }) {
+                return .reject("CSV header has no time column: \(headerNames.joined(separator: ","))")
+            }
+            return .ignore
+        }
+        if cells.count != header.count {
+            return .reject("CSV row has \(cells.count) fields, the header has \(header.count)")
+        }
+        builder.reset()
+        for (k, v) in zip(header, cells) where !v.isEmpty {
+            if let k { builder.assign(k, string: v) }
+        }
+        if let r = builder.finish() { return .reject(r) }
+        return .event
+    }
+}
+
+import Foundation

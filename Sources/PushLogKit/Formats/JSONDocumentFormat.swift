@@ -1,0 +1,47 @@
+/// A file holding one JSON array of records, or pretty-printed objects one after another (as
+/// documentation and `jq .` show them): objects are collected across lines by brace depth and
+/// each is read as one record, identified by its bytes, numbered by its first line.
+public final class JSONDocumentFormat: LineFormat {
+    public let name = "json-document"
+    let inner: LineFormat
+    var buffer: [UInt8] = []
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var firstLine = 0
+    public private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
+
+    /// `inner` reads each collected object (the canonical schema or another tool's JSON shape).
+    public init(inner: LineFormat) { self.inner = inner }
+
+    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+        spanned = nil
+        var complete = false
+        for c in line {
+            if depth == 0 {
+                // Between records: array brackets, commas and whitespace.
+                if c == 0x7B { depth = 1; buffer = [c]; firstLine = number; inString = false; continue }
+                if c == 0x5B || c == 0x5D || c == 0x2C || c == 0x20 || c == 0x09 || c == 0x0D { continue }
+                return .reject("unexpected text between JSON records")
+            }
+            buffer.append(c)
+            if inString {
+                if escaped { escaped = false } else if c == 0x5C { escaped = true } else if c == 0x22 { inString = false }
+                continue
+            }
+            if c == 0x22 { inString = true } else if c == 0x7B || c == 0x5B { depth += 1 } else if c == 0x7D || c == 0x5D {
+                depth -= 1
+                if depth == 0 { complete = true }
+            }
+        }
+        if depth > 0 {
+            buffer.append(0x20)
+            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.removeAll(); return .reject("JSON record longer than 1 MiB") }
+            return .pending
+        }
+        guard complete else { return .ignore }
+        let outcome = buffer.withUnsafeBufferPointer { inner.parse($0, number: firstLine) }
+        spanned = (buffer.withUnsafeBufferPointer { $0 }, firstLine)
+        return outcome
+    }
+}

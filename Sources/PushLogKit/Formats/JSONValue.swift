@@ -1,0 +1,138 @@
+/// A small JSON tree for the other tools' formats (SNS, gorush, arrays), where records are
+/// nested and speed matters less than for the canonical scanner.
+public indirect enum JSONValue {
+    case object([(String, JSONValue)])
+    case array([JSONValue])
+    case string(String)
+    case number(String)
+    case bool(Bool)
+    case null
+
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let kv) = self else { return nil }
+        let k = key.lowercased()
+        return kv.first { $0.0.lowercased() == k }?.1
+    }
+
+    public var string: String? {
+        switch self {
+        case .string(let s): return s
+        case .number(let n): return n
+        case .bool(let b): return b ? "true" : "false"
+        default: return nil
+        }
+    }
+
+    /// Parses one JSON value filling the whole input (whitespace around allowed).
+    public static func parse(_ b: ByteSlice) -> JSONValue? {
+        var p = Parser(b: b, i: 0)
+        guard let v = p.value(depth: 0) else { return nil }
+        p.ws()
+        return p.i == b.count ? v : nil
+    }
+
+    public static func parse(_ s: String) -> JSONValue? {
+        var s = s
+        return s.withUTF8 { parse($0) }
+    }
+
+    struct Parser {
+        let b: ByteSlice
+        var i: Int
+
+        mutating func ws() {
+            while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
+        }
+
+        mutating func value(depth: Int) -> JSONValue? {
+            guard depth < 64 else { return nil }
+            ws()
+            guard i < b.count else { return nil }
+            switch b[i] {
+            case 0x7B:
+                i += 1
+                var kv: [(String, JSONValue)] = []
+                ws()
+                if i < b.count && b[i] == 0x7D { i += 1; return .object(kv) }
+                while true {
+                    ws()
+                    guard let k = str() else { return nil }
+                    ws()
+                    guard i < b.count, b[i] == 0x3A else { return nil }
+                    i += 1
+                    guard let v = value(depth: depth + 1) else { return nil }
+                    kv.append((k, v))
+                    ws()
+                    guard i < b.count else { return nil }
+                    if b[i] == 0x2C { i += 1; continue }
+                    if b[i] == 0x7D { i += 1; return .object(kv) }
+                    return nil
+                }
+            case 0x5B:
+                i += 1
+                var a: [JSONValue] = []
+                ws()
+                if i < b.count && b[i] == 0x5D { i += 1; return .array(a) }
+                while true {
+                    guard let v = value(depth: depth + 1) else { return nil }
+                    a.append(v)
+                    ws()
+                    guard i < b.count else { return nil }
+                    if b[i] == 0x2C { i += 1; continue }
+                    if b[i] == 0x5D { i += 1; return .array(a) }
+                    return nil
+                }
+            case 0x22:
+                return str().map { .string($0) }
+            default:
+                let s = i
+                while i < b.count, !(b[i] == 0x2C || b[i] == 0x7D || b[i] == 0x5D || b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09) { i += 1 }
+                let t = String(decoding: b[s..<i], as: UTF8.self)
+                switch t {
+                case "true": return .bool(true)
+                case "false": return .bool(false)
+                case "null": return .null
+                default:
+                    guard let f = t.first, f == "-" || f.isNumber else { return nil }
+                    return .number(t)
+                }
+            }
+        }
+
+        mutating func str() -> String? {
+            guard i < b.count, b[i] == 0x22 else { return nil }
+            i += 1
+            var out: [UInt8] = []
+            while i < b.count {
+                let c = b[i]
+                if c == 0x22 { i += 1; return String(decoding: out, as: UTF8.self) }
+                if c == 0x5C, i + 1 < b.count {
+                    let e = b[i + 1]
+                    i += 2
+                    switch e {
+                    case 0x6E: out.append(0x0A)
+                    case 0x74: out.append(0x09)
+                    case 0x72: out.append(0x0D)
+                    case 0x62: out.append(0x08)
+                    case 0x66: out.append(0x0C)
+                    case 0x75:
+                        guard i + 4 <= b.count, let u = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else { return nil }
+                        i += 4
+                        var code = u
+                        if u >= 0xD800 && u < 0xDC00, i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75,
+                           let lo = UInt32(String(decoding: b[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16) {
+                            code = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
+                            i += 6
+                        }
+                        out.append(contentsOf: Array(String(UnicodeScalar(code).map(Character.init) ?? "\u{FFFD}").utf8))
+                    default: out.append(e)
+                    }
+                    continue
+                }
+                out.append(c)
+                i += 1
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// AWS SNS delivery-status records (CloudWatch Logs): `{"notification": {...}, "delivery":
+/// {...}, "status"}`. APNS destinations are production, APNS_SANDBOX sandbox, the app name is
+/// the topic; other platforms are skipped.
+public final class SNSFormat: LineFormat {
+    public let name = "sns"
+    let builder: EventBuilder
+    public init(builder: EventBuilder) { self.builder = builder }
+
+    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+        guard let start = line.firstIndex(of: 0x7B), let v = JSONValue.parse(ByteSlice(rebasing: line[start...])) else {
+            return .reject("not a JSON object")
+        }
+        guard let delivery = v["delivery"], let notification = v["notification"] else {
+            return .reject("not an SNS delivery-status record (no delivery/notification)")
+        }
+        let dest = delivery["destination"]?.string ?? ""
+        // arn:aws:sns:REGION:ACCOUNT:endpoint/PLATFORM/APP/ID
+        let parts = dest.split(separator: "/").map(String.init)
+        let platform = parts.count >= 2 ? parts[1] : ""
+        guard platform == "APNS" || platform == "APNS_SANDBOX" || platform == "APNS_VOIP" || platform == "APNS_VOIP_SANDBOX" else {
+            return platform.isEmpty ? .reject("SNS record without a destination endpoint") : .skip
+        }
+        builder.reset()
+        builder.setKind("send")
+        builder.assign(.env, string: platform.hasSuffix("SANDBOX") ? "sandbox" : "production")
+        if parts.count >= 3 { builder.assign(.topic, string: parts[2]) }
+        if platform.hasPrefix("APNS_VOIP") { builder.assign(.pushType, string: "voip") }
+        if let t = notification["timestamp"]?.string { builder.assign(.time, string: t) }
+        if let tok = delivery["token"]?.string { builder.assign(.token, string: tok) }
+        if let s = delivery["statusCode"]?.string { builder.assign(.status, string: s, .number) }
+        if let d = delivery["dwellTimeMs"]?.string { builder.assign(.latencyMs, string: d, .number) }
+        if let a = delivery["attempts"]?.string { builder.assign(.attempt, string: a, .number) }
+        if let pr = delivery["providerResponse"]?.string, let reason = SNSFormat.reason(pr) {
+            builder.assign(.reason, string: reason)
+            if let ts = JSONValue.parse(pr)?["timestamp"]?.string { builder.assign(.apnsTimestamp, string: ts, .number) }
+        }
+        if let r = builder.finish() { return .reject(r) }
+        return .event
+    }
+
+    /// The reason of a providerResponse: a JSON body with `reason`, or the legacy
+    /// `NotificationErrorResponse(command=8, status=InvalidToken, ...)` form.
+    static func reason(_ pr: String) -> String? {
+        if let j = JSONValue.parse(pr), let r = j["reason"]?.string, !r.isEmpty { return r }
+        if let r = pr.range(of: "status=") {
+            let rest = pr[r.upperBound...]
+            let v = rest.prefix { $0 != "," && $0 != ")" && $0 != " " }
+            return v.isEmpty ? nil : String(v)
+        }
+        return nil
+    }
+}
