@@ -72,7 +72,9 @@ public final class Ingester {
             summary.files.append(fs)
         }
         let loaded = Date()
-        try finalize(rebuildIndexes: bulk)
+        // Derived facts only change when records did; an unchanged folder costs a stat per file.
+        let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
+        try finalize(rebuildIndexes: bulk, refreshDerived: changed)
         summary.seconds = Date().timeIntervalSince(started)
         summary.finalizeSeconds = Date().timeIntervalSince(loaded)
         return summary
@@ -87,11 +89,11 @@ public final class Ingester {
     }
 
     /// Builds missing indexes and the derived facts reports use.
-    func finalize(rebuildIndexes: Bool) throws {
+    func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
             try db.exec(Schema.secondaryIndexes)
-            try Derived.refresh(db, joinResponses: writer.responsesWritten > 0)
+            if refreshDerived { try Derived.refresh(db, joinResponses: writer.responsesWritten > 0) }
             try db.exec("COMMIT")
         } catch {
             try? db.exec("ROLLBACK")

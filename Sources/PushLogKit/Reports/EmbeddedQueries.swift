@@ -218,43 +218,24 @@ ORDER BY b;
 -- param: unit=device  device or user
 
 -- section: summary
--- Observations are the auth of register and settings records. A device opts in at its first
--- authorized observation and turns off at its first later denied one. A user opts in when its
--- first device does and turns off when a device that had opted in turns off. uninstalled:
--- opted-in units not turned off whose last token got a 410 and was not registered again after
--- the 410's timestamp. provisional: units whose first decided observation is provisional.
-WITH obs AS (
-  SELECT coalesce(device, 'user:' || user) AS dkey, user, t, auth FROM registers WHERE auth IS NOT NULL
-  UNION ALL
-  SELECT coalesce(device, 'user:' || user), user, t, auth FROM settings
-), marked AS (
-  SELECT dkey, user, t, auth,
-         min(CASE WHEN auth = 'authorized' THEN t END) OVER (PARTITION BY dkey) AS opt_in,
-         auth IN ('authorized', 'denied', 'provisional', 'ephemeral') AS decided,
-         row_number() OVER (PARTITION BY dkey, auth IN ('authorized', 'denied', 'provisional', 'ephemeral') ORDER BY t) AS nth
-  FROM obs
-), dev AS (
-  SELECT dkey, max(user) AS user, max(opt_in) AS opt_in,
-         min(CASE WHEN auth = 'denied' AND t > opt_in THEN t END) AS off,
-         min(CASE WHEN decided AND nth = 1 THEN t END) AS fd_t,
-         max(CASE WHEN decided AND nth = 1 THEN auth = 'provisional' END) AS fd_provisional
-  FROM marked GROUP BY dkey
-), last_token AS (
-  SELECT coalesce(device, 'user:' || user) AS dkey, token_id, max(t) AS t FROM registers GROUP BY 1
-), dev2 AS (
-  SELECT d.*, CASE WHEN :unit = 'user' THEN coalesce(d.user, d.dkey) ELSE d.dkey END AS unit,
-         coalesce(f.first_410 IS NOT NULL AND f.last_reg <= coalesce(f.first_410_ts, f.first_410), 0) AS gone,
-         lt.t AS last_reg
-  FROM dev d LEFT JOIN last_token lt ON lt.dkey = d.dkey LEFT JOIN token_facts f ON f.token_id = lt.token_id
+-- Observations are the auth of register and settings records (device_facts is derived from
+-- them after each ingest). A device opts in at its first authorized observation and turns off
+-- at its first later denied one. A user opts in when its first device does and turns off when a
+-- device that had opted in turns off. uninstalled: opted-in units not turned off whose last
+-- token got a 410 and was not registered again after the 410's timestamp. provisional: units
+-- whose first decided observation (not notDetermined) is provisional.
+WITH d AS (
+  SELECT f.*, CASE WHEN :unit = 'user' THEN coalesce(f.user, f.dkey) ELSE f.dkey END AS unit,
+         coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
+  FROM device_facts f LEFT JOIN token_facts t ON t.token_id = f.last_token
 ), ranked AS (
-  SELECT *, row_number() OVER (PARTITION BY unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
-            row_number() OVER (PARTITION BY unit ORDER BY fd_t NULLS LAST) AS by_first_decided
-  FROM dev2
+  SELECT d.*, row_number() OVER (PARTITION BY unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
+              row_number() OVER (PARTITION BY unit ORDER BY fd_t NULLS LAST) AS by_first_decided
+  FROM d
 ), units AS (
   SELECT unit, min(opt_in) AS opt_in, min(off) AS off,
          max(CASE WHEN by_last_reg = 1 THEN gone END) AS last_gone,
-         min(fd_t) AS fd_t,
-         max(CASE WHEN by_first_decided = 1 THEN fd_provisional END) AS fd_provisional
+         min(fd_t) AS fd_t, max(CASE WHEN by_first_decided = 1 THEN fd_auth = 'provisional' END) AS fd_provisional
   FROM ranked GROUP BY unit
 ), u AS (
   SELECT *, opt_in >= :since AND opt_in < :until AS in_range FROM units
@@ -270,20 +251,10 @@ FROM u;
 -- section: by_cohort
 -- cohort: ISO week of opt-in. still_on_7d / still_on_30d: share of the cohort still on after 7 /
 -- 30 days, among units observed that long (turned off within the period, or observed after it).
-WITH obs AS (
-  SELECT coalesce(device, 'user:' || user) AS dkey, user, t, auth FROM registers WHERE auth IS NOT NULL
-  UNION ALL
-  SELECT coalesce(device, 'user:' || user), user, t, auth FROM settings
-), marked AS (
-  SELECT dkey, user, t, auth, min(CASE WHEN auth = 'authorized' THEN t END) OVER (PARTITION BY dkey) AS opt_in FROM obs
-), dev AS (
-  SELECT dkey, max(user) AS user, max(opt_in) AS opt_in,
-         min(CASE WHEN auth = 'denied' AND t > opt_in THEN t END) AS off, max(t) AS last_obs
-  FROM marked GROUP BY dkey
-), units AS (
+WITH units AS (
   SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
          min(opt_in) AS opt_in, min(off) AS off, max(last_obs) AS last_obs
-  FROM dev GROUP BY 1
+  FROM device_facts GROUP BY 1
 ), c AS (
   SELECT iso_week_start(opt_in) AS w, opt_in, off, last_obs,
          (off IS NOT NULL AND off < opt_in + 7 * 86400000) AS off7,

@@ -94,6 +94,15 @@ public enum Schema {
         superseded_at INTEGER
     );
     CREATE INDEX token_runs_token ON token_runs(token_id, start);
+    -- Per device (or user-only settings, keyed 'user:ID'): the opt-in facts of SPEC §4 opt-out.
+    CREATE TABLE device_facts(
+        dkey TEXT PRIMARY KEY, user TEXT,
+        opt_in INTEGER,            -- first authorized observation
+        off INTEGER,               -- first denied observation after opt_in
+        fd_t INTEGER, fd_auth TEXT, -- first decided observation (not notDetermined) and its value
+        last_obs INTEGER,
+        last_token INTEGER, last_reg INTEGER  -- token and time of the latest registration
+    );
     CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
     """
 
