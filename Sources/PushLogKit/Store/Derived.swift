@@ -11,27 +11,34 @@ public enum Derived {
     /// Opt-in facts per device from the auth of registrations and settings (aggregates over
     /// the (device, t) indexes instead of window functions in every report run).
     static func refreshDeviceFacts(_ db: Database) throws {
+        // Aggregated per table first (each a single sorted pass), then combined per device.
+        let key = "coalesce(device, 'user:' || user)"
+        let decided = "auth IN ('authorized', 'denied', 'provisional', 'ephemeral')"
         try db.exec("""
             DELETE FROM device_facts;
-            CREATE TEMP TABLE IF NOT EXISTS obs(dkey TEXT, user TEXT, t INTEGER, auth TEXT);
-            DELETE FROM obs;
-            INSERT INTO obs SELECT coalesce(device, 'user:' || user), user, t, auth FROM registers WHERE auth IS NOT NULL;
-            INSERT INTO obs SELECT coalesce(device, 'user:' || user), user, t, auth FROM settings;
-            CREATE INDEX IF NOT EXISTS temp.obs_key ON obs(dkey, t);
             INSERT INTO device_facts(dkey, user, opt_in, last_obs)
-              SELECT dkey, max(user), min(CASE WHEN auth = 'authorized' THEN t END), max(t) FROM obs GROUP BY dkey;
+              SELECT dkey, max(user), min(oi), max(lo) FROM (
+                SELECT \(key) AS dkey, max(user) AS user, min(CASE WHEN auth = 'authorized' THEN t END) AS oi, max(t) AS lo
+                FROM registers WHERE auth IS NOT NULL GROUP BY 1
+                UNION ALL
+                SELECT \(key), max(user), min(CASE WHEN auth = 'authorized' THEN t END), max(t) FROM settings GROUP BY 1)
+              GROUP BY dkey;
             UPDATE device_facts SET off = o.t FROM (
-                SELECT o.dkey, min(o.t) AS t FROM obs o JOIN device_facts f ON f.dkey = o.dkey
-                WHERE o.auth = 'denied' AND o.t > f.opt_in GROUP BY o.dkey) AS o
+                SELECT o.dkey, min(o.t) AS t FROM (
+                  SELECT \(key) AS dkey, t FROM registers WHERE auth = 'denied'
+                  UNION ALL SELECT \(key), t FROM settings WHERE auth = 'denied') AS o
+                JOIN device_facts f ON f.dkey = o.dkey
+                WHERE o.t > f.opt_in GROUP BY o.dkey) AS o
               WHERE o.dkey = device_facts.dkey;
             UPDATE device_facts SET fd_t = d.t, fd_auth = d.auth FROM (
-                SELECT dkey, min(t) AS t, auth FROM obs WHERE auth IN ('authorized', 'denied', 'provisional', 'ephemeral')
+                SELECT dkey, min(t) AS t, auth FROM (
+                  SELECT \(key) AS dkey, min(t) AS t, auth FROM registers WHERE \(decided) GROUP BY 1
+                  UNION ALL SELECT \(key), min(t), auth FROM settings WHERE \(decided) GROUP BY 1)
                 GROUP BY dkey) AS d
               WHERE d.dkey = device_facts.dkey;
             UPDATE device_facts SET last_token = r.token_id, last_reg = r.t FROM (
-                SELECT coalesce(device, 'user:' || user) AS dkey, token_id, max(t) AS t FROM registers GROUP BY 1) AS r
+                SELECT \(key) AS dkey, token_id, max(t) AS t FROM registers GROUP BY 1) AS r
               WHERE r.dkey = device_facts.dkey;
-            DROP TABLE obs;
             """)
     }
 
