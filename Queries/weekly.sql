@@ -17,19 +17,19 @@ FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :
 SELECT coalesce(s.reason, '(none)') AS reason, s.status, s.category, count(*) AS responses,
        count(DISTINCT s.token_id) AS tokens,
        round(1.0 * count(*) / (SELECT count(*) FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL
-                              AND t >= :since AND t < :until), 6) AS share_of_responses
+                              AND t >= :since AND t < :until), 6) AS response_share
 FROM sends s
 WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
 GROUP BY s.reason, s.status, s.category ORDER BY responses DESC LIMIT 10;
 
 -- section: incidents
 -- An incident: 5-minute windows where auth, server or rate errors are at least 3 and at least
--- 20% of the responses, merged when less than 10 minutes apart.
+-- 20% of the responses, merged when less than 15 minutes apart.
 WITH b AS (
   SELECT t / 300000 AS k, count(*) AS responses, sum(category IN ('auth', 'server', 'rate')) AS errors
   FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until GROUP BY k
 ), h AS (
-  SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 2 THEN 0 ELSE 1 END AS new_window
+  SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
   FROM b WHERE errors >= 3 AND errors >= 0.2 * responses
 ), hot AS (
   SELECT k, responses, errors, sum(new_window) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS grp FROM h
