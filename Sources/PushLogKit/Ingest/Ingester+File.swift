@@ -196,6 +196,7 @@ extension Ingester {
         u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
         u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
         try u.run()
+        if b.records.contains(where: { $0 > 0 }) { try markStale.run() }
         for k in 0..<7 { fs.records[k] += b.records[k] }
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics

@@ -25,7 +25,7 @@ public final class Ingester {
     let writer: RecordWriter
     let options: IngestOptions
     let builder = EventBuilder()
-    let findSource, insertSource, updateProgress, finishSource: Statement
+    let findSource, insertSource, updateProgress, finishSource, markStale: Statement
 
     public init(db: Database, options: IngestOptions = IngestOptions()) throws {
         self.db = db
@@ -42,6 +42,7 @@ public final class Ingester {
               first_t = min(coalesce(first_t, ?17), coalesce(?17, first_t)), last_t = max(coalesce(last_t, ?18), coalesce(?18, last_t))
             WHERE id = ?1
             """)
+        markStale = try db.prepare("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
         finishSource = try db.prepare("""
             UPDATE sources SET complete = ?2, error = ?3, size = ?4, mtime = ?5, head_len = ?6, head_hash = ?7 WHERE id = ?1
             """)
@@ -93,7 +94,11 @@ public final class Ingester {
         try db.exec("BEGIN IMMEDIATE")
         do {
             try db.exec(Schema.secondaryIndexes)
-            if refreshDerived { try Derived.refresh(db, joinResponses: writer.responsesWritten > 0) }
+            let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
+            if refreshDerived || stale != 0 {
+                try Derived.refresh(db, joinResponses: writer.responsesWritten > 0 || stale != 0)
+                try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
+            }
             try db.exec("COMMIT")
         } catch {
             try? db.exec("ROLLBACK")

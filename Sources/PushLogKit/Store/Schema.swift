@@ -5,6 +5,10 @@ public enum Schema {
     /// Tables of version 1. Every record table is keyed for identity by (t, h1, h2): the record
     /// time leads, so inserts land near the end of the tree (see PERF-NOTES).
     static let v1 = """
+    -- derived_stale = 1 from the first committed batch until the derived facts are rebuilt, so a
+    -- run killed between loading and finalizing is finished by the next one.
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value);
+    INSERT INTO meta(key, value) VALUES ('derived_stale', 0);
     CREATE TABLE sources(
         id INTEGER PRIMARY KEY,
         path TEXT NOT NULL UNIQUE,
