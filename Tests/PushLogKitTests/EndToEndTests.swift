@@ -105,4 +105,20 @@ final class EndToEndTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("aaaa000000000000"), "tokens stay masked")
         XCTAssertEqual(try Run.pushlog(["--db", db, "trace", "zzzz"]).status, 1)
     }
+
+    func testPruneDeletesOldRecordsAndKeepsFactsConsistent() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let r = try Run.pushlog(["--db", db, "prune", "--before", "2026-11-03"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // Only Tuesday's and later records remain: C's re-registration and send, E's 410, four settings.
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 2)
+        XCTAssertEqual(try count("SELECT count(*) FROM registers", db: db), 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM settings", db: db), 4)
+        XCTAssertEqual(try count("SELECT min(t) FROM sends", db: db), TimeArgument.parse("2026-11-03T10:00:00Z")!)
+        // Derived facts follow: only E's 410 is left as a first 410.
+        XCTAssertEqual(try count("SELECT count(*) FROM token_facts WHERE first_410 IS NOT NULL", db: db), 1)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "prune"]).status, 2)
+    }
 }
