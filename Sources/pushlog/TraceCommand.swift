@@ -23,7 +23,7 @@ enum TraceCommand: Command {
         do {
             try out.write(try Trace(db: db).run(key))
         } catch let e as CatalogError {
-            Console.err("pushlog: trace: \(out.revealTokens ? e.description : e.description)")
+            Console.err("pushlog: trace: \(e.description)")
             return 1
         }
         return 0
