@@ -69,8 +69,13 @@ final class EndToEndTests: XCTestCase {
         // sources and rejects list what happened.
         let src = try Run.pushlog(["--db", db, "sources", "--format", "csv"])
         XCTAssertTrue(src.stdout.contains("truncated.ndjson.gz") && src.stdout.contains(",no,"), src.stdout)
+        let tokLine = tmp.write("tok.ndjson", "{\"time\":\"soon\",\"event\":\"send\",\"token\":\"aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888\",\"status\":200}\n")
+        XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", tokLine]).status, 0)
         let rej = try Run.pushlog(["--db", db, "rejects", "--format", "tsv"])
         XCTAssertTrue(rej.stdout.contains("invalid UTF-8"))
+        // Tokens inside rejected lines are masked too.
+        XCTAssertTrue(rej.stdout.contains("aaaa1111…8888"), rej.stdout)
+        XCTAssertFalse(rej.stdout.contains("aaaa1111bbbb2222cccc3333"))
         XCTAssertFalse(rej.stdout.contains("eyJ"))
     }
 

@@ -5,9 +5,8 @@ public final class CSVFormat: LineFormat {
     let builder: EventBuilder
     var header: [Field?]?
     var headerNames: [String] = []
-    var pending: [UInt8] = []
+    let pending = RecordBuffer()
     var pendingFirstLine = 0
-    var joined: [UInt8] = []
     public private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
 
     public init(builder: EventBuilder) { self.builder = builder }
@@ -50,21 +49,21 @@ public final class CSVFormat: LineFormat {
         var record = line
         if !pending.isEmpty {
             pending.append(0x0A)
-            pending.append(contentsOf: line)
+            pending.append(line)
             if pending.count > LineReader.maxLineBytes {
-                pending.removeAll()
+                pending.reset()
                 return .reject("quoted CSV field never closed (over 1 MiB)")
             }
-            joined = pending
-            record = joined.withUnsafeBufferPointer { $0 }
+            record = pending.slice
         }
         guard let cells = CSVFormat.fields(record) else {
-            if pending.isEmpty { pending = Array(line); pendingFirstLine = number }
+            if pending.isEmpty { pending.append(line); pendingFirstLine = number }
             return .pending
         }
         if !pending.isEmpty {
-            pending.removeAll()
-            spanned = (joined.withUnsafeBufferPointer { $0 }, pendingFirstLine)
+            // The joined record stays in `pending` until the next line arrives.
+            spanned = (pending.slice, pendingFirstLine)
+            pending.reset()
         }
         guard let header else {
             headerNames = cells.map { $0.trimmingCharacters(in: .whitespaces) }

@@ -4,7 +4,7 @@
 public final class JSONDocumentFormat: LineFormat {
     public let name = "json-document"
     let inner: LineFormat
-    var buffer: [UInt8] = []
+    let buffer = RecordBuffer()
     var depth = 0
     var inString = false
     var escaped = false
@@ -20,7 +20,7 @@ public final class JSONDocumentFormat: LineFormat {
         for c in line {
             if depth == 0 {
                 // Between records: array brackets, commas and whitespace.
-                if c == 0x7B { depth = 1; buffer = [c]; firstLine = number; inString = false; continue }
+                if c == 0x7B { depth = 1; buffer.reset(); buffer.append(c); firstLine = number; inString = false; continue }
                 if c == 0x5B || c == 0x5D || c == 0x2C || c == 0x20 || c == 0x09 || c == 0x0D { continue }
                 return .reject("unexpected text between JSON records")
             }
@@ -36,12 +36,11 @@ public final class JSONDocumentFormat: LineFormat {
         }
         if depth > 0 {
             buffer.append(0x20)
-            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.removeAll(); return .reject("JSON record longer than 1 MiB") }
+            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return .reject("JSON record longer than 1 MiB") }
             return .pending
         }
         guard complete else { return .ignore }
-        let outcome = buffer.withUnsafeBufferPointer { inner.parse($0, number: firstLine) }
-        spanned = (buffer.withUnsafeBufferPointer { $0 }, firstLine)
-        return outcome
+        spanned = (buffer.slice, firstLine)
+        return inner.parse(buffer.slice, number: firstLine)
     }
 }

@@ -13,7 +13,7 @@ extension Ingester {
     func ingestFile(_ f: InputFile, _ fs: inout FileSummary, _ ticker: inout ProgressTicker) throws {
         let started = Date()
         defer { fs.seconds = Date().timeIntervalSince(started) }
-        let st = Ingester.stat(f.path)
+        let st = Ingester.fileInfo(f.path)
         if !f.isStdin && st == nil { throw InputError.unreadable(f.path, "cannot stat") }
         let headLen = Int(min(st?.size ?? 0, 65536))
         let head = f.isStdin ? nil : Ingester.headHash(f.path, length: headLen)
@@ -201,50 +201,5 @@ extension Ingester {
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
         b = BatchCounts()
-    }
-}
-
-/// Counts of the open transaction, added to the source row when it commits.
-struct BatchCounts {
-    var records = [Int](repeating: 0, count: 7)
-    var duplicates = 0, rejects = 0, skipped = 0, ignored = 0, lines = 0, blank = 0, metrics = 0
-    var minT: Int64?, maxT: Int64?
-}
-
-/// Calls the progress callback at most four times a second.
-struct ProgressTicker {
-    var filesDone = 0
-    let total: Int
-    let bytesTotal: Int64
-    let callback: ((IngestProgress) -> Void)?
-    let started: Date
-    var records = 0
-    var bytesBefore: Int64 = 0
-    var last = Date.distantPast
-
-    init(total: Int, bytesTotal: Int64, callback: ((IngestProgress) -> Void)?, started: Date) {
-        self.total = total
-        self.bytesTotal = bytesTotal
-        self.callback = callback
-        self.started = started
-    }
-
-    /// Counts committed lines.
-    mutating func add(records n: Int) { records += n }
-
-    /// Counts a finished file.
-    mutating func fileDone(bytes: Int64) {
-        bytesBefore += bytes
-    }
-
-    /// Reports the totals, with the open batch, when a quarter second has passed.
-    mutating func tick(records pending: Int, bytesIn: Int64) {
-        guard let callback else { return }
-        let now = Date()
-        guard now.timeIntervalSince(last) > 0.25 else { return }
-        last = now
-        callback(IngestProgress(filesDone: filesDone, filesTotal: total, records: records + pending,
-                                bytesIn: bytesBefore + bytesIn, bytesTotal: bytesTotal,
-                                seconds: now.timeIntervalSince(started)))
     }
 }

@@ -57,7 +57,7 @@ public final class Ingester {
         var problems: [String] = []
         let files = FileWalker.expand(paths, problems: &problems)
         summary.problems = problems
-        let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.stat($1.path)?.size ?? 0) }
+        let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
         var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
         for f in files {
@@ -107,12 +107,10 @@ public final class Ingester {
         try? db.exec("PRAGMA optimize")
     }
 
-    static func stat(_ path: String) -> (size: Int64, mtime: Int64)? {
+    static func fileInfo(_ path: String) -> (size: Int64, mtime: Int64)? {
         guard path != "-" else { return nil }
         var st = Foundation.stat()
-        guard lstatOrStat(path, &st) == 0 else { return nil }
+        guard stat(path, &st) == 0 else { return nil }
         return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 }
-
-@inline(__always) private func lstatOrStat(_ path: String, _ st: inout stat) -> Int32 { stat(path, &st) }

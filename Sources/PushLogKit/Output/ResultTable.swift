@@ -54,6 +54,21 @@ public enum TokenMask {
         return String(t.prefix(8)) + "…" + String(t.suffix(4))
     }
 
+    /// Masks every run of 32 or more hex digits in free text (reject lines, messages).
+    public static func maskInText(_ s: String) -> String {
+        var out = ""
+        var run = ""
+        func flush() {
+            out += run.count >= 32 ? mask(run) : run
+            run = ""
+        }
+        for c in s {
+            if c.isHexDigit { run.append(c) } else { flush(); out.append(c) }
+        }
+        flush()
+        return out
+    }
+
     /// Column names whose values are device tokens.
     public static func isTokenColumn(_ name: String) -> Bool {
         let n = name.lowercased()
@@ -64,11 +79,17 @@ public enum TokenMask {
     public static func apply(_ doc: ResultDocument) -> ResultDocument {
         var d = doc
         for si in d.sections.indices {
-            let idx = d.sections[si].columns.indices.filter { isTokenColumn(d.sections[si].columns[$0]) }
-            if idx.isEmpty { continue }
+            let cols = d.sections[si].columns
+            let idx = cols.indices.filter { isTokenColumn(cols[$0]) }
+            // Free-text columns (a rejected line, its reason) can hold tokens too.
+            let text = cols.indices.filter { cols[$0] == "text" || cols[$0] == "reason" || cols[$0] == "detail" }
+            if idx.isEmpty && text.isEmpty { continue }
             for ri in d.sections[si].rows.indices {
                 for c in idx {
                     if case .text(let s) = d.sections[si].rows[ri][c] { d.sections[si].rows[ri][c] = .text(mask(s)) }
+                }
+                for c in text {
+                    if case .text(let s) = d.sections[si].rows[ri][c] { d.sections[si].rows[ri][c] = .text(maskInText(s)) }
                 }
             }
         }
