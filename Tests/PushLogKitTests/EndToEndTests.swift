@@ -109,6 +109,13 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.contains("register") && $0.contains("bbbb0000…0002") })
         XCTAssertFalse(r.stdout.contains("aaaa000000000000"), "tokens stay masked")
         XCTAssertEqual(try Run.pushlog(["--db", db, "trace", "zzzz"]).status, 1)
+        // A user: the timelines of both of u1's devices (dev1 with A and B, dev6 with F).
+        let u = try Run.pushlog(["--db", db, "trace", "--format", "tsv", "u1"])
+        XCTAssertTrue(u.stdout.contains("ffff0000…0006") && u.stdout.contains("bbbb0000…0002"), u.stdout)
+        XCTAssertTrue(u.stdout.contains("auth denied"))
+        // A device and an apns-id.
+        XCTAssertTrue(try Run.pushlog(["--db", db, "trace", "dev4"]).stdout.contains("BadDeviceToken"))
+        XCTAssertTrue(try Run.pushlog(["--db", db, "trace", "id-9"]).stdout.contains("newData"))
     }
 
     func testPruneDeletesOldRecordsAndKeepsFactsConsistent() throws {

@@ -60,6 +60,7 @@ public final class Ingester {
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
         var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
+        let loadStart = Date()
         for f in files {
             var fs = FileSummary(path: f.path)
             do {
@@ -73,6 +74,7 @@ public final class Ingester {
             summary.files.append(fs)
         }
         let loaded = Date()
+        if PhaseTimer.enabled { FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs\n", "load", loaded.timeIntervalSince(loadStart)).data(using: .utf8)!) }
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
         try finalize(rebuildIndexes: bulk, refreshDerived: changed)
@@ -93,18 +95,21 @@ public final class Ingester {
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
-            try db.exec(Schema.secondaryIndexes)
+            for stmt in Schema.secondaryIndexes.split(separator: ";") where !stmt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                let name = stmt.split(separator: " ").dropFirst(5).first.map(String.init) ?? "index"
+                try PhaseTimer.measure(name) { try db.exec(String(stmt)) }
+            }
             let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
             if refreshDerived || stale != 0 {
-                try Derived.refresh(db, joinResponses: writer.responsesWritten > 0 || stale != 0)
+                try Derived.refresh(db)
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
             }
-            try db.exec("COMMIT")
+            try PhaseTimer.measure("commit") { try db.exec("COMMIT") }
         } catch {
             try? db.exec("ROLLBACK")
             throw error
         }
-        try? db.exec("PRAGMA optimize")
+        PhaseTimer.measure("optimize") { try? db.exec("PRAGMA optimize") }
     }
 
     static func fileInfo(_ path: String) -> (size: Int64, mtime: Int64)? {

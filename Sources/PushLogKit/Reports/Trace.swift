@@ -15,7 +15,11 @@ public struct Trace {
         if try exists("SELECT 1 FROM registers WHERE device = ?1 UNION ALL SELECT 1 FROM settings WHERE device = ?1 LIMIT 1", k) {
             return (.device(k), "device \(k)")
         }
-        if try exists("SELECT 1 FROM registers WHERE user = ?1 UNION ALL SELECT 1 FROM settings WHERE user = ?1 LIMIT 1", k) {
+        if try exists("""
+            SELECT 1 FROM device_facts WHERE user = ?1 UNION ALL
+            SELECT 1 FROM registers WHERE device IS NULL AND user = ?1 UNION ALL
+            SELECT 1 FROM settings WHERE device IS NULL AND user = ?1 LIMIT 1
+            """, k) {
             return (.user(k), "user \(k)")
         }
         // A token: exact, a prefix, or the masked form outputs print (first 8 … last 4).
@@ -56,7 +60,12 @@ public struct Trace {
             let list = ids.map(String.init).joined(separator: ",")
             sql = "SELECT \(list) UNION SELECT token_id FROM registers WHERE device IN (SELECT device FROM registers WHERE token_id IN (\(list)))"
         case .device(let d): sql = "SELECT DISTINCT token_id FROM registers WHERE device = ?1"; arg = d
-        case .user(let u): sql = "SELECT DISTINCT token_id FROM registers WHERE user = ?1"; arg = u
+        case .user(let u):
+            sql = """
+                SELECT DISTINCT token_id FROM registers
+                WHERE device IN (SELECT dkey FROM device_facts WHERE user = ?1) OR (device IS NULL AND user = ?1)
+                """
+            arg = u
         case .apnsID(let a): sql = "SELECT DISTINCT token_id FROM sends WHERE apns_id = ?1 AND token_id IS NOT NULL"; arg = a
         }
         let s = try db.prepare(sql)
@@ -69,14 +78,19 @@ public struct Trace {
     public func run(_ key: String) throws -> ResultDocument {
         let (subject, label) = try resolve(key)
         let ids = try tokenIDs(subject).map(String.init).joined(separator: ",")
-        var devFilter = "NULL", userFilter = "NULL", apnsFilter = "NULL"
+        var devices: [String] = [], userFilter = "NULL", apnsFilter = "NULL"
         switch subject {
-        case .device(let d): devFilter = quote(d)
-        case .user(let u): userFilter = quote(u)
+        case .device(let d): devices = [d]
+        case .user(let u):
+            userFilter = quote(u)
+            let s = try db.prepare("SELECT dkey FROM device_facts WHERE user = ?1")
+            s.bind(1, u)
+            while try s.step() { devices.append(s.string(0) ?? "") }
         case .apnsID(let a): apnsFilter = quote(a)
         case .tokens: break
         }
         let inTokens = ids.isEmpty ? "(NULL)" : "(\(ids))"
+        let inDevices = devices.isEmpty ? "(NULL)" : "(" + devices.map(quote).joined(separator: ",") + ")"
         let sendsWhere = apnsFilter != "NULL" ? "s.apns_id = \(apnsFilter)" : "s.token_id IN \(inTokens)"
         // Values are quoted with quote() of SQLite semantics below; the key never reaches SQL unquoted.
         let sql = """
@@ -93,19 +107,19 @@ public struct Trace {
               SELECT r.t, 'register', r.token_id,
                      'device ' || coalesce(r.device, '?') || ' user ' || coalesce(r.user, '?') || ' env ' || coalesce(r.env, '?') ||
                      ' app ' || coalesce(r.app_version, '?') || ' auth ' || coalesce(r.auth, '?'), r.src, r.line
-              FROM registers r WHERE r.token_id IN \(inTokens) OR r.device = \(devFilter) OR r.user = \(userFilter)
+              FROM registers r WHERE r.token_id IN \(inTokens) OR r.device IN \(inDevices) OR (r.device IS NULL AND r.user = \(userFilter))
               UNION ALL
               SELECT u.t, 'unregister', u.token_id, 'device ' || coalesce(u.device, '?'), u.src, u.line
-              FROM unregisters u WHERE u.token_id IN \(inTokens) OR u.device = \(devFilter) OR u.user = \(userFilter)
+              FROM unregisters u WHERE u.token_id IN \(inTokens) OR u.device IN \(inDevices)
               UNION ALL
               SELECT g.t, 'settings', NULL, 'auth ' || g.auth || ' alert ' || coalesce(g.alert_setting, '?') || ' device ' || coalesce(g.device, '?'), g.src, g.line
               FROM settings g
-              WHERE g.device = \(devFilter) OR g.user = \(userFilter)
+              WHERE g.device IN \(inDevices) OR (g.device IS NULL AND g.user = \(userFilter))
                  OR g.device IN (SELECT device FROM registers WHERE token_id IN \(inTokens))
               UNION ALL
               SELECT c.t, 'receipt', c.token_id, coalesce(c.receipt, '?') || ' ' || coalesce(c.result, '') || ' apns-id ' || c.apns_id, c.src, c.line
               FROM receipts c
-              WHERE c.apns_id = \(apnsFilter) OR c.device = \(devFilter)
+              WHERE c.apns_id = \(apnsFilter) OR c.device IN \(inDevices)
                  OR c.apns_id IN (SELECT s.apns_id FROM sends s WHERE \(sendsWhere))
             ) x
             LEFT JOIN tokens k ON k.id = x.token_id

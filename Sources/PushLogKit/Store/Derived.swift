@@ -1,49 +1,50 @@
 /// Facts derived from the records after each ingest, kept in tables so reports stay fast.
 public enum Derived {
     /// Joins split `response` records to their `request` by apns_id (whichever arrived first).
-    public static func refresh(_ db: Database, joinResponses: Bool = true) throws {
-        if joinResponses { try joinSplitResponses(db) }
-        try refreshTokenFacts(db)
-        try refreshTokenRuns(db)
-        try refreshDeviceFacts(db)
+    public static func refresh(_ db: Database) throws {
+        try PhaseTimer.measure("join responses") { try joinSplitResponses(db) }
+        try PhaseTimer.measure("token facts") { try refreshTokenFacts(db) }
+        try PhaseTimer.measure("devices") { try DevicePass(db: db).run() }
+        try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
     }
 
-    /// Opt-in facts per device from the auth of registrations and settings (aggregates over
-    /// the (device, t) indexes instead of window functions in every report run).
-    static func refreshDeviceFacts(_ db: Database) throws {
-        // Aggregated per table first (each a single sorted pass), then combined per device.
-        let key = "coalesce(device, 'user:' || user)"
+    /// Opt-in facts for observations without a device (settings or registrations that name only
+    /// a user), keyed 'user:ID'; devices are handled by DevicePass.
+    static func refreshUserOnlyFacts(_ db: Database) throws {
+        let key = "'user:' || user"
         let decided = "auth IN ('authorized', 'denied', 'provisional', 'ephemeral')"
+        let onlyUser = "device IS NULL AND user IS NOT NULL"
         try db.exec("""
-            DELETE FROM device_facts;
             INSERT INTO device_facts(dkey, user, opt_in, last_obs)
               SELECT dkey, max(user), min(oi), max(lo) FROM (
                 SELECT \(key) AS dkey, max(user) AS user, min(CASE WHEN auth = 'authorized' THEN t END) AS oi, max(t) AS lo
-                FROM registers WHERE auth IS NOT NULL GROUP BY 1
+                FROM registers WHERE \(onlyUser) AND auth IS NOT NULL GROUP BY 1
                 UNION ALL
-                SELECT \(key), max(user), min(CASE WHEN auth = 'authorized' THEN t END), max(t) FROM settings GROUP BY 1)
+                SELECT \(key), max(user), min(CASE WHEN auth = 'authorized' THEN t END), max(t) FROM settings WHERE \(onlyUser) GROUP BY 1)
               GROUP BY dkey;
             UPDATE device_facts SET off = o.t FROM (
                 SELECT o.dkey, min(o.t) AS t FROM (
-                  SELECT \(key) AS dkey, t FROM registers WHERE auth = 'denied'
-                  UNION ALL SELECT \(key), t FROM settings WHERE auth = 'denied') AS o
+                  SELECT \(key) AS dkey, t FROM registers WHERE \(onlyUser) AND auth = 'denied'
+                  UNION ALL SELECT \(key), t FROM settings WHERE \(onlyUser) AND auth = 'denied') AS o
                 JOIN device_facts f ON f.dkey = o.dkey
                 WHERE o.t > f.opt_in GROUP BY o.dkey) AS o
               WHERE o.dkey = device_facts.dkey;
             UPDATE device_facts SET fd_t = d.t, fd_auth = d.auth FROM (
                 SELECT dkey, min(t) AS t, auth FROM (
-                  SELECT \(key) AS dkey, min(t) AS t, auth FROM registers WHERE \(decided) GROUP BY 1
-                  UNION ALL SELECT \(key), min(t), auth FROM settings WHERE \(decided) GROUP BY 1)
+                  SELECT \(key) AS dkey, min(t) AS t, auth FROM registers WHERE \(onlyUser) AND \(decided) GROUP BY 1
+                  UNION ALL SELECT \(key), min(t), auth FROM settings WHERE \(onlyUser) AND \(decided) GROUP BY 1)
                 GROUP BY dkey) AS d
               WHERE d.dkey = device_facts.dkey;
             UPDATE device_facts SET last_token = r.token_id, last_reg = r.t FROM (
-                SELECT \(key) AS dkey, token_id, max(t) AS t FROM registers GROUP BY 1) AS r
+                SELECT \(key) AS dkey, token_id, max(t) AS t FROM registers WHERE \(onlyUser) GROUP BY 1) AS r
               WHERE r.dkey = device_facts.dkey;
             """)
     }
 
     /// Joins split `response` records to their `request` by apns_id (whichever arrived first).
+    /// The partial index sends_unjoined holds exactly the responses still waiting for their request.
     static func joinSplitResponses(_ db: Database) throws {
+        guard try db.scalarInt("SELECT 1 FROM sends INDEXED BY sends_unjoined WHERE kind = 2 AND token_id IS NULL LIMIT 1") != nil else { return }
         try db.exec("""
             UPDATE sends SET
               token_id = coalesce(sends.token_id, r.token_id), env = coalesce(sends.env, r.env),
@@ -81,28 +82,5 @@ public enum Derived {
               WHERE g.token_id = token_facts.token_id;
 
             """)
-    }
-
-    /// Runs of consecutive registrations of a device with one token, read in (device, time)
-    /// order from the index: one pass in Swift is several times faster than window functions.
-    static func refreshTokenRuns(_ db: Database) throws {
-        try db.exec("DELETE FROM token_runs")
-        let read = try db.prepare("SELECT device, token_id, t FROM registers WHERE device IS NOT NULL ORDER BY device, t, id")
-        let insert = try db.prepare("INSERT INTO token_runs(device, token_id, start, last, superseded_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-        var device: String?
-        var token: Int64 = 0, start: Int64 = 0, last: Int64 = 0
-        func emit(_ superseded: Int64?) throws {
-            guard let device else { return }
-            insert.bind(1, device); insert.bind(2, token); insert.bind(3, start); insert.bind(4, last)
-            insert.bindInt(5, superseded)
-            try insert.run()
-        }
-        while try read.step() {
-            let d = read.string(0)!, tok = read.int(1), t = read.int(2)
-            if d == device && tok == token { last = t; continue }
-            try emit(d == device ? t : nil)
-            device = d; token = tok; start = t; last = t
-        }
-        try emit(nil)
     }
 }

@@ -9,8 +9,6 @@ public final class RecordWriter {
     let db: Database
     private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken, insMetric: Statement
     private var tokenIDs: [TokenKey: Int64] = [:]
-    /// Split `response` records written by this writer (they need joining to their requests).
-    public private(set) var responsesWritten = 0
     private var reasonCategory: [TokenKey: ReasonCategory] = [:]
     private static let categoryText: [ReasonCategory: StaticString] = [
         .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
@@ -137,9 +135,7 @@ public final class RecordWriter {
         }
         s.bind(1, t); s.bind(2, hash.0); s.bind(3, hash.1); s.bind(4, src); s.bind(5, Int64(line))
         try s.run()
-        if db.changes == 0 { return false }
-        if e.kind == .response || e.kind == .request { responsesWritten += 1 }
-        return true
+        return db.changes > 0
     }
 
     /// Stores one day's Apple delivery-metrics count (a re-import replaces it).

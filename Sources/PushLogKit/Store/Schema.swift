@@ -107,6 +107,7 @@ public enum Schema {
         last_obs INTEGER,
         last_token INTEGER, last_reg INTEGER  -- token and time of the latest registration
     );
+    CREATE INDEX device_facts_user ON device_facts(user);
     CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
     """
 
@@ -116,19 +117,18 @@ public enum Schema {
     CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id);
     CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, t);
     CREATE INDEX IF NOT EXISTS registers_device ON registers(device, t);
-    CREATE INDEX IF NOT EXISTS registers_user ON registers(user, t);
     CREATE INDEX IF NOT EXISTS settings_device ON settings(device, t);
-    CREATE INDEX IF NOT EXISTS settings_user ON settings(user, t);
     CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id);
     CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, t);
     CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line);
     CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410;
     CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200;
+    CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL;
     """
 
     public static let secondaryIndexNames = [
-        "sends_token", "sends_apns", "registers_token", "registers_device", "registers_user",
-        "settings_device", "settings_user", "receipts_apns", "unregisters_token", "rejects_src", "sends_gone", "sends_errors",
+        "sends_token", "sends_apns", "registers_token", "registers_device",
+        "settings_device", "receipts_apns", "unregisters_token", "rejects_src", "sends_gone", "sends_errors", "sends_unjoined",
     ]
 
     /// Brings a writable database to the current version.
