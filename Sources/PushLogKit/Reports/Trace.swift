@@ -119,8 +119,8 @@ public struct Trace {
               UNION ALL
               SELECT c.t, 'receipt', c.token_id, coalesce(c.receipt, '?') || ' ' || coalesce(c.result, '') || ' apns-id ' || c.apns_id, c.src, c.line
               FROM receipts c
-              WHERE c.apns_id = \(apnsFilter) OR c.device IN \(inDevices)
-                 OR c.apns_id IN (SELECT s.apns_id FROM sends s WHERE \(sendsWhere))
+              -- by apns-id only (indexed): every receipt names the push it belongs to
+              WHERE c.apns_id = \(apnsFilter) OR c.apns_id IN (SELECT s.apns_id FROM sends s WHERE \(sendsWhere))
             ) x
             LEFT JOIN tokens k ON k.id = x.token_id
             LEFT JOIN sources src ON src.id = x.src
