@@ -148,6 +148,19 @@ final class IngestTests: XCTestCase {
         let attrs = try FileManager.default.attributesOfItem(atPath: db)
         XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
     }
+
+    func testFuzzFoundInputs() throws {
+        // Each input a fuzzer crashed on (scripts/fuzz.sh) stays here as a fixture.
+        let shortDate = try Data(contentsOf: Fixtures.dir.appendingPathComponent("fuzz-time-short-date.bin"))
+        XCTAssertNil(shortDate.withUnsafeBytes { TimeParser.parse($0.bindMemory(to: UInt8.self)) })  // "2026-12" read past its end
+        XCTAssertNil(TimeParser.parse("2026-1"))
+        XCTAssertNil(TimeParser.parse("2026-11-0"))
+        // A relative duration too large to subtract trapped on the Int64 conversion.
+        XCTAssertNil(TimeArgument.parse("1e300h"))
+        XCTAssertNil(TimeArgument.parse("99999999999999w"))
+        XCTAssertNil(TimeArgument.parse("+2202021381380-w03"))  // an ISO week in an absurd year
+        XCTAssertEqual(TimeArgument.parse("2026-W45"), TimeParser.parse("2026-11-02"))
+    }
 }
 
 /// gzip-compresses a file with zlib through the CZlib target (a real gzip stream).

@@ -45,7 +45,7 @@ public enum TimeParser {
         if n < 5 || p[4] != 0x2D && p[4] != 0x2F {
             return parseEpoch(p, n)
         }
-        guard let y = num(0, 4), let mo = num(5, 2), p[7] == p[4], let d = num(8, 2),
+        guard n >= 10, let y = num(0, 4), let mo = num(5, 2), p[7] == p[4], let d = num(8, 2),
               (1...12).contains(mo), d >= 1, d <= 31 else { return nil }
         var i = 10
         var h = 0, mi = 0, s = 0, fracMs = 0.0

@@ -12,25 +12,23 @@ public enum TimeArgument {
         case "yesterday": return TimeFormat.floorDiv(now, day) * day - day
         default: break
         }
-        // ISO week: 2026-W45
-        let parts = s.uppercased().split(separator: "-")
-        if parts.count == 2, parts[1].hasPrefix("W"), let y = Int(parts[0]), let w = Int(parts[1].dropFirst()), (1...53).contains(w) {
-            return TimeFormat.isoWeekStart(year: y, week: w)
-        }
+        if let w = week(s) { return w }
         // Relative durations: -2h, 7d, 90m, 30s, 2w
         var body = Substring(s)
         if body.hasPrefix("-") || body.hasPrefix("+") { body = body.dropFirst() }
         if let unit = body.last, "smhdw".contains(unit), let n = Double(body.dropLast()), n >= 0 {
             let ms: Double = ["s": 1e3, "m": 6e4, "h": 3.6e6, "d": 8.64e7, "w": 6.048e8][String(unit)]!
+            guard n.isFinite, n * ms < 1e15 else { return nil }  // beyond ~30,000 years back
             return now - Int64(n * ms)
         }
         return TimeParser.parse(s)
     }
 
-    /// Start of an ISO week label, or nil.
+    /// Start of an ISO week label (`2026-W45`, years 1–9999), or nil.
     public static func week(_ s: String) -> Int64? {
         let parts = s.uppercased().split(separator: "-")
-        guard parts.count == 2, parts[1].hasPrefix("W"), let y = Int(parts[0]), let w = Int(parts[1].dropFirst()), (1...53).contains(w) else { return nil }
+        guard parts.count == 2, parts[1].hasPrefix("W"), let y = Int(parts[0]), (1...9999).contains(y),
+              let w = Int(parts[1].dropFirst()), (1...53).contains(w) else { return nil }
         return TimeFormat.isoWeekStart(year: y, week: w)
     }
 }
