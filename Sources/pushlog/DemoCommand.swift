@@ -44,6 +44,8 @@ enum DemoCommand: Command {
         if !quiet {
             Console.err(String(format: "demo: %d records in %d files (%.1fs)", result.records, result.files.count, Date().timeIntervalSince(started)))
         }
+        let lock = try WriterLock(databasePath: dbPath) { Console.err("pushlog: waiting for the running ingest to finish") }
+        defer { withExtendedLifetime(lock) {} }
         let db = try Store.openForWriting(path: dbPath)
         var io = IngestOptions()
         if !quiet && Console.stderrIsTTY { io.progress = ProgressLine.show }

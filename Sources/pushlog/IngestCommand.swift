@@ -11,11 +11,12 @@ enum IngestCommand: Command {
       --format table|json   summary format (json: the shape of SPEC §2)
       --quiet               no progress line, no summary table
       --batch N             lines per transaction (default 200000)
+      --no-wait             fail at once (exit 1) if another ingest holds the database
 
     """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch"], boolean: ["--quiet", "-q"])
+        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch"], boolean: ["--quiet", "-q", "--no-wait"])
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
         }
@@ -34,14 +35,20 @@ enum IngestCommand: Command {
         if let b = try args.int("--batch", command: name) { opts.batchLines = max(1, b) }
         let showProgress = !quiet && Console.stderrIsTTY
         if showProgress { opts.progress = ProgressLine.show }
+        let lock = try WriterLock(databasePath: ctx.dbPath, wait: !args.has("--no-wait")) {
+            Console.err("pushlog: another ingest is writing to \(ctx.dbPath); waiting for it to finish (--no-wait to fail instead)")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let db = try Store.openForWriting(path: ctx.dbPath)
         let summary = try Ingester(db: db, options: opts).run(paths: args.positionals)
         if showProgress { ProgressLine.clear() }
-        for p in summary.problems { Console.err("pushlog: \(p)") }
         for f in summary.files {
-            if let e = f.error { Console.err("pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")") }
+            if let e = f.error, !(summary.problems.contains { $0.hasPrefix("stopped at \(f.path)") }) {
+                Console.err("pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")")
+            }
             for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
         }
+        for p in summary.problems { Console.err("pushlog: \(p)") }
         if format == "json" {
             Console.out(IngestReport.json(summary))
         } else if !quiet {

@@ -19,6 +19,8 @@ enum PruneCommand: Command {
         guard let t = TimeArgument.parse(b) else {
             throw UsageError(message: "cannot read --before '\(b)'", hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, or -90d")
         }
+        let lock = try WriterLock(databasePath: ctx.dbPath) { Console.err("pushlog: waiting for the running ingest to finish") }
+        defer { withExtendedLifetime(lock) {} }
         let db = try Store.openForWriting(path: ctx.dbPath)
         let n = try Retention.prune(db, before: t, vacuum: !args.has("--no-vacuum"))
         Console.err("pruned \(n) records before \(TimeFormat.rfc3339(ms: t))")

@@ -11,6 +11,12 @@ public final class CSVFormat: LineFormat {
 
     public init(builder: EventBuilder) { self.builder = builder }
 
+    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? {
+        guard !pending.isEmpty else { return nil }
+        defer { pending.reset() }
+        return (pendingFirstLine, Array(pending.slice.prefix(512)), "quoted CSV field never closed before the end of the file")
+    }
+
     /// Splits one record; nil when a quoted field is still open at the end.
     public static func fields(_ b: ByteSlice) -> [String]? {
         var out: [String] = []

@@ -14,6 +14,12 @@ public final class JSONDocumentFormat: LineFormat {
     /// `inner` reads each collected object (the canonical schema or another tool's JSON shape).
     public init(inner: LineFormat) { self.inner = inner }
 
+    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? {
+        guard depth > 0 else { return nil }
+        depth = 0
+        return (firstLine, Array(buffer.slice.prefix(512)), "JSON record not closed before the end of the file")
+    }
+
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         spanned = nil
         var complete = false

@@ -192,10 +192,11 @@ public final class JSONLineParser {
                     let v = try string(p, n, &i)
                     if let field {
                         switch field {
+                        // Nested objects are read one level deep only, so hostile nesting cannot recurse.
                         case .response, .body:
-                            if v.first == 0x7B { try sub(v, .nested) }
+                            if v.first == 0x7B && ctx == .top { try sub(v, .nested) }
                         case .payload:
-                            if v.first == 0x7B { try sub(v, .payload) }
+                            if v.first == 0x7B && ctx == .top { try sub(v, .payload) }
                             if b.event.payloadBytes == nil { b.event.payloadBytes = Int64(v.count) }
                         default:
                             b.assign(field, v, .string, nested: ctx == .nested)
@@ -203,9 +204,9 @@ public final class JSONLineParser {
                     }
                 } else if c == 0x7B {
                     let start = i
-                    if field == .response || field == .body {
+                    if (field == .response || field == .body) && ctx == .top {
                         try object(p, n, &i, .nested)
-                    } else if field == .payload {
+                    } else if field == .payload && ctx == .top {
                         try object(p, n, &i, .payload)
                         if b.event.payloadBytes == nil { b.event.payloadBytes = Int64(i - start) }
                     } else {

@@ -20,8 +20,11 @@ public protocol LineFormat: AnyObject {
     func parse(_ line: ByteSlice, number: Int) -> ParseOutcome
     /// For records spanning lines: the record's bytes (its identity) and its first line number.
     var spanned: (bytes: ByteSlice, firstLine: Int)? { get }
+    /// At the end of the input: a record still open (its first line, first bytes, and why), if any.
+    func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)?
 }
 
 extension LineFormat {
     public var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
+    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? { nil }
 }

@@ -108,6 +108,13 @@ extension Ingester {
         } catch let e as InputError {
             readError = e
         }
+        if let open = format.endOfInput() {
+            if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
+            let text = Redactor.redact(String(decoding: open.bytes, as: UTF8.self))
+            var h = LineHash.hash(open.bytes.withUnsafeBufferPointer { $0 })
+            h.1 ^= Int64(open.line)
+            if try writer.reject(src: srcID, line: open.line, reason: open.reason, text: text, hash: h) { batch.rejects += 1 }
+        }
         try commit()
         if let readError {
             fs.complete = false
@@ -142,6 +149,10 @@ extension Ingester {
         if b.isEmpty || isBlank(b) { batch.lines -= 1; batch.blank += 1; return }
         if !UTF8Check.isValid(b) {
             try rejectLine(line, "invalid UTF-8", writer, src, &batch)
+            return
+        }
+        if memchr(b.baseAddress!, 0, b.count) != nil {
+            try rejectLine(line, "NUL byte in line", writer, src, &batch)
             return
         }
         switch format.parse(b, number: line.number) {

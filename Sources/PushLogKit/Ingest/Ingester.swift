@@ -61,10 +61,20 @@ public final class Ingester {
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
         var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
         let loadStart = Date()
+        var stopped = false
         for f in files {
             var fs = FileSummary(path: f.path)
             do {
                 try ingestFile(f, &fs, &ticker)
+            } catch let e as SQLiteError {
+                // The database itself failed (disk full, I/O error): stop, keep what was committed.
+                try? db.exec("ROLLBACK")
+                fs.complete = false
+                fs.error = "\(e)"
+                summary.files.append(fs)
+                summary.problems.append("stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there")
+                stopped = true
+                break
             } catch {
                 fs.complete = false
                 fs.error = "\(error)"
@@ -77,7 +87,7 @@ public final class Ingester {
         if PhaseTimer.enabled { FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs\n", "load", loaded.timeIntervalSince(loadStart)).data(using: .utf8)!) }
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
-        try finalize(rebuildIndexes: bulk, refreshDerived: changed)
+        if !stopped { try finalize(rebuildIndexes: bulk, refreshDerived: changed) }
         summary.seconds = Date().timeIntervalSince(started)
         summary.finalizeSeconds = Date().timeIntervalSince(loaded)
         return summary

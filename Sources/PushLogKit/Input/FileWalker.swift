@@ -39,10 +39,13 @@ public enum FileWalker {
             return
         }
         for name in names where !name.hasPrefix(".") {
-            if name.hasSuffix(".db") || name.hasSuffix(".db-wal") || name.hasSuffix(".db-shm") { continue }
+            if name.hasSuffix(".db") || name.hasSuffix(".db-wal") || name.hasSuffix(".db-shm") || name.hasSuffix(".db.lock") { continue }
             let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { continue }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                problems.append("\(path): broken symbolic link or vanished file, skipped")
+                continue
+            }
             if isDir.boolValue { walk(path, &out, &seen, &problems) } else { out.append(InputFile(path: path)) }
         }
     }

@@ -11,15 +11,18 @@ public final class GzipByteSource: ByteSource {
     private var memberEnded = false
     private var finished = false
     private let maxRatio: Double
+    private let slack: Int64
     /// Compressed bytes fed to zlib so far.
     public private(set) var compressedIn: Int64 = 0
     /// Bytes produced so far.
     public private(set) var produced: Int64 = 0
 
-    /// `maxRatio` stops a stream whose output grows past that multiple of its input (plus 64 MiB).
-    public init(input: ByteSource, maxRatio: Double = 1000) throws {
+    /// `maxRatio` stops a stream whose output grows past that multiple of its input plus `slack`
+    /// bytes (a gzip bomb); real logs compress 5–20:1.
+    public init(input: ByteSource, maxRatio: Double = 1000, slack: Int64 = 64 << 20) throws {
         self.input = input
         self.maxRatio = maxRatio
+        self.slack = slack
         inBuffer = .allocate(capacity: inCapacity)
         let rc = pushlog_inflate_init_gzip(&stream)
         if rc != Z_OK { throw InputError.corruptGzip("inflateInit failed: \(rc)") }
@@ -79,7 +82,7 @@ public final class GzipByteSource: ByteSource {
             default:
                 throw InputError.corruptGzip("zlib error \(rc)")
             }
-            if Double(produced) > Double(compressedIn) * maxRatio + 64 * 1024 * 1024 {
+            if Double(produced) > Double(compressedIn) * maxRatio + Double(slack) {
                 throw InputError.ratioExceeded(maxRatio)
             }
             if n > 0 { return n }

@@ -1,0 +1,175 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// Faults and hostile input, through the real binary where processes matter.
+final class FaultTests: XCTestCase {
+    func demoCorpus(_ tmp: TempDir, devices: Int = 500) throws -> String {
+        var o = DemoOptions()
+        o.devices = devices
+        o.weeks = 3
+        o.gzipLevel = 1
+        _ = try DemoGenerator(o).write(to: tmp.path + "/logs")
+        return tmp.path + "/logs"
+    }
+
+    func start(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    func testReportWhileIngestingSeesConsistentSnapshots() throws {
+        let tmp = TempDir()
+        let logs = try demoCorpus(tmp)
+        let db = tmp.file("p.db")
+        // A first small file creates the schema, so reports can open the database at once.
+        _ = try ingest([Fixtures.path("canonical.ndjson")], db: db)
+        let ingestProcess = try start(["--db", db, "ingest", "--quiet", "--batch", "300", logs])
+        var last: Int64 = -1
+        var runs = 0
+        while ingestProcess.isRunning || runs == 0 {
+            let r = try Run.pushlog(["--db", db, "query", "--format", "csv", "SELECT (SELECT count(*) FROM sends) AS n, (SELECT sum(n_send + n_request + n_response) FROM sources) AS counted"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let cells = r.stdout.split(separator: "\r\n")[1].split(separator: ",").map { Int64($0) ?? -1 }
+            // One snapshot: the rows and the per-source counters committed with them agree.
+            XCTAssertEqual(cells[0], cells[1], "rows and source counters from one snapshot")
+            XCTAssertGreaterThanOrEqual(cells[0], last)
+            last = cells[0]
+            XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--format", "json"]).status, 0)
+            runs += 1
+        }
+        ingestProcess.waitUntilExit()
+        XCTAssertEqual(ingestProcess.terminationStatus, 0)
+        XCTAssertGreaterThan(runs, 1)
+    }
+
+    func testConcurrentIngestsWaitForEachOther() throws {
+        let tmp = TempDir()
+        let logs = try demoCorpus(tmp)
+        let reference = tmp.file("ref.db")
+        _ = try ingest([logs], db: reference)
+        let db = tmp.file("p.db")
+        let a = try start(["--db", db, "ingest", "--quiet", "--batch", "500", logs])
+        let b = try start(["--db", db, "ingest", "--quiet", "--batch", "500", logs])
+        a.waitUntilExit()
+        b.waitUntilExit()
+        XCTAssertEqual(a.terminationStatus, 0)
+        XCTAssertEqual(b.terminationStatus, 0)
+        for table in ["sends", "registers", "settings", "receipts", "token_runs", "device_facts"] {
+            XCTAssertEqual(try count("SELECT count(*) FROM \(table)", db: db), try count("SELECT count(*) FROM \(table)", db: reference), table)
+        }
+        // --no-wait fails clearly while another writer holds the database.
+        let holder = try WriterLock(databasePath: db)
+        let r = try Run.pushlog(["--db", db, "ingest", "--no-wait", "--quiet", Fixtures.path("canonical.ndjson")])
+        withExtendedLifetime(holder) {}
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("busy"), r.stderr)
+    }
+
+    func testHostileLinesAreRejectedAndTheRestKept() throws {
+        let tmp = TempDir()
+        let good = "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"abcd\",\"status\":200}"
+        var lines: [[UInt8]] = []
+        lines.append(Array(good.utf8))
+        lines.append(Array("{\"time\":\"2026-11-02T10:00:01Z\",\"event\":\"send\",\"token\":\"ab\u{0}cd\",\"status\":200}".utf8))  // NUL
+        lines.append(Array(("{\"time\":\"2026-11-02T10:00:02Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200,\"x\":" + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}").utf8))
+        lines.append(Array(("{\"time\":\"2026-11-02T10:00:03Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200" + String(repeating: ",\"response\":{\"response\":", count: 1) + String(repeating: "{\"response\":", count: 50_000) + String(repeating: "}", count: 50_002) + "}").utf8))
+        lines.append(Array("{\"time\":\"2026-11-02T10:00:04Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":99999999999999999999999}".utf8))
+        lines.append(Array("{\"time\":1e400,\"event\":\"send\",\"token\":\"ab\",\"status\":200}".utf8))
+        lines.append(Array("{\"time\":\"0000-01-01T00:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}".utf8))
+        lines.append(Array("{\"time\":\"9999-12-31T23:59:59Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}".utf8))
+        lines.append(Array("{\"time\":\"2026-11-02T10:00:05Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":-5}".utf8))
+        let p = tmp.write("hostile.ndjson", bytes: Array(lines.joined(separator: [0x0A])) + [0x0A])
+        let s = try ingest([p], db: tmp.file("p.db"))
+        XCTAssertFalse(s.failed)
+        // The first line and the year-9999 line are records; everything else is a reject with its
+        // reason (nesting is skipped without recursion and refused past 10,000 levels).
+        XCTAssertEqual(s.totalRecords, 2)
+        let r = try Store.openForReading(path: tmp.file("p.db"))
+        let q = try r.prepare("SELECT line, reason FROM rejects ORDER BY line")
+        var reasons: [Int64: String] = [:]
+        while try q.step() { reasons[q.int(0)] = q.string(1) }
+        XCTAssertEqual(reasons[2], "NUL byte in line")
+        XCTAssertEqual(reasons[3], "JSON nested too deeply")
+        XCTAssertEqual(reasons[4], "JSON nested too deeply")
+        XCTAssertEqual(reasons[5], "status out of range")
+        XCTAssertTrue(reasons[6]?.hasPrefix("bad time") ?? false)
+        XCTAssertTrue(reasons[7]?.hasPrefix("bad time") ?? false, "year 0")
+        XCTAssertTrue(reasons[9]?.hasPrefix("status out of range") ?? false)
+        XCTAssertEqual(reasons.count, 7)
+    }
+
+    func testOpenRecordsAtEndOfFileAreRejected() throws {
+        let tmp = TempDir()
+        let csv = tmp.write("open.csv", "time,event,token,status\n2026-11-02T10:00:00Z,send,ab,200\n2026-11-02T10:00:01Z,send,\"ab,200\n")
+        let json = tmp.write("open.json", "{\n  \"time\": \"2026-11-02T10:00:00Z\", \"event\": \"send\", \"token\": \"ab\", \"status\": 200\n}\n{\n  \"time\": \"2026-11-02T10:00:01Z\",\n")
+        let s = try ingest([csv, json], db: tmp.file("p.db"))
+        XCTAssertEqual(s.files.map(\.totalRecords), [1, 1])
+        XCTAssertEqual(s.files.map(\.rejects), [1, 1])
+        XCTAssertEqual(try count("SELECT count(*) FROM rejects WHERE reason LIKE '%end of the file%'", db: tmp.file("p.db")), 2)
+    }
+
+    func testGzipBombIsStopped() throws {
+        let zeros = [UInt8](repeating: 0x61, count: 8 << 20)
+        let gz = try GzipWriter.compress(zeros, level: 9)
+        let tmp = TempDir()
+        let p = tmp.write("bomb.gz", bytes: gz)
+        let src = try GzipByteSource(input: try FileByteSource(path: p), maxRatio: 100, slack: 1 << 20)
+        let reader = LineReader(source: src)
+        XCTAssertThrowsError(try reader.forEachLine { _ in }) { e in
+            guard case InputError.ratioExceeded = e else { return XCTFail("\(e)") }
+        }
+    }
+
+    func testSymlinkLoopsAndBrokenLinks() throws {
+        let tmp = TempDir()
+        let dir = tmp.path + "/logs"
+        try FileManager.default.createDirectory(atPath: dir + "/sub", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("canonical.ndjson"), toPath: dir + "/sub/a.ndjson")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/sub/loop", withDestinationPath: dir)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/broken", withDestinationPath: dir + "/nowhere")
+        var problems: [String] = []
+        let files = FileWalker.expand([dir], problems: &problems)
+        XCTAssertEqual(files.map { ($0.path as NSString).lastPathComponent }, ["a.ndjson"])
+        XCTAssertEqual(problems.count, 1)
+        XCTAssertTrue(problems[0].contains("broken"))
+        let r = try Run.pushlog(["--db", tmp.file("p.db"), "ingest", "--quiet", dir])
+        XCTAssertEqual(r.status, 1, "a broken link is reported and fails the run")
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: tmp.file("p.db")), 3, "the rest is kept (send, request, response)")
+    }
+
+    func testFullDiskFailsClearlyAndLeavesAConsistentDatabase() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to mount a small tmpfs") }
+        let tmp = TempDir()
+        let logs = try demoCorpus(tmp, devices: 400)
+        let mnt = tmp.path + "/small"
+        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
+        let m = Process()
+        m.executableURL = URL(fileURLWithPath: "/bin/mount")
+        m.arguments = ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt]
+        try m.run()
+        m.waitUntilExit()
+        guard m.terminationStatus == 0 else { throw XCTSkip("cannot mount tmpfs here") }
+        defer {
+            let u = Process()
+            u.executableURL = URL(fileURLWithPath: "/bin/umount")
+            u.arguments = [mnt]
+            try? u.run()
+            u.waitUntilExit()
+        }
+        let db = mnt + "/p.db"
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", logs])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.lowercased().contains("full") || r.stderr.contains("disk"), r.stderr)
+        // Whatever was committed is consistent: rows equal the per-source counters.
+        if FileManager.default.fileExists(atPath: db) {
+            XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), try count("SELECT coalesce(sum(n_send), 0) FROM sources", db: db))
+            XCTAssertEqual(try count("SELECT count(*) FROM sources WHERE complete = 1 AND n_send + n_register + n_settings + n_receipt = 0", db: db), 0)
+        }
+    }
+}
