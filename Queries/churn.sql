@@ -13,14 +13,14 @@
 -- device's previous registration (history before the range counts). tokens_retired: tokens
 -- whose first 410 is in the bucket. superseded_sends: responses to a token whose device
 -- registered a different token after the token's own last registration and before the send.
-WITH regs AS (
-  SELECT r.t, r.device, r.token_id, lag(r.token_id) OVER (PARTITION BY r.device ORDER BY r.t, r.id) AS prev_token
-  FROM registers r WHERE r.device IS NOT NULL
-), active AS (
-  SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices,
-         sum(prev_token IS NOT NULL AND prev_token <> token_id) AS rotations,
-         count(DISTINCT CASE WHEN prev_token IS NOT NULL AND prev_token <> token_id THEN device END) AS devices_rotated
-  FROM regs WHERE t >= :since AND t < :until GROUP BY b
+WITH active AS (
+  SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices
+  FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until GROUP BY b
+), rot AS (
+  -- token_runs (derived at ingest) holds each device's runs of one token: a run that was
+  -- superseded ends with a rotation, at the next run's first registration.
+  SELECT bucket_start(superseded_at, :by) AS b, count(*) AS rotations, count(DISTINCT device) AS devices_rotated
+  FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until GROUP BY b
 ), newt AS (
   SELECT bucket_start(first_reg, :by) AS b, count(*) AS new_tokens
   FROM token_facts WHERE first_reg >= :since AND first_reg < :until GROUP BY b
@@ -28,45 +28,40 @@ WITH regs AS (
   SELECT bucket_start(first_410, :by) AS b, count(*) AS tokens_retired
   FROM token_facts WHERE first_410 >= :since AND first_410 < :until GROUP BY b
 ), superseded AS (
+  -- token_stale holds, per token, the intervals in which it was superseded (derived at ingest).
   SELECT bucket_start(s.t, :by) AS b, count(*) AS superseded_sends
-  FROM sends s
+  FROM token_stale z CROSS JOIN sends s ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-    AND (SELECT tr.superseded_at FROM token_runs tr WHERE tr.token_id = s.token_id AND tr.start <= s.t
-         ORDER BY tr.start DESC LIMIT 1) < s.t
   GROUP BY b
 ), buckets AS (
-  SELECT b FROM active UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
+  SELECT b FROM active UNION SELECT b FROM rot UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
 )
 SELECT bucket(k.b, :by) AS bucket,
        coalesce(a.active_devices, 0) AS active_devices, coalesce(n.new_tokens, 0) AS new_tokens,
-       coalesce(a.rotations, 0) AS rotations, coalesce(a.devices_rotated, 0) AS devices_rotated,
-       round(1.0 * a.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
+       coalesce(o.rotations, 0) AS rotations, coalesce(o.devices_rotated, 0) AS devices_rotated,
+       round(1.0 * coalesce(o.devices_rotated, 0) / nullif(a.active_devices, 0), 6) AS rotation_rate,
        coalesce(r.tokens_retired, 0) AS tokens_retired, coalesce(x.superseded_sends, 0) AS superseded_sends
 FROM buckets k
-LEFT JOIN active a ON a.b = k.b LEFT JOIN newt n ON n.b = k.b
+LEFT JOIN active a ON a.b = k.b LEFT JOIN rot o ON o.b = k.b LEFT JOIN newt n ON n.b = k.b
 LEFT JOIN retired r ON r.b = k.b LEFT JOIN superseded x ON x.b = k.b
 ORDER BY k.b;
 
 -- section: summary
 -- The same figures over the whole range (devices counted once).
-WITH regs AS (
-  SELECT r.t, r.device, r.token_id, lag(r.token_id) OVER (PARTITION BY r.device ORDER BY r.t, r.id) AS prev_token
-  FROM registers r WHERE r.device IS NOT NULL
-), a AS (
-  SELECT count(DISTINCT device) AS active_devices,
-         coalesce(sum(prev_token IS NOT NULL AND prev_token <> token_id), 0) AS rotations,
-         count(DISTINCT CASE WHEN prev_token IS NOT NULL AND prev_token <> token_id THEN device END) AS devices_rotated
-  FROM regs WHERE t >= :since AND t < :until
+WITH a AS (
+  SELECT count(DISTINCT device) AS active_devices FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until
+), o AS (
+  SELECT count(*) AS rotations, count(DISTINCT device) AS devices_rotated
+  FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until
 )
 SELECT a.active_devices,
        (SELECT count(*) FROM token_facts WHERE first_reg >= :since AND first_reg < :until) AS new_tokens,
-       a.rotations, a.devices_rotated,
-       round(1.0 * a.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
+       o.rotations, o.devices_rotated,
+       round(1.0 * o.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
        (SELECT count(*) FROM token_facts WHERE first_410 >= :since AND first_410 < :until) AS tokens_retired,
-       (SELECT count(*) FROM sends s
+       (SELECT count(*) FROM token_stale z CROSS JOIN sends s
+          ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
         WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-          AND (SELECT tr.superseded_at FROM token_runs tr WHERE tr.token_id = s.token_id AND tr.start <= s.t
-               ORDER BY tr.start DESC LIMIT 1) < s.t) AS superseded_sends
-FROM a;
+          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)) AS superseded_sends
+FROM a, o;

@@ -10,9 +10,9 @@
 -- A token's registered env is the env of its latest registration; a mismatched send is a
 -- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
 WITH r AS (
-  SELECT s.token_id, s.env AS sent_env, s.reason, s.category, f.reg_env, k.malformed,
+  SELECT s.token_id, s.env AS sent_env, s.reason, s.category, f.reg_env, f.malformed,
          (f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id LEFT JOIN tokens k ON k.id = s.token_id
+  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
@@ -38,9 +38,9 @@ FROM r GROUP BY reg_env, sent_env ORDER BY responses DESC;
 -- section: by_app_version
 -- app_version is that of the token's latest registration.
 WITH r AS (
-  SELECT f.reg_app_version, s.reason, k.malformed,
+  SELECT f.reg_app_version, s.reason, f.malformed,
          (f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id LEFT JOIN tokens k ON k.id = s.token_id
+  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )

@@ -12,20 +12,26 @@
 -- tokens_gone: distinct tokens whose first 410 response (over all history) is in the range.
 -- sends_after_gone: responses to a token later than its first 410, with no registration of the
 -- token between that 410's APNs timestamp (or, without one, the 410's time) and the send.
-WITH r AS MATERIALIZED (
+WITH r AS (
   SELECT s.t, s.token_id, s.status FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), gone AS (
+  -- Driven from the few tokens that have a 410 (token_facts), through the (token_id, t) index.
+  SELECT f.token_id, f.first_410, coalesce(f.first_410_ts, f.first_410) AS gone_ts, s.t, s.status
+  FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.t >= f.first_410
+  WHERE f.first_410 IS NOT NULL
+    AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
 SELECT count(*) AS responses,
        coalesce(sum(r.status = 410), 0) AS gone,
        round(1.0 * sum(r.status = 410) / nullif(count(*), 0), 6) AS gone_rate,
-       (SELECT count(DISTINCT r2.token_id) FROM r AS r2 JOIN token_facts f ON f.token_id = r2.token_id
-         WHERE r2.status = 410 AND r2.t = f.first_410) AS tokens_gone,
-       (SELECT count(*) FROM r AS r3 JOIN token_facts f ON f.token_id = r3.token_id
-         WHERE r3.t > f.first_410
-           AND NOT EXISTS (SELECT 1 FROM registers g WHERE g.token_id = r3.token_id
-                           AND g.t > coalesce(f.first_410_ts, f.first_410) AND g.t <= r3.t)) AS sends_after_gone
+       (SELECT count(DISTINCT token_id) FROM gone WHERE status = 410 AND t = first_410) AS tokens_gone,
+       (SELECT count(*) FROM gone g
+         WHERE g.t > g.first_410
+           AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = g.token_id
+                           AND x.t > g.gone_ts AND x.t <= g.t)) AS sends_after_gone
 FROM r;
 
 -- section: by_bucket

@@ -34,26 +34,24 @@ SELECT (SELECT count(*) FROM bg) AS background_sends,
        (SELECT count(*) FROM sends s
         WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
           AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-          AND s.reason = 'TooManyRequests') AS too_many_requests
+          AND s.status <> 200 AND s.reason = 'TooManyRequests') AS too_many_requests
 FROM acc, overb;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
 -- receipt time minus response time, in seconds.
-WITH bg AS MATERIALIZED (
-  SELECT s.t, s.token_id, s.apns_id, t / 3600000 AS hr
+WITH bg AS (
+  SELECT s.t, s.apns_id, count(*) OVER (PARTITION BY s.token_id, s.t / 3600000) AS load
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status = 200 AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
     AND (s.push_type = 'background'
          OR (s.push_type IS NULL AND s.content_available = 1
              AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-), load AS (
-  SELECT token_id, hr, count(*) AS load FROM bg GROUP BY token_id, hr
-), rec AS (
-  SELECT l.load, bg.t,
+), rec AS MATERIALIZED (
+  SELECT load, t,
          (SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = bg.apns_id AND rc.receipt = 'background') AS rt
-  FROM bg JOIN load l ON l.token_id IS bg.token_id AND l.hr = bg.hr
+  FROM bg
 )
 SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
             WHEN load <= 6 THEN '4-6' ELSE '7+' END AS rate,

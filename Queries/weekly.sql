@@ -47,8 +47,8 @@ FROM w ORDER BY w.ws;
 -- section: worst_app_versions
 SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count(*) AS responses,
        sum(s.status <> 200) AS errors, round(1.0 * sum(s.status <> 200) / count(*), 6) AS error_rate,
-       sum(s.reason = 'BadDeviceToken') AS bad_device_token, coalesce(sum(k.malformed), 0) AS malformed_token_sends
-FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id LEFT JOIN tokens k ON k.id = s.token_id
+       sum(s.reason = 'BadDeviceToken') AS bad_device_token, coalesce(sum(f.malformed), 0) AS malformed_token_sends
+FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
 WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
 GROUP BY 1 ORDER BY error_rate DESC, responses DESC LIMIT 5;
 

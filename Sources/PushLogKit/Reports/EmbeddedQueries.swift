@@ -18,14 +18,14 @@ public enum EmbeddedQueries {
 -- device's previous registration (history before the range counts). tokens_retired: tokens
 -- whose first 410 is in the bucket. superseded_sends: responses to a token whose device
 -- registered a different token after the token's own last registration and before the send.
-WITH regs AS (
-  SELECT r.t, r.device, r.token_id, lag(r.token_id) OVER (PARTITION BY r.device ORDER BY r.t, r.id) AS prev_token
-  FROM registers r WHERE r.device IS NOT NULL
-), active AS (
-  SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices,
-         sum(prev_token IS NOT NULL AND prev_token <> token_id) AS rotations,
-         count(DISTINCT CASE WHEN prev_token IS NOT NULL AND prev_token <> token_id THEN device END) AS devices_rotated
-  FROM regs WHERE t >= :since AND t < :until GROUP BY b
+WITH active AS (
+  SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices
+  FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until GROUP BY b
+), rot AS (
+  -- token_runs (derived at ingest) holds each device's runs of one token: a run that was
+  -- superseded ends with a rotation, at the next run's first registration.
+  SELECT bucket_start(superseded_at, :by) AS b, count(*) AS rotations, count(DISTINCT device) AS devices_rotated
+  FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until GROUP BY b
 ), newt AS (
   SELECT bucket_start(first_reg, :by) AS b, count(*) AS new_tokens
   FROM token_facts WHERE first_reg >= :since AND first_reg < :until GROUP BY b
@@ -33,48 +33,43 @@ WITH regs AS (
   SELECT bucket_start(first_410, :by) AS b, count(*) AS tokens_retired
   FROM token_facts WHERE first_410 >= :since AND first_410 < :until GROUP BY b
 ), superseded AS (
+  -- token_stale holds, per token, the intervals in which it was superseded (derived at ingest).
   SELECT bucket_start(s.t, :by) AS b, count(*) AS superseded_sends
-  FROM sends s
+  FROM token_stale z CROSS JOIN sends s ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-    AND (SELECT tr.superseded_at FROM token_runs tr WHERE tr.token_id = s.token_id AND tr.start <= s.t
-         ORDER BY tr.start DESC LIMIT 1) < s.t
   GROUP BY b
 ), buckets AS (
-  SELECT b FROM active UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
+  SELECT b FROM active UNION SELECT b FROM rot UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
 )
 SELECT bucket(k.b, :by) AS bucket,
        coalesce(a.active_devices, 0) AS active_devices, coalesce(n.new_tokens, 0) AS new_tokens,
-       coalesce(a.rotations, 0) AS rotations, coalesce(a.devices_rotated, 0) AS devices_rotated,
-       round(1.0 * a.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
+       coalesce(o.rotations, 0) AS rotations, coalesce(o.devices_rotated, 0) AS devices_rotated,
+       round(1.0 * coalesce(o.devices_rotated, 0) / nullif(a.active_devices, 0), 6) AS rotation_rate,
        coalesce(r.tokens_retired, 0) AS tokens_retired, coalesce(x.superseded_sends, 0) AS superseded_sends
 FROM buckets k
-LEFT JOIN active a ON a.b = k.b LEFT JOIN newt n ON n.b = k.b
+LEFT JOIN active a ON a.b = k.b LEFT JOIN rot o ON o.b = k.b LEFT JOIN newt n ON n.b = k.b
 LEFT JOIN retired r ON r.b = k.b LEFT JOIN superseded x ON x.b = k.b
 ORDER BY k.b;
 
 -- section: summary
 -- The same figures over the whole range (devices counted once).
-WITH regs AS (
-  SELECT r.t, r.device, r.token_id, lag(r.token_id) OVER (PARTITION BY r.device ORDER BY r.t, r.id) AS prev_token
-  FROM registers r WHERE r.device IS NOT NULL
-), a AS (
-  SELECT count(DISTINCT device) AS active_devices,
-         coalesce(sum(prev_token IS NOT NULL AND prev_token <> token_id), 0) AS rotations,
-         count(DISTINCT CASE WHEN prev_token IS NOT NULL AND prev_token <> token_id THEN device END) AS devices_rotated
-  FROM regs WHERE t >= :since AND t < :until
+WITH a AS (
+  SELECT count(DISTINCT device) AS active_devices FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until
+), o AS (
+  SELECT count(*) AS rotations, count(DISTINCT device) AS devices_rotated
+  FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until
 )
 SELECT a.active_devices,
        (SELECT count(*) FROM token_facts WHERE first_reg >= :since AND first_reg < :until) AS new_tokens,
-       a.rotations, a.devices_rotated,
-       round(1.0 * a.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
+       o.rotations, o.devices_rotated,
+       round(1.0 * o.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
        (SELECT count(*) FROM token_facts WHERE first_410 >= :since AND first_410 < :until) AS tokens_retired,
-       (SELECT count(*) FROM sends s
+       (SELECT count(*) FROM token_stale z CROSS JOIN sends s
+          ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
         WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-          AND (SELECT tr.superseded_at FROM token_runs tr WHERE tr.token_id = s.token_id AND tr.start <= s.t
-               ORDER BY tr.start DESC LIMIT 1) < s.t) AS superseded_sends
-FROM a;
+          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)) AS superseded_sends
+FROM a, o;
 """#,
         "env-mismatch": #"""
 -- title: Sandbox/production mismatches
@@ -89,9 +84,9 @@ FROM a;
 -- A token's registered env is the env of its latest registration; a mismatched send is a
 -- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
 WITH r AS (
-  SELECT s.token_id, s.env AS sent_env, s.reason, s.category, f.reg_env, k.malformed,
+  SELECT s.token_id, s.env AS sent_env, s.reason, s.category, f.reg_env, f.malformed,
          (f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id LEFT JOIN tokens k ON k.id = s.token_id
+  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
@@ -117,9 +112,9 @@ FROM r GROUP BY reg_env, sent_env ORDER BY responses DESC;
 -- section: by_app_version
 -- app_version is that of the token's latest registration.
 WITH r AS (
-  SELECT f.reg_app_version, s.reason, k.malformed,
+  SELECT f.reg_app_version, s.reason, f.malformed,
          (f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id LEFT JOIN tokens k ON k.id = s.token_id
+  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
@@ -181,20 +176,26 @@ ORDER BY b, responses DESC;
 -- tokens_gone: distinct tokens whose first 410 response (over all history) is in the range.
 -- sends_after_gone: responses to a token later than its first 410, with no registration of the
 -- token between that 410's APNs timestamp (or, without one, the 410's time) and the send.
-WITH r AS MATERIALIZED (
+WITH r AS (
   SELECT s.t, s.token_id, s.status FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), gone AS (
+  -- Driven from the few tokens that have a 410 (token_facts), through the (token_id, t) index.
+  SELECT f.token_id, f.first_410, coalesce(f.first_410_ts, f.first_410) AS gone_ts, s.t, s.status
+  FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.t >= f.first_410
+  WHERE f.first_410 IS NOT NULL
+    AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
 SELECT count(*) AS responses,
        coalesce(sum(r.status = 410), 0) AS gone,
        round(1.0 * sum(r.status = 410) / nullif(count(*), 0), 6) AS gone_rate,
-       (SELECT count(DISTINCT r2.token_id) FROM r AS r2 JOIN token_facts f ON f.token_id = r2.token_id
-         WHERE r2.status = 410 AND r2.t = f.first_410) AS tokens_gone,
-       (SELECT count(*) FROM r AS r3 JOIN token_facts f ON f.token_id = r3.token_id
-         WHERE r3.t > f.first_410
-           AND NOT EXISTS (SELECT 1 FROM registers g WHERE g.token_id = r3.token_id
-                           AND g.t > coalesce(f.first_410_ts, f.first_410) AND g.t <= r3.t)) AS sends_after_gone
+       (SELECT count(DISTINCT token_id) FROM gone WHERE status = 410 AND t = first_410) AS tokens_gone,
+       (SELECT count(*) FROM gone g
+         WHERE g.t > g.first_410
+           AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = g.token_id
+                           AND x.t > g.gone_ts AND x.t <= g.t)) AS sends_after_gone
 FROM r;
 
 -- section: by_bucket
@@ -361,26 +362,24 @@ SELECT (SELECT count(*) FROM bg) AS background_sends,
        (SELECT count(*) FROM sends s
         WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
           AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-          AND s.reason = 'TooManyRequests') AS too_many_requests
+          AND s.status <> 200 AND s.reason = 'TooManyRequests') AS too_many_requests
 FROM acc, overb;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
 -- receipt time minus response time, in seconds.
-WITH bg AS MATERIALIZED (
-  SELECT s.t, s.token_id, s.apns_id, t / 3600000 AS hr
+WITH bg AS (
+  SELECT s.t, s.apns_id, count(*) OVER (PARTITION BY s.token_id, s.t / 3600000) AS load
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status = 200 AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
     AND (s.push_type = 'background'
          OR (s.push_type IS NULL AND s.content_available = 1
              AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-), load AS (
-  SELECT token_id, hr, count(*) AS load FROM bg GROUP BY token_id, hr
-), rec AS (
-  SELECT l.load, bg.t,
+), rec AS MATERIALIZED (
+  SELECT load, t,
          (SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = bg.apns_id AND rc.receipt = 'background') AS rt
-  FROM bg JOIN load l ON l.token_id IS bg.token_id AND l.hr = bg.hr
+  FROM bg
 )
 SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
             WHEN load <= 6 THEN '4-6' ELSE '7+' END AS rate,
@@ -439,8 +438,8 @@ FROM w ORDER BY w.ws;
 -- section: worst_app_versions
 SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count(*) AS responses,
        sum(s.status <> 200) AS errors, round(1.0 * sum(s.status <> 200) / count(*), 6) AS error_rate,
-       sum(s.reason = 'BadDeviceToken') AS bad_device_token, coalesce(sum(k.malformed), 0) AS malformed_token_sends
-FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id LEFT JOIN tokens k ON k.id = s.token_id
+       sum(s.reason = 'BadDeviceToken') AS bad_device_token, coalesce(sum(f.malformed), 0) AS malformed_token_sends
+FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
 WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
 GROUP BY 1 ORDER BY error_rate DESC, responses DESC LIMIT 5;
 

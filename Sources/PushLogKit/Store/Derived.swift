@@ -6,6 +6,7 @@ public enum Derived {
         try PhaseTimer.measure("token facts") { try refreshTokenFacts(db) }
         try PhaseTimer.measure("devices") { try DevicePass(db: db).run() }
         try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
+        try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db) }
     }
 
     /// Opt-in facts for observations without a device (settings or registrations that name only
@@ -75,12 +76,28 @@ public enum Derived {
             UPDATE token_facts SET first_reg = m.t
               FROM (SELECT token_id, min(t) AS t FROM registers GROUP BY token_id) AS m
               WHERE m.token_id = token_facts.token_id;
-            INSERT OR IGNORE INTO token_facts(token_id) SELECT DISTINCT token_id FROM sends WHERE status = 410 AND token_id IS NOT NULL;
+            INSERT OR IGNORE INTO token_facts(token_id) SELECT id FROM tokens;
+            UPDATE token_facts SET malformed = 1 WHERE token_id IN (SELECT id FROM tokens WHERE malformed = 1);
             UPDATE token_facts SET first_410 = g.t, first_410_ts = g.ts
               FROM (SELECT token_id, min(t) AS t, apns_ts AS ts FROM sends
                     WHERE status = 410 AND kind IN (0, 2) AND token_id IS NOT NULL GROUP BY token_id) AS g
               WHERE g.token_id = token_facts.token_id;
 
+            """)
+    }
+
+    /// A send to token T at time t went to a superseded token when the run of T with the latest
+    /// start at or before t was superseded before t: so T is stale from each run's superseded_at
+    /// until T's next run starts (on any device). Reports count sends inside these intervals.
+    static func refreshStaleIntervals(_ db: Database) throws {
+        try db.exec("""
+            DELETE FROM token_stale;
+            INSERT INTO token_stale(token_id, from_t, to_t)
+              SELECT token_id, superseded_at, next_start FROM (
+                SELECT token_id, superseded_at,
+                       coalesce(lead(start) OVER (PARTITION BY token_id ORDER BY start), 9000000000000000000) AS next_start
+                FROM token_runs)
+              WHERE superseded_at IS NOT NULL AND superseded_at < next_start;
             """)
     }
 }

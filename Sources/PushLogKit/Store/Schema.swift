@@ -89,7 +89,8 @@ public enum Schema {
         first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time
         reg_env TEXT, reg_app_version TEXT,            -- env and app version of the latest registration
         reg_device TEXT, reg_user TEXT,
-        first_410 INTEGER, first_410_ts INTEGER        -- first 410 response time and its APNs timestamp
+        first_410 INTEGER, first_410_ts INTEGER,       -- first 410 response time and its APNs timestamp
+        malformed INTEGER NOT NULL DEFAULT 0           -- copied from tokens, to save reports a join
     );
     -- Runs of consecutive registrations of one device with the same token; superseded_at is
     -- when the device first registered a different token after the run.
@@ -98,6 +99,9 @@ public enum Schema {
         superseded_at INTEGER
     );
     CREATE INDEX token_runs_token ON token_runs(token_id, start);
+    -- When sends to a token were going to a superseded token: from the moment its device
+    -- registered a different token until the token itself was registered again (churn).
+    CREATE TABLE token_stale(token_id INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL);
     -- Per device (or user-only settings, keyed 'user:ID'): the opt-in facts of SPEC §4 opt-out.
     CREATE TABLE device_facts(
         dkey TEXT PRIMARY KEY, user TEXT,
@@ -118,17 +122,20 @@ public enum Schema {
     CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, t);
     CREATE INDEX IF NOT EXISTS registers_device ON registers(device, t);
     CREATE INDEX IF NOT EXISTS settings_device ON settings(device, t);
-    CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id);
+    CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id, receipt, t);  -- covering for silent
     CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, t);
     CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line);
     CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410;
     CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200;
     CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL;
+    -- Background pushes by the rule of SPEC §4 (the same expression as in silent.sql, so the planner uses it).
+    CREATE INDEX IF NOT EXISTS sends_background ON sends(t) WHERE push_type = 'background'
+      OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0);
     """
 
     public static let secondaryIndexNames = [
         "sends_token", "sends_apns", "registers_token", "registers_device",
-        "settings_device", "receipts_apns", "unregisters_token", "rejects_src", "sends_gone", "sends_errors", "sends_unjoined",
+        "settings_device", "receipts_apns", "unregisters_token", "rejects_src", "sends_gone", "sends_errors", "sends_unjoined", "sends_background",
     ]
 
     /// Brings a writable database to the current version.
