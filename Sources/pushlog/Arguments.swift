@@ -23,7 +23,11 @@ struct Arguments {
         while i < args.count {
             let a = args[i]
             i += 1
-            if onlyPositionals || a == "-" || !a.hasPrefix("-") { positionals.append(a); continue }
+            // SQL that starts with a `-- comment`, or any text with spaces, is an argument, not a flag.
+            if onlyPositionals || a == "-" || !a.hasPrefix("-") || a.contains(" ") || a.contains("\n") {
+                positionals.append(a)
+                continue
+            }
             if a == "--" { onlyPositionals = true; continue }
             var name = a
             var inline: String?

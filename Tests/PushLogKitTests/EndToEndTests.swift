@@ -133,4 +133,33 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM token_facts WHERE first_410 IS NOT NULL", db: db), 1)
         XCTAssertEqual(try Run.pushlog(["--db", db, "prune"]).status, 2)
     }
+
+    func testUserReportsFromQueriesDirectory() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let dir = tmp.path + "/queries"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        _ = tmp.write("queries/topics.sql", """
+            -- title: Responses by topic
+            -- description: A user report.
+            -- param: since  start
+            -- section: summary
+            SELECT topic, count(*) AS responses FROM sends WHERE status IS NOT NULL AND t >= :since GROUP BY topic;
+            """)
+        _ = tmp.write("queries/sneaky.sql", "-- title: Sneaky\n-- section: summary\nDELETE FROM sends;\n")
+        let list = try Run.pushlog(["--db", db, "reports", "--queries", dir, "--format", "csv"])
+        XCTAssertTrue(list.stdout.contains("topics,Responses by topic"), list.stdout)
+        let r = try Run.pushlog(["--db", db, "report", "topics", "--format", "csv"], env: ["PUSHLOG_QUERIES": dir])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("com.example.app,17"), r.stdout)
+        // User reports get the same read-only guard.
+        let bad = try Run.pushlog(["--db", db, "report", "sneaky", "--queries", dir])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 17)
+        // SQL may start with a comment.
+        let q = try Run.pushlog(["--db", db, "query", "--format", "csv", "-- how many\nSELECT count(*) AS n FROM sends"])
+        XCTAssertEqual(q.status, 0, q.stderr)
+        XCTAssertTrue(q.stdout.contains("17"))
+    }
 }
