@@ -75,6 +75,7 @@ extension Ingester {
         }
         fs.format = format.name
         fs.resumedAfterLine = resumeLines
+        var fileBytes: Int64 = 0
         let reader = LineReader(source: peek, startOffset: plainSkip ? resumeOffset : 0, startLine: plainSkip ? resumeLines : 0)
         let skipThrough = plainSkip ? 0 : resumeLines
 
@@ -82,7 +83,6 @@ extension Ingester {
         var lastOffset = resumeOffset, lastLine = resumeLines
         var inTransaction = false
         let batchLines = options.batchLines
-        let writer = self.writer
         func commit() throws {
             guard inTransaction else { return }
             let n = batch.lines
@@ -91,31 +91,41 @@ extension Ingester {
             try db.exec("COMMIT")
             inTransaction = false
         }
+
+        // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
+        let queue = ChunkQueue(capacity: 4)
+        let stage = ParsingStage(reader: reader, format: format, builder: builder, file: file,
+                                 skipThrough: skipThrough, queue: queue)
+        let done = DispatchSemaphore(value: 0)
         var readError: Error?
+        let thread = Thread {
+            readError = stage.run()
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
         do {
-            try reader.forEachLine { line in
-                if line.number <= skipThrough { return }
-                if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
-                batch.lines += 1
-                try process(line, format, writer, srcID, &batch)
-                if batch.lines & 0x3FFF == 0 { ticker.tick(records: batch.lines, bytesIn: file.consumed) }
-                lastOffset = line.endOffset
-                lastLine = line.number
-                if batch.lines >= batchLines {
-                    try commit()
+            while let chunk = queue.pop() {
+                for item in chunk.items {
+                    if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
+                    try write(item, srcID, &batch)
+                    // A line inside an unfinished multi-line record is not a safe resume point.
+                    if item.kind != .pending && item.lineNumber > 0 {
+                        lastOffset = item.endOffset
+                        lastLine = item.lineNumber
+                    }
+                    if batch.lines >= batchLines { try commit() }
                 }
+                ticker.tick(records: batch.lines, bytesIn: chunk.consumed)
+                fileBytes = chunk.consumed
             }
-        } catch let e as InputError {
-            readError = e
+            try commit()
+        } catch {
+            queue.cancel()
+            done.wait()
+            throw error
         }
-        if let open = format.endOfInput() {
-            if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
-            let text = Redactor.redact(String(decoding: open.bytes, as: UTF8.self))
-            var h = LineHash.hash(open.bytes.withUnsafeBufferPointer { $0 })
-            h.1 ^= Int64(open.line)
-            if try writer.reject(src: srcID, line: open.line, reason: open.reason, text: text, hash: h) { batch.rejects += 1 }
-        }
-        try commit()
+        done.wait()
         if let readError {
             fs.complete = false
             fs.error = "\(readError)"
@@ -131,71 +141,50 @@ extension Ingester {
         finishSource.bind(7, head)
         try finishSource.run()
         try db.exec("COMMIT")
-        fs.bytes = file.consumed
-        ticker.fileDone(bytes: file.consumed)
+        fs.bytes = fileBytes
+        ticker.fileDone(bytes: fileBytes)
         if fs.format == "sns" && fs.totalRecords > 0 {
             fs.warnings.append("SNS delivery-status logging samples successes: success counts may be sampled")
         }
     }
 
-    /// Processes one line into the current transaction.
+    /// Writes one parsed item into the open transaction and counts it.
     @inline(__always)
-    func process(_ line: Line, _ format: LineFormat, _ writer: RecordWriter, _ src: Int64, _ batch: inout BatchCounts) throws {
-        if line.oversized {
-            try rejectLine(line, "line longer than 1 MiB", writer, src, &batch)
-            return
-        }
-        let b = line.bytes
-        if b.isEmpty || isBlank(b) { batch.lines -= 1; batch.blank += 1; return }
-        if !UTF8Check.isValid(b) {
-            try rejectLine(line, "invalid UTF-8", writer, src, &batch)
-            return
-        }
-        if memchr(b.baseAddress!, 0, b.count) != nil {
-            try rejectLine(line, "NUL byte in line", writer, src, &batch)
-            return
-        }
-        switch format.parse(b, number: line.number) {
+    func write(_ item: ParsedItem, _ src: Int64, _ batch: inout BatchCounts) throws {
+        switch item.kind {
+        case .blank:
+            batch.blank += 1
+        case .pending:
+            break
         case .event:
-            let e = builder.event
+            batch.lines += 1
+            let e = item.event
             let t = e.time!
             if batch.minT == nil || t < batch.minT! { batch.minT = t }
             if batch.maxT == nil || t > batch.maxT! { batch.maxT = t }
-            // A record spanning lines is identified by all its bytes and numbered by its first line.
-            let (bytes, number) = format.spanned ?? (b, line.number)
-            if try writer.write(e, hash: LineHash.hash(bytes), src: src, line: number) {
+            if try writer.write(e, hash: item.hash, src: src, line: item.recordLine) {
                 batch.records[e.kind!.rawValue] += 1
             } else {
                 batch.duplicates += 1
             }
-        case .reject(let reason):
-            try rejectLine(line, reason, writer, src, &batch)
+        case .reject:
+            batch.lines += 1
+            if try writer.reject(src: src, line: item.recordLine, reason: item.reason, text: item.text, hash: item.hash) {
+                batch.rejects += 1
+            } else {
+                batch.duplicates += 1
+            }
         case .skip:
+            batch.lines += 1
             batch.skipped += 1
         case .ignore:
+            batch.lines += 1
             batch.ignored += 1
-        case .pending:
-            batch.lines -= 1
-        case .metric(let day, let pushType, let status, let count):
-            try writer.appleMetric(day: day, pushType: pushType, status: status, count: count, src: src)
+        case .metric:
+            batch.lines += 1
+            let m = item.metric!
+            try writer.appleMetric(day: m.day, pushType: m.pushType, status: m.status, count: m.count, src: src)
             batch.metrics += 1
-        }
-    }
-
-    @inline(__always) func isBlank(_ b: ByteSlice) -> Bool {
-        for c in b where c != 0x20 && c != 0x09 && c != 0x0D { return false }
-        return true
-    }
-
-    func rejectLine(_ line: Line, _ reason: String, _ writer: RecordWriter, _ src: Int64, _ batch: inout BatchCounts) throws {
-        let prefix = ByteSlice(rebasing: line.bytes.prefix(512))
-        let text = Redactor.redact(String(decoding: prefix, as: UTF8.self))
-        var h = LineHash.hash(line.bytes)
-        if line.oversized { h.0 ^= Int64(line.endOffset) }
-        if try writer.reject(src: src, line: line.number, reason: reason, text: text, hash: h) {
-            batch.rejects += 1
-        } else {
-            batch.duplicates += 1
         }
     }
 
