@@ -14,8 +14,10 @@ public enum Store {
         let db = try Database(path: path, readOnly: false)
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=NORMAL")
-        try db.exec("PRAGMA cache_size=-65536")
-        try db.exec("PRAGMA temp_store=MEMORY")
+        try db.exec("PRAGMA cache_size=-32768")
+        // Index builds and GROUP BYs sort through temporary files, not RAM: memory stays flat
+        // whatever the input size.
+        try db.exec("PRAGMA temp_store=FILE")
         try Schema.migrate(db)
         try Functions.register(db)
         return db
