@@ -17,14 +17,6 @@ public enum TimeParser {
         return Int64(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000
     }
 
-    /// Epoch number by magnitude: seconds below 1e11, milliseconds below 1e14, else microseconds.
-    public static func fromEpoch(_ v: Double) -> Int64? {
-        guard v.isFinite, v >= 0, v < 1e17 else { return nil }
-        if v < 1e11 { return Int64((v * 1000).rounded()) }
-        if v < 1e14 { return Int64(v.rounded()) }
-        return Int64((v / 1000).rounded())
-    }
-
     /// Parses a time given as bytes: RFC 3339 (T or space, Z or offset, fraction), naive UTC, or an epoch number.
     public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
         var n = b.count

@@ -73,7 +73,6 @@ final class ChunkQueue {
 
     func close() { cond.lock(); closed = true; cond.broadcast(); cond.unlock() }
     func cancel() { cond.lock(); cancelled = true; chunks.removeAll(); cond.broadcast(); cond.unlock() }
-    var isCancelled: Bool { cond.lock(); defer { cond.unlock() }; return cancelled }
 }
 
 /// Inflates, splits, validates, parses and hashes lines on its own thread, so the writer thread

@@ -47,12 +47,6 @@ public enum ReasonTaxonomy {
         return .unknown
     }
 
-    /// The canonical spelling of a known reason, or nil.
-    public static func canonicalReason(_ r: String) -> String? {
-        let l = r.lowercased()
-        return reasons.first(where: { $0.0.lowercased() == l })?.0
-    }
-
     /// The status APNs sends with a reason, used when a log has the reason only.
     public static func status(forReason r: String) -> Int? { byReason[r.lowercased()]?.1 }
 }

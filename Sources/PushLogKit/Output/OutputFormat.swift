@@ -38,10 +38,6 @@ enum CellFormat {
         column.hasSuffix("_rate") || column.hasSuffix("_share") || column == "rate_fraction"
     }
 
-    static func isTime(_ column: String) -> Bool {
-        column == "time" || column.hasSuffix("_seen") || column == "first_t" || column == "last_t" || column.hasSuffix("_at")
-    }
-
     /// Plain text of a value for csv/tsv/json-less outputs.
     static func plain(_ v: SQLValue) -> String {
         switch v {

@@ -6,8 +6,6 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public let code: Int32
     public let message: String
     public var description: String { "database error \(code): \(message)" }
-    /// True when the database was locked by another writer past the busy timeout.
-    public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
 }
 
 /// One SQLite connection. Not shared between threads.
@@ -175,14 +173,6 @@ public enum SQLValue: Equatable {
         case .int(let v): return Double(v)
         case .double(let v): return v
         case .text(let s): return Double(s)
-        case .null: return nil
-        }
-    }
-    public var asString: String? {
-        switch self {
-        case .int(let v): return String(v)
-        case .double(let v): return String(v)
-        case .text(let s): return s
         case .null: return nil
         }
     }
