@@ -61,6 +61,10 @@ enum IngestCommand: Command {
 /// A progress line on stderr, redrawn in place.
 enum ProgressLine {
     static func show(_ p: IngestProgress) {
+        if let phase = p.phase {
+            FileHandle.standardError.write("\r\u{1B}[Kingest: \(p.records) records read; \(phase)…".data(using: .utf8)!)
+            return
+        }
         let mb = Double(p.bytesIn) / 1_048_576
         let rate = p.seconds > 0 ? Double(p.records) / p.seconds : 0
         var eta = ""

@@ -41,6 +41,6 @@ struct ProgressTicker {
         last = now
         callback(IngestProgress(filesDone: filesDone, filesTotal: total, records: records + pending,
                                 bytesIn: bytesBefore + bytesIn, bytesTotal: bytesTotal,
-                                seconds: now.timeIntervalSince(started)))
+                                seconds: now.timeIntervalSince(started), phase: nil))
     }
 }

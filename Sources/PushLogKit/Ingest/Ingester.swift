@@ -17,6 +17,8 @@ public struct IngestProgress {
     public var records: Int
     public var bytesIn: Int64, bytesTotal: Int64
     public var seconds: Double
+    /// Set after the files are read, while indexes and derived facts are built.
+    public var phase: String?
 }
 
 /// Joins Input -> Formats -> Store for a list of paths; one owner of the write connection.
@@ -87,7 +89,12 @@ public final class Ingester {
         if PhaseTimer.enabled { FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs\n", "load", loaded.timeIntervalSince(loadStart)).data(using: .utf8)!) }
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
-        if !stopped { try finalize(rebuildIndexes: bulk, refreshDerived: changed) }
+        if !stopped {
+            options.progress?(IngestProgress(filesDone: files.count, filesTotal: files.count, records: summary.lines,
+                                             bytesIn: totalBytes, bytesTotal: totalBytes,
+                                             seconds: Date().timeIntervalSince(started), phase: "building indexes and derived facts"))
+            try finalize(rebuildIndexes: bulk, refreshDerived: changed)
+        }
         summary.seconds = Date().timeIntervalSince(started)
         summary.finalizeSeconds = Date().timeIntervalSince(loaded)
         return summary
