@@ -49,6 +49,15 @@ timev "$bin" --db "$db" ingest --quiet "$corpus"
 read -r resecs _ < "$out/time.txt"
 echo "re-ingest unchanged: ${resecs}s ($(python3 -c "print(round(100*$resecs/$secs, 2))")% of the first)"
 
+# A small new day into the large database: only the touched tokens and devices are re-derived.
+extra="$out/extra"
+[ -d "$extra/provider" ] || "$bin" --db "$out/extra.db" demo "$extra" --devices 500 --weeks 2 --seed 7 --no-report --quiet
+rm -f "$out/extra.db" "$out/extra.db-wal" "$out/extra.db-shm" "$out/extra.db.lock"
+day=$(ls "$extra/provider" | tail -1 | sed 's/sends-//')
+timev "$bin" --db "$db" ingest --quiet "$extra/provider/sends-$day" "$extra/app/events-$day"
+read -r s _ < "$out/time.txt"
+echo "incremental ingest of one more day ($(zcat "$extra/provider/sends-$day" "$extra/app/events-$day" | wc -l) records) into it: ${s}s"
+
 for r in gone churn env-mismatch silent opt-out errors weekly; do
   timev "$bin" --db "$db" report "$r" --format json > /dev/null
   read -r s _ < "$out/time.txt"

@@ -6,6 +6,8 @@ public struct IngestOptions {
     public var inputFormat: String?
     /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
     public var batchLines = 200_000
+    /// Rebuild every derived fact instead of only those the new records touch.
+    public var fullRefresh = false
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?
     public init() {}
@@ -29,9 +31,13 @@ public final class Ingester {
     let builder = EventBuilder()
     let findSource, insertSource, updateProgress, finishSource, markStale: Statement
 
+    /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
+    let staleAtStart: Bool
+
     public init(db: Database, options: IngestOptions = IngestOptions()) throws {
         self.db = db
         self.options = options
+        staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         writer = try RecordWriter(db: db)
         findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format FROM sources WHERE path = ?1")
         insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
@@ -118,7 +124,11 @@ public final class Ingester {
             }
             let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
             if refreshDerived || stale != 0 {
-                try Derived.refresh(db)
+                if rebuildIndexes || staleAtStart || writer.touchedAll || options.fullRefresh {
+                    try Derived.refresh(db)
+                } else {
+                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices)
+                }
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
             }
             try PhaseTimer.measure("commit") { try db.exec("COMMIT") }

@@ -2,11 +2,40 @@
 public enum Derived {
     /// Joins split `response` records to their `request` by apns_id (whichever arrived first).
     public static func refresh(_ db: Database) throws {
-        try PhaseTimer.measure("join responses") { try joinSplitResponses(db) }
-        try PhaseTimer.measure("token facts") { try refreshTokenFacts(db) }
-        try PhaseTimer.measure("devices") { try DevicePass(db: db).run() }
+        try PhaseTimer.measure("join responses") { _ = try joinSplitResponses(db) }
+        try PhaseTimer.measure("token facts") { try refreshTokenFacts(db, only: nil) }
+        try PhaseTimer.measure("devices") { try DevicePass(db: db, only: false).run() }
         try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
-        try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db) }
+        try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
+    }
+
+    /// Rebuilds the facts of the given tokens and devices only (a small ingest into a large
+    /// database). Falls back to a full refresh when split responses were joined (their tokens are
+    /// not known beforehand). Must give the same tables as `refresh` (tested).
+    public static func refresh(_ db: Database, tokens: Set<Int64>, devices: Set<String>) throws {
+        if try joinSplitResponses(db) { try refresh(db); return }
+        try db.exec("""
+            CREATE TEMP TABLE IF NOT EXISTS touched_tokens(id INTEGER PRIMARY KEY);
+            CREATE TEMP TABLE IF NOT EXISTS touched_devices(d TEXT PRIMARY KEY);
+            DELETE FROM touched_tokens; DELETE FROM touched_devices;
+            """)
+        let it = try db.prepare("INSERT OR IGNORE INTO touched_tokens(id) VALUES (?1)")
+        for t in tokens { it.bind(1, t); try it.run() }
+        let id = try db.prepare("INSERT OR IGNORE INTO touched_devices(d) VALUES (?1)")
+        for d in devices { id.bind(1, d); try id.run() }
+        // Every token a touched device ever registered: its runs (and so its stale intervals) may change.
+        try db.exec("""
+            INSERT OR IGNORE INTO touched_tokens(id)
+              SELECT token_id FROM registers WHERE device IN (SELECT d FROM touched_devices);
+            """)
+        let filter = "token_id IN (SELECT id FROM temp.touched_tokens)"
+        try PhaseTimer.measure("token facts") { try refreshTokenFacts(db, only: filter) }
+        try PhaseTimer.measure("devices") { try DevicePass(db: db, only: true).run() }
+        try PhaseTimer.measure("user-only facts") {
+            try db.exec("DELETE FROM device_facts WHERE dkey >= 'user:' AND dkey < 'user;'")
+            try refreshUserOnlyFacts(db)
+        }
+        try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: filter) }
     }
 
     /// Opt-in facts for observations without a device (settings or registrations that name only
@@ -44,8 +73,9 @@ public enum Derived {
 
     /// Joins split `response` records to their `request` by apns_id (whichever arrived first).
     /// The partial index sends_unjoined holds exactly the responses still waiting for their request.
-    static func joinSplitResponses(_ db: Database) throws {
-        guard try db.scalarInt("SELECT 1 FROM sends INDEXED BY sends_unjoined WHERE kind = 2 AND token_id IS NULL LIMIT 1") != nil else { return }
+    /// Returns true when some responses were waiting (their tokens' facts may have changed).
+    static func joinSplitResponses(_ db: Database) throws -> Bool {
+        guard try db.scalarInt("SELECT 1 FROM sends INDEXED BY sends_unjoined WHERE kind = 2 AND token_id IS NULL LIMIT 1") != nil else { return false }
         try db.exec("""
             UPDATE sends SET
               token_id = coalesce(sends.token_id, r.token_id), env = coalesce(sends.env, r.env),
@@ -65,38 +95,41 @@ public enum Derived {
                   FROM sends WHERE kind = 1) AS r
             WHERE sends.kind = 2 AND sends.token_id IS NULL AND r.apns_id = sends.apns_id;
             """)
+        return true
     }
 
     /// Per-token facts: latest registration (env, app version, device) and first 410.
-    static func refreshTokenFacts(_ db: Database) throws {
+    /// `only` restricts the rebuild to tokens matching an SQL condition on `token_id`.
+    static func refreshTokenFacts(_ db: Database, only: String?) throws {
+        let w = only ?? "1"
         try db.exec("""
-            DELETE FROM token_facts;
+            DELETE FROM token_facts WHERE \(w);
             INSERT INTO token_facts(token_id, last_reg, reg_env, reg_app_version, reg_device, reg_user)
-              SELECT token_id, max(t), env, app_version, device, user FROM registers GROUP BY token_id;
+              SELECT token_id, max(t), env, app_version, device, user FROM registers WHERE \(w) GROUP BY token_id;
             UPDATE token_facts SET first_reg = m.t
-              FROM (SELECT token_id, min(t) AS t FROM registers GROUP BY token_id) AS m
+              FROM (SELECT token_id, min(t) AS t FROM registers WHERE \(w) GROUP BY token_id) AS m
               WHERE m.token_id = token_facts.token_id;
-            INSERT OR IGNORE INTO token_facts(token_id) SELECT id FROM tokens;
-            UPDATE token_facts SET malformed = 1 WHERE token_id IN (SELECT id FROM tokens WHERE malformed = 1);
+            INSERT OR IGNORE INTO token_facts(token_id) SELECT id FROM tokens WHERE \(w.replacingOccurrences(of: "token_id", with: "id"));
+            UPDATE token_facts SET malformed = 1 WHERE \(w) AND token_id IN (SELECT id FROM tokens WHERE malformed = 1);
             UPDATE token_facts SET first_410 = g.t, first_410_ts = g.ts
               FROM (SELECT token_id, min(t) AS t, apns_ts AS ts FROM sends
-                    WHERE status = 410 AND kind IN (0, 2) AND token_id IS NOT NULL GROUP BY token_id) AS g
+                    WHERE status = 410 AND kind IN (0, 2) AND token_id IS NOT NULL AND \(w) GROUP BY token_id) AS g
               WHERE g.token_id = token_facts.token_id;
-
             """)
     }
 
     /// A send to token T at time t went to a superseded token when the run of T with the latest
     /// start at or before t was superseded before t: so T is stale from each run's superseded_at
     /// until T's next run starts (on any device). Reports count sends inside these intervals.
-    static func refreshStaleIntervals(_ db: Database) throws {
+    static func refreshStaleIntervals(_ db: Database, only: String?) throws {
+        let w = only ?? "1"
         try db.exec("""
-            DELETE FROM token_stale;
+            DELETE FROM token_stale WHERE \(w);
             INSERT INTO token_stale(token_id, from_t, to_t)
               SELECT token_id, superseded_at, next_start FROM (
                 SELECT token_id, superseded_at,
                        coalesce(lead(start) OVER (PARTITION BY token_id ORDER BY start), 9000000000000000000) AS next_start
-                FROM token_runs)
+                FROM token_runs WHERE \(w))
               WHERE superseded_at IS NOT NULL AND superseded_at < next_start;
             """)
     }

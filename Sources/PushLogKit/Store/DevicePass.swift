@@ -3,14 +3,24 @@
 /// Swift avoids the sorts that window functions and GROUP BY on expressions cost in SQL.
 struct DevicePass {
     let db: Database
+    /// Only the devices listed in temp.touched_devices (an incremental refresh).
+    let only: Bool
 
     struct Registration { let t: Int64; let token: Int64; let auth: String?; let user: String? }
     struct Setting { let t: Int64; let auth: String; let user: String? }
 
     func run() throws {
-        try db.exec("DELETE FROM token_runs; DELETE FROM device_facts")
-        let regs = try db.prepare("SELECT device, t, token_id, auth, user FROM registers INDEXED BY registers_device WHERE device IS NOT NULL ORDER BY device, t")
-        let sets = try db.prepare("SELECT device, t, auth, user FROM settings INDEXED BY settings_device WHERE device IS NOT NULL ORDER BY device, t")
+        let which = only ? "device IN (SELECT d FROM temp.touched_devices)" : "device IS NOT NULL"
+        if only {
+            try db.exec("""
+                DELETE FROM token_runs WHERE device IN (SELECT d FROM temp.touched_devices);
+                DELETE FROM device_facts WHERE dkey IN (SELECT d FROM temp.touched_devices);
+                """)
+        } else {
+            try db.exec("DELETE FROM token_runs; DELETE FROM device_facts")
+        }
+        let regs = try db.prepare("SELECT device, t, token_id, auth, user FROM registers INDEXED BY registers_device WHERE \(which) ORDER BY device, t")
+        let sets = try db.prepare("SELECT device, t, auth, user FROM settings INDEXED BY settings_device WHERE \(which) ORDER BY device, t")
         let insRun = try db.prepare("INSERT INTO token_runs(device, token_id, start, last, superseded_at) VALUES (?1, ?2, ?3, ?4, ?5)")
         let insFact = try db.prepare("""
             INSERT INTO device_facts(dkey, user, opt_in, off, fd_t, fd_auth, last_obs, last_token, last_reg)

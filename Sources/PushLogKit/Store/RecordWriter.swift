@@ -10,6 +10,12 @@ public final class RecordWriter {
     private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken, insMetric: Statement
     private var tokenIDs: [TokenKey: Int64] = [:]
     private var reasonCategory: [TokenKey: ReasonCategory] = [:]
+    /// Tokens and devices whose derived facts this writer's records may change (incremental refresh);
+    /// collection stops, and `touchedAll` is set, once they grow past what an incremental refresh helps with.
+    public private(set) var touchedTokens = Set<Int64>()
+    public private(set) var touchedDevices = Set<String>()
+    public private(set) var touchedAll = false
+    static let touchLimit = 100_000
     private static let categoryText: [ReasonCategory: StaticString] = [
         .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
         .auth: "auth", .request: "request", .rate: "rate", .server: "server", .unknown: "unknown",
@@ -79,6 +85,7 @@ public final class RecordWriter {
         try insToken.run()
         let id = db.lastInsertRowID
         tokenIDs[key] = id
+        touchToken(id)
         return id
     }
 
@@ -92,6 +99,39 @@ public final class RecordWriter {
         let c = ReasonTaxonomy.category(status: status.map { Int($0) }, reason: reason.string)
         reasonCategory[key] = c
         return c
+    }
+
+    @inline(__always) func touchToken(_ id: Int64) {
+        guard !touchedAll else { return }
+        touchedTokens.insert(id)
+        if touchedTokens.count > RecordWriter.touchLimit { giveUpTouching() }
+    }
+
+    @inline(__always) func touchDevice(_ d: ByteSlice?) {
+        guard !touchedAll, let d else { return }
+        touchedDevices.insert(String(decoding: d, as: UTF8.self))
+        if touchedDevices.count > RecordWriter.touchLimit { giveUpTouching() }
+    }
+
+    func giveUpTouching() {
+        touchedAll = true
+        touchedTokens = []
+        touchedDevices = []
+    }
+
+    /// Notes what a newly stored record changes in the derived facts.
+    @inline(__always) func touch(_ e: Event, token: Int64?) {
+        switch e.kind! {
+        case .register:
+            if let token { touchToken(token) }
+            touchDevice(e.device)  // registrations without a device only touch user-only facts, always rebuilt
+        case .settings:
+            touchDevice(e.device)
+        case .send, .response:
+            if e.status == 410, let token { touchToken(token) }
+        case .request, .receipt, .unregister:
+            break
+        }
     }
 
     /// Writes one event; returns false when it was already stored (a duplicate).
@@ -135,7 +175,9 @@ public final class RecordWriter {
         }
         s.bind(1, t); s.bind(2, hash.0); s.bind(3, hash.1); s.bind(4, src); s.bind(5, Int64(line))
         try s.run()
-        return db.changes > 0
+        guard db.changes > 0 else { return false }
+        touch(e, token: tok)
+        return true
     }
 
     /// Stores one day's Apple delivery-metrics count (a re-import replaces it).
