@@ -9,43 +9,61 @@
 -- section: summary
 -- A token's registered env is the env of its latest registration; a mismatched send is a
 -- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
-WITH r AS (
-  SELECT s.token_id, s.env AS sent_env, s.reason, s.category, f.reg_env, f.malformed,
-         (f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
+WITH per AS (
+  -- Responses aggregated per token and env first, through the covering index sends_token.
+  SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
+         sum(s.category = 'env-config') AS env_key
+  FROM sends s INDEXED BY sends_token
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  GROUP BY s.token_id, s.env
+), r AS (
+  SELECT p.*, f.reg_env, f.reg_app_version, coalesce(f.malformed, 0) AS malformed,
+         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
+  FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
-SELECT count(*) AS responses,
-       coalesce(sum(mismatched), 0) AS mismatched_sends,
-       coalesce(sum(reason = 'BadDeviceToken'), 0) AS bad_device_token,
-       coalesce(sum(reason = 'BadDeviceToken' AND mismatched), 0) AS bad_device_token_explained,
-       coalesce(sum(malformed), 0) AS malformed_token_sends,
-       coalesce(sum(category = 'env-config'), 0) AS env_key_errors
+SELECT coalesce(sum(n), 0) AS responses,
+       coalesce(sum(n * mismatched), 0) AS mismatched_sends,
+       coalesce(sum(bdt), 0) AS bad_device_token,
+       coalesce(sum(bdt * mismatched), 0) AS bad_device_token_explained,
+       coalesce(sum(n * malformed), 0) AS malformed_token_sends,
+       coalesce(sum(env_key), 0) AS env_key_errors
 FROM r;
 
 -- section: by_pair
-WITH r AS (
-  SELECT s.token_id, s.env AS sent_env, f.reg_env
-  FROM sends s JOIN token_facts f ON f.token_id = s.token_id
+WITH per AS (
+  -- Responses aggregated per token and env first, through the covering index sends_token.
+  SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
+         sum(s.category = 'env-config') AS env_key
+  FROM sends s INDEXED BY sends_token
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-    AND f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env
+  GROUP BY s.token_id, s.env
+), r AS (
+  SELECT p.*, f.reg_env, f.reg_app_version, coalesce(f.malformed, 0) AS malformed,
+         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
+  FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
-SELECT reg_env AS registered_env, sent_env, count(*) AS responses, count(DISTINCT token_id) AS tokens
-FROM r GROUP BY reg_env, sent_env ORDER BY responses DESC;
+SELECT reg_env AS registered_env, env AS sent_env, sum(n) AS responses, count(DISTINCT token_id) AS tokens
+FROM r WHERE mismatched GROUP BY reg_env, env ORDER BY responses DESC;
 
 -- section: by_app_version
 -- app_version is that of the token's latest registration.
-WITH r AS (
-  SELECT f.reg_app_version, s.reason, f.malformed,
-         (f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
+WITH per AS (
+  -- Responses aggregated per token and env first, through the covering index sends_token.
+  SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
+         sum(s.category = 'env-config') AS env_key
+  FROM sends s INDEXED BY sends_token
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  GROUP BY s.token_id, s.env
+), r AS (
+  SELECT p.*, f.reg_env, f.reg_app_version, coalesce(f.malformed, 0) AS malformed,
+         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
+  FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
-SELECT coalesce(reg_app_version, '(unknown)') AS app_version, count(*) AS responses,
-       coalesce(sum(reason = 'BadDeviceToken'), 0) AS bad_device_token,
-       coalesce(sum(mismatched), 0) AS mismatched_sends,
-       coalesce(sum(malformed), 0) AS malformed_token_sends
+SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
+       coalesce(sum(bdt), 0) AS bad_device_token,
+       coalesce(sum(n * mismatched), 0) AS mismatched_sends,
+       coalesce(sum(n * malformed), 0) AS malformed_token_sends
 FROM r GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;

@@ -118,10 +118,7 @@ public final class Ingester {
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
-            for stmt in Schema.secondaryIndexes.split(separator: ";") where !stmt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                let name = stmt.split(separator: " ").dropFirst(5).first.map(String.init) ?? "index"
-                try PhaseTimer.measure(name) { try db.exec(String(stmt)) }
-            }
+            try Schema.createSecondaryIndexes(db)
             let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
             if refreshDerived || stale != 0 {
                 if rebuildIndexes || staleAtStart || writer.touchedAll || options.fullRefresh {

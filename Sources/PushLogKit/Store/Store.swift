@@ -18,7 +18,6 @@ public enum Store {
         // Index builds and GROUP BYs sort through temporary files, not RAM: memory stays flat
         // whatever the input size.
         try db.exec("PRAGMA temp_store=FILE")
-        try db.exec("PRAGMA threads=2")  // helper threads for the index-build sorts (~10%)
         try Schema.migrate(db)
         try Functions.register(db)
         return db

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Prints how long each ingest phase took to stderr when $PUSHLOG_TIMINGS is set (benchmarking).
+/// Prints how long each phase of the writer took to stderr when $PUSHLOG_TIMINGS is set (benchmarking).
 enum PhaseTimer {
     static let enabled = ProcessInfo.processInfo.environment["PUSHLOG_TIMINGS"] != nil
 
