@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (Fuzz/FuzzTargets.swift + PushLogKit's sources, with
 # AddressSanitizer) and runs each target for SECONDS (default 600), seeded from Tests/Fixtures.
-# A crash leaves its input in fuzz-out/TARGET/ and makes the script exit 1; turn it into a
-# fixture and a fix.
+# A crash leaves its input in fuzz-out/TARGET/ (or $FUZZ_OUT/TARGET/) and makes the script exit
+# 1; turn it into a fixture and a fix.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: json logfmt csv document sns gorush time stream
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}; shift || true
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(json logfmt csv document sns gorush time stream)
-mkdir -p fuzz-out
-bin=fuzz-out/pushlog-fuzz
+out=${FUZZ_OUT:-fuzz-out}   # another folder lets two campaigns run side by side
+mkdir -p "$out"
+bin=$out/pushlog-fuzz
 if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz -newer "$bin" -name '*.swift' | head -1)" ]; then
   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name PushLogFuzz \
     -I Sources/CSQLite -I Sources/CZlib -lsqlite3 -lz \
@@ -18,7 +19,7 @@ if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz -newer "$bin" -name '
 fi
 status=0
 for t in "${targets[@]}"; do
-  corpus=fuzz-out/$t/corpus
+  corpus=$out/$t/corpus
   mkdir -p "$corpus"
   case $t in
     time) printf '2026-11-02T14:00:00.1235+01:30' > "$corpus/seed1"; printf '1762092000123456' > "$corpus/seed2"; printf -- '-2h' > "$corpus/seed3";;
@@ -33,10 +34,10 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${secs}s" >&2
   # SWIFT_BACKTRACE off: a Swift trap then reaches libFuzzer as a plain crash with its input saved.
   if SWIFT_BACKTRACE=enable=no PUSHLOG_FUZZ_TARGET=$t "$bin" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
-       -artifact_prefix="fuzz-out/$t/" "$corpus" > "fuzz-out/$t/log.txt" 2>&1; then
-    echo "fuzz: $t: no crash in ${secs}s ($(grep -o 'Done [0-9]* runs' "fuzz-out/$t/log.txt" | tail -1))" >&2
+       -artifact_prefix="$out/$t/" "$corpus" > "$out/$t/log.txt" 2>&1; then
+    echo "fuzz: $t: no crash in ${secs}s ($(grep -o 'Done [0-9]* runs' "$out/$t/log.txt" | tail -1))" >&2
   else
-    echo "fuzz: $t: CRASH — see fuzz-out/$t/log.txt and the crash-* file there" >&2
+    echo "fuzz: $t: CRASH — see $out/$t/log.txt and the crash-* file there" >&2
     status=1
   fi
 done
