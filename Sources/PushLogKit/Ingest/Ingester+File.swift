@@ -97,10 +97,10 @@ extension Ingester {
         let stage = ParsingStage(reader: reader, format: format, builder: builder, file: file,
                                  skipThrough: skipThrough, queue: queue)
         let done = DispatchSemaphore(value: 0)
-        var readError: Error?
+        let outcome = StageOutcome()
         let thread = Thread {
-            readError = stage.run()
-            done.signal()
+            outcome.readError = stage.run()
+            done.signal()  // publishes readError to the waiting writer
         }
         thread.stackSize = 8 << 20
         thread.start()
@@ -126,7 +126,7 @@ extension Ingester {
             throw error
         }
         done.wait()
-        if let readError {
+        if let readError = outcome.readError {
             fs.complete = false
             fs.error = "\(readError)"
         }
@@ -202,4 +202,9 @@ extension Ingester {
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
         b = BatchCounts()
     }
+}
+
+/// The parsing thread's result, read by the writer after the thread signalled it is done.
+final class StageOutcome: @unchecked Sendable {
+    var readError: Error?
 }
