@@ -55,7 +55,10 @@ ORDER BY k.b;
 -- section: summary
 -- The same figures over the whole range (devices counted once).
 WITH a AS (
-  SELECT count(DISTINCT device) AS active_devices FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until
+  -- One probe of the (device, t) index per known device, instead of sorting every registration.
+  SELECT count(*) AS active_devices FROM device_facts d
+  WHERE d.dkey NOT LIKE 'user:%'
+    AND EXISTS (SELECT 1 FROM registers r WHERE r.device = d.dkey AND r.t >= :since AND r.t < :until)
 ), o AS (
   SELECT count(*) AS rotations, count(DISTINCT device) AS devices_rotated
   FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until
