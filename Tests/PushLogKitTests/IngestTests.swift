@@ -160,6 +160,13 @@ final class IngestTests: XCTestCase {
         XCTAssertNil(TimeArgument.parse("99999999999999w"))
         XCTAssertNil(TimeArgument.parse("+2202021381380-w03"))  // an ISO week in an absurd year
         XCTAssertEqual(TimeArgument.parse("2026-W45"), TimeParser.parse("2026-11-02"))
+        // A high surrogate followed by another high surrogate underflowed in the tree parser (SNS, gorush).
+        XCTAssertEqual(JSONValue.parse("{\"u\":\"\\udaaa\\udaaa\"}")?["u"]?.string?.unicodeScalars.count, 2)
+        for (file, format) in [("fuzz-sns-surrogate.bin", "sns"), ("fuzz-gorush-surrogate.bin", "gorush")] {
+            let tmp = TempDir()
+            let s = try ingest([Fixtures.path(file)], db: tmp.file("p.db"), format: format)
+            XCTAssertEqual(s.totalRecords + s.rejects + s.ignored + s.skipped > 0, true, file)
+        }
     }
 }
 

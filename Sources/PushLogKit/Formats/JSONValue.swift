@@ -120,7 +120,8 @@ public indirect enum JSONValue {
                         i += 4
                         var code = u
                         if u >= 0xD800 && u < 0xDC00, i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75,
-                           let lo = UInt32(String(decoding: b[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16) {
+                           let lo = UInt32(String(decoding: b[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16),
+                           lo >= 0xDC00 && lo < 0xE000 {
                             code = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
                             i += 6
                         }
