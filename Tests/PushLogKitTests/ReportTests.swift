@@ -171,4 +171,22 @@ final class ReportTests: XCTestCase {
             XCTAssertEqual(EmbeddedQueries.files[String(f.dropLast(4))].map { $0 + "\n" } ?? "", text, "\(f) differs from the embedded copy: run scripts/embed-queries.sh")
         }
     }
+
+    func testCommonBlockIsSharedBySections() throws {
+        let def = try ReportDefinition.parse(name: "x", text: """
+            -- title: X
+            -- common:
+            a AS (SELECT 1 AS v)
+            -- section: plain
+            SELECT v FROM a;
+            -- section: own_with
+            -- a comment first
+            WITH b AS (SELECT v + 1 AS w FROM a)
+            SELECT w FROM b;
+            """, origin: "test")
+        let db = try Store.openForReading(path: ReportTests.dbPath)
+        let doc = try ReportRunner(db: db).run(def, params: ReportParams())
+        XCTAssertEqual(doc.section("plain")?.rows, [[.int(1)]])
+        XCTAssertEqual(doc.section("own_with")?.rows, [[.int(2)]])
+    }
 }

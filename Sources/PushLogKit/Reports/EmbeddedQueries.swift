@@ -83,11 +83,10 @@ FROM a, o;
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 
--- section: summary
--- A token's registered env is the env of its latest registration; a mismatched send is a
--- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
-WITH per AS (
-  -- Responses aggregated per token and env first, through the covering index sends_token.
+-- common:
+-- Responses aggregated per token and env first (through the covering index sends_token),
+-- then joined to each token's facts; every section reads `r`.
+per AS (
   SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
          sum(s.category = 'env-config') AS env_key
   FROM sends s INDEXED BY sends_token
@@ -99,6 +98,10 @@ WITH per AS (
          coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
   FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
+
+-- section: summary
+-- A token's registered env is the env of its latest registration; a mismatched send is a
+-- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
 SELECT coalesce(sum(n), 0) AS responses,
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,
        coalesce(sum(bdt), 0) AS bad_device_token,
@@ -108,37 +111,11 @@ SELECT coalesce(sum(n), 0) AS responses,
 FROM r;
 
 -- section: by_pair
-WITH per AS (
-  -- Responses aggregated per token and env first, through the covering index sends_token.
-  SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
-         sum(s.category = 'env-config') AS env_key
-  FROM sends s INDEXED BY sends_token
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY s.token_id, s.env
-), r AS (
-  SELECT p.*, f.reg_env, f.reg_app_version, coalesce(f.malformed, 0) AS malformed,
-         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
-  FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
-)
 SELECT reg_env AS registered_env, env AS sent_env, sum(n) AS responses, count(DISTINCT token_id) AS tokens
 FROM r WHERE mismatched GROUP BY reg_env, env ORDER BY responses DESC;
 
 -- section: by_app_version
 -- app_version is that of the token's latest registration.
-WITH per AS (
-  -- Responses aggregated per token and env first, through the covering index sends_token.
-  SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
-         sum(s.category = 'env-config') AS env_key
-  FROM sends s INDEXED BY sends_token
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY s.token_id, s.env
-), r AS (
-  SELECT p.*, f.reg_env, f.reg_app_version, coalesce(f.malformed, 0) AS malformed,
-         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
-  FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
-)
 SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
        coalesce(sum(bdt), 0) AS bad_device_token,
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,

@@ -19,20 +19,42 @@ public struct ReportDefinition {
     /// -- section: summary
     /// SELECT ...;
     /// ```
+    /// An optional `-- common:` block before the sections holds CTEs (`name AS (...), ...`) that
+    /// every section can use: they are put in front of each section's own `WITH`.
     public static func parse(name: String, text: String, origin: String) throws -> ReportDefinition {
         var d = ReportDefinition(name: name, title: name, description: "", params: [], sections: [], origin: origin)
         var current: String?
+        var inCommon = false
+        var common = ""
         var sql = ""
         func flush() {
             if let c = current {
-                let body = sql.trimmingCharacters(in: .whitespacesAndNewlines)
-                d.sections.append((c, body.hasSuffix(";") ? String(body.dropLast()) : body))
+                var body = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+                if body.hasSuffix(";") { body.removeLast() }
+                let shared = common.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !shared.isEmpty {
+                    // Merge with the section's own WITH (after its leading comments), if it has one.
+                    var lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    if let i = lines.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }),
+                       lines[i].uppercased().hasPrefix("WITH ") {
+                        lines[i] = shared + ",\n" + lines[i].dropFirst(5)
+                        body = "WITH " + lines.joined(separator: "\n")
+                    } else {
+                        body = "WITH " + shared + "\n" + body
+                    }
+                }
+                d.sections.append((c, body))
             }
             sql = ""
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let l = line.trimmingCharacters(in: .whitespaces)
-            if l.hasPrefix("-- section:") {
+            if current == nil && l.hasPrefix("-- common:") {
+                inCommon = true
+            } else if inCommon && current == nil && !l.hasPrefix("-- section:") {
+                if !l.hasPrefix("--") { common += line + "\n" }
+            } else if l.hasPrefix("-- section:") {
+                inCommon = false
                 flush()
                 current = l.dropFirst("-- section:".count).trimmingCharacters(in: .whitespaces)
             } else if current == nil && l.hasPrefix("-- title:") {
