@@ -12,7 +12,7 @@
 -- alert, sound or badge. Load of a token-hour: accepted background pushes to the token in one
 -- UTC clock hour. over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing
 -- priority is APNs' default, 10.
-WITH bg AS MATERIALIZED (
+WITH bg AS (
   SELECT s.t, s.token_id, s.status, s.priority, s.has_alert, s.has_sound, s.has_badge
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
@@ -20,22 +20,25 @@ WITH bg AS MATERIALIZED (
     AND (s.push_type = 'background'
          OR (s.push_type IS NULL AND s.content_available = 1
              AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-), load AS MATERIALIZED (
-  SELECT token_id, t / 3600000 AS hr, count(*) AS load FROM bg WHERE status = 200 GROUP BY token_id, hr
-), acc AS (SELECT count(*) AS n FROM bg WHERE status = 200),
-overb AS (SELECT coalesce(sum(max(0, load - :budget)), 0) AS n FROM load)
-SELECT (SELECT count(*) FROM bg) AS background_sends,
-       acc.n AS accepted,
-       (SELECT count(*) FROM load) AS token_hours,
-       overb.n AS over_budget_sends,
-       round(1.0 * overb.n / nullif(acc.n, 0), 6) AS over_budget_share,
-       (SELECT count(*) FROM bg WHERE coalesce(priority, 10) <> 5) AS priority_not_5,
-       (SELECT count(*) FROM bg WHERE has_alert = 1 OR has_sound = 1 OR has_badge = 1) AS with_alert,
+), totals AS (
+  -- One pass over the background pushes for the plain counts ...
+  SELECT count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
+         coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5,
+         coalesce(sum(has_alert = 1 OR has_sound = 1 OR has_badge = 1), 0) AS with_alert
+  FROM bg
+), hours AS (
+  -- ... and one grouping of the accepted ones by token and clock hour for the load.
+  SELECT count(*) AS token_hours, coalesce(sum(max(0, load - :budget)), 0) AS over_budget_sends
+  FROM (SELECT count(*) AS load FROM bg WHERE status = 200 GROUP BY token_id, t / 3600000)
+)
+SELECT totals.background_sends, totals.accepted, hours.token_hours, hours.over_budget_sends,
+       round(1.0 * hours.over_budget_sends / nullif(totals.accepted, 0), 6) AS over_budget_share,
+       totals.priority_not_5, totals.with_alert,
        (SELECT count(*) FROM sends s
         WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
           AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
           AND s.status <> 200 AND s.reason = 'TooManyRequests') AS too_many_requests
-FROM acc, overb;
+FROM totals, hours;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
