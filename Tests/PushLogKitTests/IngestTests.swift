@@ -141,6 +141,19 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(try count("SELECT max(line) FROM sends", db: db), 5)
     }
 
+    func testOutdatedIndexDefinitionIsRebuilt() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("canonical.ndjson")], db: db)
+        // An older pushlog's narrower index under the same name.
+        let w = try Store.openForWriting(path: db)
+        try w.exec("DROP INDEX registers_device; CREATE INDEX registers_device ON registers(device, t)")
+        _ = try ingest([Fixtures.path("canonical.ndjson")], db: db)
+        let sql = try w.prepare("SELECT sql FROM sqlite_master WHERE name = 'registers_device'")
+        XCTAssertTrue(try sql.step())
+        XCTAssertEqual(sql.string(0), "CREATE INDEX registers_device ON registers(device, t, token_id, auth, user)")
+    }
+
     func testDatabaseIsCreated0600() throws {
         let tmp = TempDir()
         let db = tmp.file("p.db")

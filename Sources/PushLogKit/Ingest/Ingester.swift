@@ -118,6 +118,7 @@ public final class Ingester {
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
+            try Schema.dropOutdatedIndexes(db)
             try Schema.createSecondaryIndexes(db)
             let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
             if refreshDerived || stale != 0 {

@@ -121,9 +121,11 @@ public enum Schema {
         // Per token, and covering for the per-token aggregation of env-mismatch (no table reads).
         ("sends_token", "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env, t, kind, status, reason, category, topic)"),
         ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id)"),
-        ("registers_token", "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, t)"),
-        ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device, t)"),
-        ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device, t)"),
+        // Covering for the per-token facts (Derived.refreshTokenFacts reads it in order).
+        ("registers_token", "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, t, env, app_version, device, user)"),
+        // Covering for the device pass (DevicePass reads them in order without touching the tables).
+        ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device, t, token_id, auth, user)"),
+        ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device, t, auth, user)"),
         ("receipts_apns", "CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id, receipt, t)"),
         ("unregisters_token", "CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, t)"),
         ("rejects_src", "CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line)"),
@@ -135,6 +137,20 @@ public enum Schema {
     ]
 
     public static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
+
+    /// Drops every secondary index whose stored definition differs from the current one (an older
+    /// pushlog's), so the next `createSecondaryIndexes` builds it as it is defined now.
+    public static func dropOutdatedIndexes(_ db: Database) throws {
+        let stored = try db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1")
+        for (name, sql) in secondaryIndexes {
+            stored.bind(1, name)
+            let current = try stored.step() ? stored.string(0) : nil
+            stored.reset()
+            if let current, current != sql.replacingOccurrences(of: "IF NOT EXISTS ", with: "") {
+                try db.exec("DROP INDEX \(name)")
+            }
+        }
+    }
 
     /// Creates whichever secondary index is missing.
     public static func createSecondaryIndexes(_ db: Database) throws {
