@@ -17,4 +17,9 @@ static inline int pushlog_result_text_transient(sqlite3_context *c, const char *
 static inline int pushlog_db_config_defensive(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
 }
+// sqlite3_config is variadic too. Memory statistics cost a global mutex on every allocation;
+// pushlog never reads them. Must run before SQLite initializes (the first open).
+static inline int pushlog_config_no_memstatus(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #endif

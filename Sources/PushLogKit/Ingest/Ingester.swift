@@ -67,6 +67,7 @@ public final class Ingester {
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
+        if bulk || staleAtStart || options.fullRefresh { writer.giveUpTouching() }  // every derived fact is rebuilt
         var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
         let loadStart = Date()
         var stopped = false

@@ -113,7 +113,8 @@ public final class RecordWriter {
         if touchedDevices.count > RecordWriter.touchLimit { giveUpTouching() }
     }
 
-    func giveUpTouching() {
+    /// Stops collecting (a bulk load rebuilds every derived fact anyway).
+    public func giveUpTouching() {
         touchedAll = true
         touchedTokens = []
         touchedDevices = []

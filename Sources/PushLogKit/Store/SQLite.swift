@@ -14,8 +14,12 @@ public final class Database {
     public let path: String
     public let readOnly: Bool
 
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    static let configured: Bool = { pushlog_config_no_memstatus() == SQLITE_OK }()
+
     /// Opens `path`; read-only connections cannot write, ATTACH new files or load extensions.
     public init(path: String, readOnly: Bool, busyTimeoutMs: Int32 = 10_000) throws {
+        _ = Database.configured
         var db: OpaquePointer?
         let flags = readOnly
             ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
