@@ -62,11 +62,10 @@ WITH d AS (
   GROUP BY day
 ), bg AS (
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
-    SELECT token_id, t / 3600000 AS hr, t / 86400000 AS day, count(*) AS load FROM sends s
-    WHERE s.kind IN (0, 2) AND s.status = 200 AND s.t >= :since - 604800000 AND s.t < :until
-      AND (s.push_type = 'background' OR (s.push_type IS NULL AND s.content_available = 1
-           AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-    GROUP BY token_id, hr
+    SELECT hour / 24 AS day, count(*) AS load FROM bg_pushes
+    WHERE status = 200 AND hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000
+      AND t >= :since - 604800000 AND t < :until
+    GROUP BY hour, token_id
   ) GROUP BY day
 )
 SELECT bucket(d.day * 86400000, 'day') AS day, d.responses, round(1.0 * d.gone / d.responses, 6) AS gone_rate,

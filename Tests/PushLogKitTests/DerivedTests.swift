@@ -8,13 +8,34 @@ final class DerivedTests: XCTestCase {
         let c = try Store.openForReading(path: db)
         var out: [String: [[SQLValue]]] = [:]
         for (table, order) in [("token_facts", "token_id"), ("token_runs", "device, start"), ("device_facts", "dkey"),
-                               ("token_stale", "token_id, from_t")] {
+                               ("token_stale", "token_id, from_t"), ("bg_pushes", "hour, token_id, t, h1, h2")] {
             let s = try c.prepare("SELECT * FROM \(table) ORDER BY \(order)")
             var rows: [[SQLValue]] = []
             while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
             out[table] = rows
         }
         return out
+    }
+
+    /// One database per run of `runs` (each incremental), against one full-refresh ingest of the
+    /// same files in the same order (so token ids match).
+    func assertIncrementalEqualsFull(_ runs: [[String]], _ tmp: TempDir, _ name: String) throws -> [String: [[SQLValue]]] {
+        let incremental = tmp.file("\(name)-inc.db")
+        for run in runs {
+            let s = try ingest(run, db: incremental)
+            XCTAssertFalse(s.failed)
+        }
+        let full = tmp.file("\(name)-full.db")
+        let db = try Store.openForWriting(path: full)
+        var opts = IngestOptions()
+        opts.fullRefresh = true
+        _ = try Ingester(db: db, options: opts).run(paths: runs.flatMap { $0 })
+        let a = try dump(incremental), b = try dump(full)
+        for table in b.keys.sorted() {
+            XCTAssertEqual(a[table]?.count, b[table]?.count, "\(name): \(table)")
+            XCTAssertTrue(a[table]! == b[table]!, "\(name): \(table) differs between incremental and full refresh")
+        }
+        return b
     }
 
     func testIncrementalRefreshEqualsFullRebuild() throws {
@@ -24,25 +45,37 @@ final class DerivedTests: XCTestCase {
         o.weeks = 3
         o.gzipLevel = 1
         let result = try DemoGenerator(o).write(to: tmp.path + "/logs")
-        // Day by day, as a provider would ingest them: every run after the first is incremental.
+        // Day by day, as a provider would ingest them: every run after the first is incremental;
+        // then the reports' own fixture, with its rotations, 410s and user-only quirks.
         let files = result.files.sorted { ($0 as NSString).lastPathComponent.split(separator: "-").suffix(3).joined() < ($1 as NSString).lastPathComponent.split(separator: "-").suffix(3).joined() }
-        let incremental = tmp.file("inc.db")
-        for chunk in stride(from: 0, to: files.count, by: 6) {
-            let s = try ingest(Array(files[chunk..<min(chunk + 6, files.count)]), db: incremental)
-            XCTAssertFalse(s.failed)
-        }
-        // The reports' own fixture on top, with its rotations, 410s and user-only quirks.
-        _ = try ingest([Fixtures.path("reports.ndjson")], db: incremental)
-        let full = tmp.file("full.db")
-        let db = try Store.openForWriting(path: full)
-        var opts = IngestOptions()
-        opts.fullRefresh = true
-        _ = try Ingester(db: db, options: opts).run(paths: files + [Fixtures.path("reports.ndjson")])
-        let a = try dump(incremental), b = try dump(full)
-        for table in b.keys.sorted() {
-            XCTAssertEqual(a[table]?.count, b[table]?.count, table)
-            XCTAssertTrue(a[table]! == b[table]!, "\(table) differs between incremental and full refresh")
-        }
+        let fixture = [Fixtures.path("reports.ndjson")]
+        let daily = stride(from: 0, to: files.count, by: 6).map { Array(files[$0..<min($0 + 6, files.count)]) } + [fixture]
+        let b = try assertIncrementalEqualsFull(daily, tmp, "daily")
         XCTAssertGreaterThan(b["token_runs"]!.count, 100)
+        XCTAssertGreaterThan(b["bg_pushes"]!.count, 100)
+        // Receipts a run later than their pushes: every provider file first, then the app's.
+        let provider = files.filter { $0.contains("/provider/") }, app = files.filter { !$0.contains("/provider/") }
+        XCTAssertFalse(provider.isEmpty || app.isEmpty)
+        let late = [provider] + stride(from: 0, to: app.count, by: 7).map { Array(app[$0..<min($0 + 7, app.count)]) } + [fixture]
+        let c = try assertIncrementalEqualsFull(late, tmp, "late")
+        XCTAssertGreaterThan(c["bg_pushes"]!.filter { $0[11] != .null }.count, 50)
+    }
+
+    /// A version-1 database (before bg_pushes) is migrated by the next ingest, which rebuilds the
+    /// derived facts even when no file changed.
+    func testVersion1DatabaseIsMigratedAndRefreshed() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let before = try dump(db)["bg_pushes"]!
+        XCTAssertFalse(before.isEmpty)
+        do {
+            let w = try Store.openForWriting(path: db)
+            try w.exec("DROP TABLE bg_pushes; PRAGMA user_version = 1")
+        }
+        XCTAssertThrowsError(try Store.openForReading(path: db))  // reports ask for an ingest first
+        let again = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        XCTAssertTrue(again.files[0].unchanged)
+        XCTAssertTrue(try dump(db)["bg_pushes"]! == before)
     }
 }

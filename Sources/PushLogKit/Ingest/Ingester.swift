@@ -126,7 +126,8 @@ public final class Ingester {
                 if rebuildIndexes || staleAtStart || writer.touchedAll || options.fullRefresh {
                     try Derived.refresh(db)
                 } else {
-                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices)
+                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices,
+                                        sendsSince: writer.sendsSince, receiptsSince: writer.receiptsSince)
                 }
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
             }

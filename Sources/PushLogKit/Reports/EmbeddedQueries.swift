@@ -335,27 +335,25 @@ ORDER BY day, push_type, status;
 
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
--- alert, sound or badge. Load of a token-hour: accepted background pushes to the token in one
--- UTC clock hour. over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing
--- priority is APNs' default, 10.
-WITH bg AS (
-  SELECT s.t, s.token_id, s.status, s.priority, s.has_alert, s.has_sound, s.has_badge
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-    AND (s.push_type = 'background'
-         OR (s.push_type IS NULL AND s.content_available = 1
-             AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-), totals AS (
+-- alert, sound or badge; counted when APNs answered it (bg_pushes, derived at ingest). Load of a
+-- token-hour: accepted background pushes to the token in one UTC clock hour.
+-- over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing priority is APNs'
+-- default, 10.
+WITH totals AS (
   -- One pass over the background pushes for the plain counts ...
   SELECT count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
          coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5,
-         coalesce(sum(has_alert = 1 OR has_sound = 1 OR has_badge = 1), 0) AS with_alert
-  FROM bg
+         coalesce(sum(with_alert), 0) AS with_alert
+  FROM bg_pushes
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
 ), hours AS (
-  -- ... and one grouping of the accepted ones by token and clock hour for the load.
+  -- ... and the accepted ones grouped by clock hour and token (the table's order: no sort).
   SELECT count(*) AS token_hours, coalesce(sum(max(0, load - :budget)), 0) AS over_budget_sends
-  FROM (SELECT count(*) AS load FROM bg WHERE status = 200 GROUP BY token_id, t / 3600000)
+  FROM (SELECT count(*) AS load FROM bg_pushes
+        WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+        GROUP BY hour, token_id)
 )
 SELECT totals.background_sends, totals.accepted, hours.token_hours, hours.over_budget_sends,
        round(1.0 * hours.over_budget_sends / nullif(totals.accepted, 0), 6) AS over_budget_share,
@@ -369,18 +367,11 @@ FROM totals, hours;
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
 -- receipt time minus response time, in seconds.
-WITH bg AS (
-  SELECT s.t, s.apns_id, count(*) OVER (PARTITION BY s.token_id, s.t / 3600000) AS load
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status = 200 AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-    AND (s.push_type = 'background'
-         OR (s.push_type IS NULL AND s.content_available = 1
-             AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-), rec AS MATERIALIZED (
-  SELECT load, t,
-         (SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = bg.apns_id AND rc.receipt = 'background') AS rt
-  FROM bg
+WITH rec AS (
+  SELECT t, rt, count(*) OVER (PARTITION BY hour, token_id) AS load
+  FROM bg_pushes
+  WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
 )
 SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
             WHEN load <= 6 THEN '4-6' ELSE '7+' END AS rate,
@@ -454,11 +445,10 @@ WITH d AS (
   GROUP BY day
 ), bg AS (
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
-    SELECT token_id, t / 3600000 AS hr, t / 86400000 AS day, count(*) AS load FROM sends s
-    WHERE s.kind IN (0, 2) AND s.status = 200 AND s.t >= :since - 604800000 AND s.t < :until
-      AND (s.push_type = 'background' OR (s.push_type IS NULL AND s.content_available = 1
-           AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0))
-    GROUP BY token_id, hr
+    SELECT hour / 24 AS day, count(*) AS load FROM bg_pushes
+    WHERE status = 200 AND hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000
+      AND t >= :since - 604800000 AND t < :until
+    GROUP BY hour, token_id
   ) GROUP BY day
 )
 SELECT bucket(d.day * 86400000, 'day') AS day, d.responses, round(1.0 * d.gone / d.responses, 6) AS gone_rate,

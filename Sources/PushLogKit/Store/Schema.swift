@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     /// Tables of version 1. Every record table is keyed for identity by (t, h1, h2): the record
     /// time leads, so inserts land near the end of the tree (see PERF-NOTES).
@@ -115,6 +115,27 @@ public enum Schema {
     CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
     """
 
+    /// Added in version 2. A database of version 1 gets them with derived_stale = 1, so the next
+    /// ingest fills them.
+    static let v2 = """
+    -- Background pushes answered by APNs (SPEC §4 silent), one row per send or response, clustered
+    -- by clock hour and token: the per-token-hour load is a scan, not a sort, a time range is a
+    -- key range, and rows arriving in time order land at the end of the tree. rt is the first
+    -- background receipt for the apns_id (accepted pushes only). Derived.refreshBackground.
+    CREATE TABLE bg_pushes(
+        hour INTEGER NOT NULL,               -- t / 3600000
+        token_id INTEGER NOT NULL,           -- 0 when the record names no token
+        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+        status INTEGER NOT NULL, priority INTEGER, with_alert INTEGER NOT NULL,
+        topic TEXT, env TEXT, apns_id TEXT, rt INTEGER,
+        PRIMARY KEY(hour, token_id, t, h1, h2)
+    ) WITHOUT ROWID;
+    """
+
+    /// The SPEC §4 rule for a background push, on `sends` columns; the partial index
+    /// sends_background has the same WHERE, so the planner uses it.
+    public static let backgroundRule = "push_type = 'background' OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+
     /// Secondary indexes (name, SQL): built after a bulk load, since sorting is cheaper than
     /// row-by-row upkeep; kept up to date by small ingests.
     public static let secondaryIndexes: [(name: String, sql: String)] = [
@@ -132,8 +153,8 @@ public enum Schema {
         ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410"),
         ("sends_errors", "CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200"),
         ("sends_unjoined", "CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL"),
-        // Background pushes by the rule of SPEC §4 (the same expression as in silent.sql, so the planner uses it).
-        ("sends_background", "CREATE INDEX IF NOT EXISTS sends_background ON sends(t) WHERE push_type = 'background' OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"),
+        // Background pushes by the rule of SPEC §4 (Derived.refreshBackground reads them through it).
+        ("sends_background", "CREATE INDEX IF NOT EXISTS sends_background ON sends(t) WHERE \(backgroundRule)"),
     ]
 
     public static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
@@ -163,18 +184,23 @@ public enum Schema {
         if current > version {
             throw SQLiteError(code: 1, message: "database schema \(current) is newer than this pushlog (\(version)); upgrade pushlog")
         }
-        if current == 0 {
-            try db.exec("BEGIN IMMEDIATE")
-            do {
+        guard current < version else { return }
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            if current == 0 {
                 try db.exec(v1)
                 try seedTaxonomy(db)
                 try createSecondaryIndexes(db)
-                try db.exec("PRAGMA user_version = \(version)")
-                try db.exec("COMMIT")
-            } catch {
-                try? db.exec("ROLLBACK")
-                throw error
             }
+            if current < 2 {
+                try db.exec(v2)
+                if current == 1 { try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'") }
+            }
+            try db.exec("PRAGMA user_version = \(version)")
+            try db.exec("COMMIT")
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
         }
     }
 
