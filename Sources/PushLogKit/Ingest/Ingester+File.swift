@@ -127,6 +127,8 @@ extension Ingester {
             throw error
         }
         done.wait()
+        queueWaits.writer += queue.writerWaited
+        queueWaits.parser += queue.parserWaited
         if let readError = outcome.readError {
             fs.complete = false
             fs.error = "\(readError)"

@@ -29,6 +29,8 @@ public final class Ingester {
     let writer: RecordWriter
     let options: IngestOptions
     let builder = EventBuilder()
+    /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
+    var queueWaits = (writer: 0.0, parser: 0.0)
     let findSource, insertSource, updateProgress, finishSource, markStale: Statement
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
@@ -93,7 +95,10 @@ public final class Ingester {
             summary.files.append(fs)
         }
         let loaded = Date()
-        if PhaseTimer.enabled { FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs\n", "load", loaded.timeIntervalSince(loadStart)).data(using: .utf8)!) }
+        if PhaseTimer.enabled {
+            FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs (writer waited %.3fs for lines, parser %.3fs for the writer)\n",
+                                                  "load", loaded.timeIntervalSince(loadStart), queueWaits.writer, queueWaits.parser).data(using: .utf8)!)
+        }
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
         if !stopped {

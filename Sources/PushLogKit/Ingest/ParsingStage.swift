@@ -48,12 +48,19 @@ final class ChunkQueue {
     private var closed = false
     private(set) var cancelled = false
     let capacity: Int
+    /// Seconds the writer waited for a chunk and the parser waited for room (PUSHLOG_TIMINGS only).
+    private(set) var writerWaited = 0.0, parserWaited = 0.0
 
     init(capacity: Int) { self.capacity = capacity }
 
     /// Blocks while full; false when the writer gave up.
     func push(_ c: ParsedChunk) -> Bool {
         cond.lock(); defer { cond.unlock() }
+        if PhaseTimer.enabled && chunks.count >= capacity && !cancelled {
+            let start = Date()
+            defer { parserWaited += Date().timeIntervalSince(start) }
+            while chunks.count >= capacity && !cancelled { cond.wait() }
+        }
         while chunks.count >= capacity && !cancelled { cond.wait() }
         if cancelled { return false }
         chunks.append(c)
@@ -64,6 +71,11 @@ final class ChunkQueue {
     /// Blocks while empty; nil once closed and drained.
     func pop() -> ParsedChunk? {
         cond.lock(); defer { cond.unlock() }
+        if PhaseTimer.enabled && chunks.isEmpty && !closed {
+            let start = Date()
+            defer { writerWaited += Date().timeIntervalSince(start) }
+            while chunks.isEmpty && !closed { cond.wait() }
+        }
         while chunks.isEmpty && !closed { cond.wait() }
         if chunks.isEmpty { return nil }
         let c = chunks.removeFirst()
