@@ -125,7 +125,12 @@ public final class Ingester {
         try db.exec("BEGIN IMMEDIATE")
         do {
             try Schema.dropOutdatedIndexes(db)
+            // Index builds sort: one SQLite helper thread sorts while this one scans (the parser's
+            // core is idle by now), with half the page cache so both sorters stay in the memory budget.
+            let helpers = ProcessInfo.processInfo.activeProcessorCount > 1
+            if helpers { try db.exec("PRAGMA threads = 1; PRAGMA cache_size = -\(Store.writerCacheKiB / 2)") }
             try Schema.createSecondaryIndexes(db)
+            if helpers { try db.exec("PRAGMA threads = 0; PRAGMA cache_size = -\(Store.writerCacheKiB)") }
             let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
             if refreshDerived || stale != 0 {
                 if rebuildIndexes || staleAtStart || writer.touchedAll || options.fullRefresh {

@@ -2,6 +2,9 @@ import Foundation
 
 /// Opens pushlog databases: writable (created 0600, WAL, migrated) or read-only.
 public enum Store {
+    /// The writer's page cache in KiB (negative PRAGMA cache_size): it sets most of the peak memory.
+    public static let writerCacheKiB = 32768
+
     /// Opens or creates the database for ingest/prune.
     public static func openForWriting(path: String) throws -> Database {
         if !FileManager.default.fileExists(atPath: path) {
@@ -14,7 +17,7 @@ public enum Store {
         let db = try Database(path: path, readOnly: false)
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=NORMAL")
-        try db.exec("PRAGMA cache_size=-32768")
+        try db.exec("PRAGMA cache_size=-\(writerCacheKiB)")
         // Index builds and GROUP BYs sort through temporary files, not RAM: memory stays flat
         // whatever the input size.
         try db.exec("PRAGMA temp_store=FILE")
