@@ -35,11 +35,14 @@ public final class Ingester {
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
     let staleAtStart: Bool
+    /// The largest send and receipt rowids before this run: the rows above them are its own.
+    let rowsAtStart: Derived.RowMarks
 
     public init(db: Database, options: IngestOptions = IngestOptions()) throws {
         self.db = db
         self.options = options
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
+        rowsAtStart = try Derived.RowMarks.now(db)
         writer = try RecordWriter(db: db)
         findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format FROM sources WHERE path = ?1")
         insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
@@ -136,8 +139,7 @@ public final class Ingester {
                 if rebuildIndexes || staleAtStart || writer.touchedAll || options.fullRefresh {
                     try Derived.refresh(db)
                 } else {
-                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices,
-                                        sendsSince: writer.sendsSince, receiptsSince: writer.receiptsSince)
+                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices, newRows: rowsAtStart)
                 }
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
             }

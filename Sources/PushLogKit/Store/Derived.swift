@@ -7,16 +7,16 @@ public enum Derived {
         try PhaseTimer.measure("devices") { try DevicePass(db: db, only: false).run() }
         try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
-        try PhaseTimer.measure("background pushes") { try refreshBackground(db, sendsSince: nil, receiptsSince: nil) }
+        try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: nil) }
     }
 
     /// Rebuilds the facts of the given tokens and devices only (a small ingest into a large
     /// database). Falls back to a full refresh when split responses were joined (their tokens are
     /// not known beforehand). Must give the same tables as `refresh` (tested).
-    /// `sendsSince` and `receiptsSince` are the earliest times of the sends and receipts the run
-    /// added (nil: none).
+    /// Send and receipt rows with a rowid above `newRows` are the ones this run added (rowids only
+    /// grow: a new row gets the largest rowid plus one).
     public static func refresh(_ db: Database, tokens: Set<Int64>, devices: Set<String>,
-                               sendsSince: Int64?, receiptsSince: Int64?) throws {
+                               newRows: RowMarks) throws {
         if try joinSplitResponses(db) { try refresh(db); return }
         try db.exec("""
             CREATE TEMP TABLE IF NOT EXISTS touched_tokens(id INTEGER PRIMARY KEY);
@@ -40,35 +40,43 @@ public enum Derived {
             try refreshUserOnlyFacts(db)
         }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: filter) }
-        if sendsSince != nil || receiptsSince != nil {
-            try PhaseTimer.measure("background pushes") {
-                try refreshBackground(db, sendsSince: sendsSince ?? Int64.max, receiptsSince: receiptsSince ?? Int64.max)
-            }
+        try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: newRows) }
+    }
+
+    /// The largest send and receipt rowids at some moment (see `refresh(_:tokens:devices:newRows:)`).
+    public struct RowMarks {
+        public var sends: Int64, receipts: Int64
+        public static func now(_ db: Database) throws -> RowMarks {
+            RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0,
+                     receipts: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM receipts") ?? 0)
         }
     }
 
-    /// Rebuilds `bg_pushes`: fully (both nil), or the pushes from `sendsSince` on plus the receipt
-    /// time of older pushes that a receipt from `receiptsSince` on may answer. Send rows never change
+    /// Builds `bg_pushes`: fully (`newRows` nil), or adds the background pushes among the new send
+    /// rows and sets the receipt time of the pushes a new receipt answers. Send rows never change
     /// after insert except by a join of split responses or a prune, and both refresh fully.
-    static func refreshBackground(_ db: Database, sendsSince: Int64?, receiptsSince: Int64?) throws {
-        let full = sendsSince == nil && receiptsSince == nil
-        let since = sendsSince ?? Int64.min
-        try db.exec(full ? "DELETE FROM bg_pushes" : "DELETE FROM bg_pushes WHERE hour >= \(since / 3_600_000) AND t >= \(since)")
-        // Read in time order (the index), so the rows land near the end of the tree: no sort.
+    static func refreshBackground(_ db: Database, newRows: RowMarks?) throws {
+        let receipt = "(SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = %@.apns_id AND rc.receipt = 'background')"
+        let select = """
+            SELECT t / 3600000, coalesce(token_id, 0), t, h1, h2, status, priority,
+                   coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0), topic, env, apns_id,
+                   CASE WHEN status = 200 AND apns_id IS NOT NULL THEN \(receipt.replacingOccurrences(of: "%@", with: "sends")) END
+            FROM sends
+            """
+        let rule = "kind IN (0, 2) AND status IS NOT NULL AND (\(Schema.backgroundRule))"
+        let insert = "INSERT OR IGNORE INTO bg_pushes(hour, token_id, t, h1, h2, status, priority, with_alert, topic, env, apns_id, rt)"
+        guard let newRows else {
+            // Read in time order (the partial index), so the rows land near the end of the tree: no sort.
+            try db.exec("DELETE FROM bg_pushes; \(insert) \(select) INDEXED BY sends_background WHERE \(rule)")
+            return
+        }
+        try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
+        // Older pushes that a new receipt answers, found through the apns_id index of sends.
         try db.exec("""
-            INSERT INTO bg_pushes(hour, token_id, t, h1, h2, status, priority, with_alert, topic, env, apns_id, rt)
-              SELECT t / 3600000, coalesce(token_id, 0), t, h1, h2, status, priority,
-                     coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0), topic, env, apns_id,
-                     CASE WHEN status = 200 AND apns_id IS NOT NULL THEN
-                       (SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt = 'background') END
-              FROM sends INDEXED BY sends_background
-              WHERE t >= \(since) AND kind IN (0, 2) AND status IS NOT NULL AND (\(Schema.backgroundRule));
-            """)
-        guard !full, let receiptsSince, receiptsSince < Int64.max else { return }
-        try db.exec("""
-            UPDATE bg_pushes SET rt = (SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = bg_pushes.apns_id AND rc.receipt = 'background')
-            WHERE status = 200 AND t < \(since)
-              AND apns_id IN (SELECT apns_id FROM receipts WHERE t >= \(receiptsSince) AND receipt = 'background');
+            UPDATE bg_pushes SET rt = \(receipt.replacingOccurrences(of: "%@", with: "bg_pushes"))
+            WHERE status = 200 AND (hour, token_id, t, h1, h2) IN (
+              SELECT s.t / 3600000, coalesce(s.token_id, 0), s.t, s.h1, s.h2 FROM sends s
+              WHERE s.apns_id IN (SELECT apns_id FROM receipts WHERE rowid > \(newRows.receipts) AND receipt = 'background'));
             """)
     }
 

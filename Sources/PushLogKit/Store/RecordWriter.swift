@@ -15,9 +15,6 @@ public final class RecordWriter {
     public private(set) var touchedTokens = Set<Int64>()
     public private(set) var touchedDevices = Set<String>()
     public private(set) var touchedAll = false
-    /// The earliest time of a stored send row and of a stored receipt (what `bg_pushes` must redo).
-    public private(set) var sendsSince: Int64?
-    public private(set) var receiptsSince: Int64?
     static let touchLimit = 100_000
     private static let categoryText: [ReasonCategory: StaticString] = [
         .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
@@ -125,14 +122,6 @@ public final class RecordWriter {
 
     /// Notes what a newly stored record changes in the derived facts.
     @inline(__always) func touch(_ e: Event, token: Int64?) {
-        switch e.kind! {
-        case .send, .request, .response:
-            if sendsSince == nil || e.time! < sendsSince! { sendsSince = e.time }
-        case .receipt:
-            if receiptsSince == nil || e.time! < receiptsSince! { receiptsSince = e.time }
-        default:
-            break
-        }
         switch e.kind! {
         case .register:
             if let token { touchToken(token) }
