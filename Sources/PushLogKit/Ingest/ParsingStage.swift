@@ -91,6 +91,8 @@ final class ChunkQueue {
 /// spends its time in SQLite.
 struct ParsingStage {
     static let chunkLines = 4096
+    /// The first chunk of a file is sent sooner, so the writer does not wait long for a new file.
+    static let firstChunkLines = 256
     static let chunkBytes = 4 << 20
 
     struct Cancelled: Error {}
@@ -105,6 +107,7 @@ struct ParsingStage {
     /// Runs to the end of the input; returns the input error that ended it early, if any.
     func run() -> Error? {
         var chunk = ParsedChunk(capacity: ParsingStage.chunkBytes)
+        var chunkLines = ParsingStage.firstChunkLines
         var readError: Error?
         do {
             try reader.forEachLine { line in
@@ -131,7 +134,10 @@ struct ParsingStage {
                     }
                 }
                 chunk.items.append(item)
-                if chunk.items.count >= ParsingStage.chunkLines { try send(&chunk, minimum: 0) }
+                if chunk.items.count >= chunkLines {
+                    try send(&chunk, minimum: 0)
+                    chunkLines = ParsingStage.chunkLines
+                }
             }
         } catch let e as InputError {
             readError = e
