@@ -95,7 +95,7 @@ extension Ingester {
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
         let stage = ParsingStage(reader: reader, format: format, builder: builder, file: file,
-                                 skipThrough: skipThrough, queue: queue)
+                                 skipThrough: skipThrough, queue: queue, pool: chunkPool)
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
         let thread = Thread {
@@ -122,6 +122,7 @@ extension Ingester {
                 }
                 ticker.tick(records: batch.lines, bytesIn: chunk.consumed)
                 fileBytes = chunk.consumed
+                chunkPool.give(chunk)
             }
             try commit()
         } catch {

@@ -29,6 +29,8 @@ public final class Ingester {
     let writer: RecordWriter
     let options: IngestOptions
     let builder = EventBuilder()
+    /// Chunk buffers shared by every file's parser: the queue's four, the one being filled, the one being written.
+    let chunkPool = ChunkPool(limit: 6)
     /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
     var queueWaits = (writer: 0.0, parser: 0.0)
     let findSource, insertSource, updateProgress, finishSource, markStale: Statement
@@ -97,6 +99,7 @@ public final class Ingester {
             ticker.filesDone += 1
             summary.files.append(fs)
         }
+        chunkPool.drain()
         let loaded = Date()
         if PhaseTimer.enabled {
             FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs (writer waited %.3fs for lines, parser %.3fs for the writer)\n",

@@ -33,11 +33,56 @@ final class ParsedChunk {
 
     deinit { storage.deallocate() }
 
+    /// Empties the chunk for reuse (keeps its buffers).
+    func reset() {
+        used = 0
+        consumed = 0
+        items.removeAll(keepingCapacity: true)
+    }
+
     func copy(_ s: ByteSlice) -> UnsafeMutablePointer<UInt8> {
         let dst = storage + used
         if let p = s.baseAddress, s.count > 0 { dst.update(from: p, count: s.count) }
         used += s.count
         return dst
+    }
+}
+
+/// Written chunks, handed back to the parser for reuse: the ~7 MB of buffers per chunk are
+/// allocated a few times per run instead of once per 4,096 lines, which keeps the memory flat
+/// (freed 4 MiB blocks otherwise linger in the allocator's per-thread arenas) and saves the page
+/// faults of fresh memory.
+final class ChunkPool {
+    private let lock = NSLock()
+    private var free: [ParsedChunk] = []
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// A chunk of at least `capacity` bytes, reused when one of the standard size is free.
+    func take(capacity: Int) -> ParsedChunk {
+        if capacity <= ParsingStage.chunkBytes {
+            lock.lock()
+            let c = free.popLast()
+            lock.unlock()
+            if let c { return c }
+        }
+        return ParsedChunk(capacity: max(capacity, ParsingStage.chunkBytes))
+    }
+
+    /// Frees every pooled chunk (after the last file, before the memory-hungry index builds).
+    func drain() {
+        lock.lock()
+        free = []
+        lock.unlock()
+    }
+
+    func give(_ c: ParsedChunk) {
+        guard c.capacity == ParsingStage.chunkBytes else { return }
+        c.reset()
+        lock.lock()
+        if free.count < limit { free.append(c) }
+        lock.unlock()
     }
 }
 
@@ -103,10 +148,11 @@ struct ParsingStage {
     let file: FileByteSource
     let skipThrough: Int
     let queue: ChunkQueue
+    let pool: ChunkPool
 
     /// Runs to the end of the input; returns the input error that ended it early, if any.
     func run() -> Error? {
-        var chunk = ParsedChunk(capacity: ParsingStage.chunkBytes)
+        var chunk = pool.take(capacity: ParsingStage.chunkBytes)
         var chunkLines = ParsingStage.firstChunkLines
         var readError: Error?
         do {
@@ -163,7 +209,7 @@ struct ParsingStage {
     func send(_ chunk: inout ParsedChunk, minimum: Int) throws {
         chunk.consumed = file.consumed
         guard queue.push(chunk) else { throw Cancelled() }
-        chunk = ParsedChunk(capacity: max(ParsingStage.chunkBytes, minimum))
+        chunk = pool.take(capacity: minimum)
     }
 
     /// Everything the single-threaded ingest did per line, except writing.
