@@ -109,8 +109,11 @@ struct OutputTarget {
             format = fmt
         } else if let path, let fmt = OutputFormat.fromExtension(path) {
             format = fmt
+        } else if let defaultFormat {
+            format = defaultFormat
         } else {
-            format = defaultFormat ?? .table
+            // Aligned for a person at a terminal; tab-separated for a pipe or a file (SPEC §1).
+            format = path == nil && !Console.stdoutIsTTY ? .tsv : .table
         }
     }
 

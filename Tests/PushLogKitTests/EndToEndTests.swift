@@ -40,6 +40,13 @@ final class EndToEndTests: XCTestCase {
         let sections = doc["sections"] as! [String: [[String: Any]]]
         XCTAssertNotNil(sections["summary"]?.first?["responses"] as? Int)
 
+        // Into a pipe the default is TSV (a table only on a terminal, or when asked for).
+        let piped = try Run.pushlog(["--db", db, "report", "gone"])
+        XCTAssertTrue(piped.stdout.hasPrefix("# summary\nresponses\tgone\tgone_rate"), piped.stdout)
+        let table = try Run.pushlog(["--db", db, "report", "gone", "--format", "table"])
+        XCTAssertFalse(table.stdout.contains("\t"))
+        XCTAssertTrue(table.stdout.contains("responses"))
+
         // --fail-if: exit 3 when breached, 0 when not.
         XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--fail-if", "responses > 0"]).status, 3)
         XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--fail-if", "responses < 0"]).status, 0)
