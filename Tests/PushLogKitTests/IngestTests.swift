@@ -189,3 +189,21 @@ func gzipFile(_ src: String, to dst: String) throws {
     let gz = try GzipWriter.compress(Array(data))
     FileManager.default.createFile(atPath: dst, contents: Data(gz))
 }
+
+final class TokenCacheTests: XCTestCase {
+    /// Memory stays bounded: old entries go, entries in use stay (promoted from the old generation).
+    func testBoundedAndKeepsWhatIsUsed() {
+        var c = TokenCache()
+        let n = TokenCache.generation * 3
+        let hot = TokenCache.Key(a: -1, b: -1)
+        c.put(hot, 42)
+        for i in 0..<n {
+            c.put(TokenCache.Key(a: Int64(i), b: 7), Int64(i))
+            if i % 1000 == 0 { XCTAssertEqual(c.get(hot), 42) }
+        }
+        XCTAssertEqual(c.get(hot), 42)
+        XCTAssertNil(c.get(TokenCache.Key(a: 0, b: 7)))  // evicted: the writer looks it up in the tokens table
+        XCTAssertEqual(c.get(TokenCache.Key(a: Int64(n - 1), b: 7)), Int64(n - 1))
+        XCTAssertLessThanOrEqual(c.count, 2 * TokenCache.generation)
+    }
+}

@@ -4,12 +4,13 @@ import CSQLite
 /// interning tokens into integer ids. Duplicates (same time and line hash) are ignored by
 /// the unique keys and counted.
 public final class RecordWriter {
-    struct TokenKey: Hashable { let a: Int64, b: Int64 }
+    struct ReasonKey: Hashable { let reason: Int64, status: Int64 }
 
     let db: Database
-    private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken, insMetric: Statement
-    private var tokenIDs: [TokenKey: Int64] = [:]
-    private var reasonCategory: [TokenKey: ReasonCategory] = [:]
+    private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken, findToken, insMetric: Statement
+    private var tokenIDs = TokenCache()
+    /// Categories of the reasons seen (a few dozen in practice; emptied if hostile input makes it grow).
+    private var reasonCategory: [ReasonKey: ReasonCategory] = [:]
     /// Tokens and devices whose derived facts this writer's records may change (incremental refresh);
     /// collection stops, and `touchedAll` is set, once they grow past what an incremental refresh helps with.
     public private(set) var touchedTokens = Set<Int64>()
@@ -49,17 +50,7 @@ public final class RecordWriter {
         insReject = try db.prepare("\(head) rejects(src, line, reason, text, h1, h2) VALUES (?1,?2,?3,?4,?5,?6)")
         insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, src) VALUES (?1,?2,?3,?4,?5)")
         insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
-        try loadTokens()
-    }
-
-    private func loadTokens() throws {
-        let s = try db.prepare("SELECT id, token FROM tokens")
-        while try s.step() {
-            let id = s.int(0)
-            var t = s.string(1) ?? ""
-            let h = t.withUTF8 { LineHash.hash($0) }
-            tokenIDs[TokenKey(a: h.0, b: h.1)] = id
-        }
+        findToken = try db.prepare("SELECT id FROM tokens WHERE token = ?1")
     }
 
     // MARK: binding
@@ -77,14 +68,21 @@ public final class RecordWriter {
     /// The id of a (normalised) token, inserting it on first sight.
     @inline(__always) func tokenID(_ t: ByteSlice, malformed: Bool, masked: Bool) throws -> Int64 {
         let h = LineHash.hash(t)
-        let key = TokenKey(a: h.0, b: h.1)
-        if let id = tokenIDs[key] { return id }
+        let key = TokenCache.Key(a: h.0, b: h.1)
+        if let id = tokenIDs.get(key) { return id }
+        bind(findToken, 1, t)
+        let found = try findToken.step() ? findToken.int(0) : nil
+        findToken.reset()
+        if let found {
+            tokenIDs.put(key, found)
+            return found
+        }
         bind(insToken, 1, t)
         insToken.bind(2, Int64(malformed ? 1 : 0))
         insToken.bind(3, Int64(masked ? 1 : 0))
         try insToken.run()
         let id = db.lastInsertRowID
-        tokenIDs[key] = id
+        tokenIDs.put(key, id)
         touchToken(id)
         return id
     }
@@ -94,9 +92,10 @@ public final class RecordWriter {
             return ReasonTaxonomy.category(status: status.map { Int($0) }, reason: nil)
         }
         let h = LineHash.hash(reason)
-        let key = TokenKey(a: h.0, b: status ?? -1)
+        let key = ReasonKey(reason: h.0, status: status ?? -1)
         if let c = reasonCategory[key] { return c }
         let c = ReasonTaxonomy.category(status: status.map { Int($0) }, reason: reason.string)
+        if reasonCategory.count >= 4096 { reasonCategory.removeAll() }
         reasonCategory[key] = c
         return c
     }
