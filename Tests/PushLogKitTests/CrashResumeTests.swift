@@ -5,9 +5,9 @@ import XCTest
 /// kill -9 during an ingest, then a re-run: every count equals an uninterrupted ingest.
 final class CrashResumeTests: XCTestCase {
     func counts(_ db: String) throws -> [Int64] {
-        try ["sends", "registers", "settings", "receipts", "token_facts", "token_runs", "device_facts"].map {
+        try ["sends", "registers", "settings", "receipts", "token_facts", "token_runs", "device_facts", "token_stale", "bg_pushes"].map {
             try count("SELECT count(*) FROM \($0)", db: db)
-        }
+        } + [try count("SELECT count(rt) + coalesce(sum(rt - t), 0) FROM bg_pushes", db: db)]
     }
 
     func testKillNineAtSeveralPointsThenResume() throws {
