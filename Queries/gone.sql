@@ -7,15 +7,37 @@
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to production or sandbox
 
+-- common:
+-- Whole UTC hours of the range are counted from resp_hourly (derived at ingest); only the
+-- partial hours at its ends, [since, e1) and [e2, until), are read from sends. Buckets finer
+-- than an hour read everything from sends (e1 = until).
+span AS (
+  SELECT CASE WHEN :by IN ('minute', '5m') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
+         CASE WHEN :by IN ('minute', '5m') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
+         CASE WHEN :by IN ('minute', '5m') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
+), edge AS (
+  SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
+), hourly AS (
+  SELECT h.hour * 3600000 AS t, h.responses, h.gone FROM resp_hourly h, edge
+  WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
+), edges AS (
+  SELECT s.t, 1 AS responses, s.status = 410 AS gone FROM sends s, edge
+  WHERE s.t >= :since AND s.t < edge.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  UNION ALL
+  SELECT s.t, 1, s.status = 410 FROM sends s, edge
+  WHERE s.t >= edge.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+)
+
 -- section: summary
 -- A response is a send or response record with a status (one attempt).
 -- tokens_gone: distinct tokens whose first 410 response (over all history) is in the range.
 -- sends_after_gone: responses to a token later than its first 410, with no registration of the
 -- token between that 410's APNs timestamp (or, without one, the 410's time) and the send.
-WITH r AS (
-  SELECT s.t, s.token_id, s.status FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+WITH counts AS (
+  SELECT coalesce(sum(responses), 0) AS responses, coalesce(sum(gone), 0) AS gone
+  FROM (SELECT responses, gone FROM hourly UNION ALL SELECT responses, gone FROM edges)
 ), gone AS (
   -- Driven from the few tokens that have a 410 (token_facts), through the (token_id, t) index.
   SELECT f.token_id, f.first_410, coalesce(f.first_410_ts, f.first_410) AS gone_ts, s.t, s.status
@@ -24,24 +46,29 @@ WITH r AS (
     AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
-SELECT count(*) AS responses,
-       coalesce(sum(r.status = 410), 0) AS gone,
-       round(1.0 * sum(r.status = 410) / nullif(count(*), 0), 6) AS gone_rate,
+SELECT counts.responses, counts.gone,
+       round(1.0 * counts.gone / nullif(counts.responses, 0), 6) AS gone_rate,
        (SELECT count(DISTINCT token_id) FROM gone WHERE status = 410 AND t = first_410) AS tokens_gone,
        (SELECT count(*) FROM gone g
          WHERE g.t > g.first_410
            AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = g.token_id
                            AND x.t > g.gone_ts AND x.t <= g.t)) AS sends_after_gone
-FROM r;
+FROM counts;
 
 -- section: by_bucket
-SELECT bucket(b, :by) AS bucket, responses, gone, round(1.0 * gone / responses, 6) AS gone_rate, tokens_gone
-FROM (
-  SELECT bucket_start(s.t, :by) AS b, count(*) AS responses, sum(s.status = 410) AS gone,
-         count(DISTINCT CASE WHEN s.status = 410 THEN s.token_id END) AS tokens_gone
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+-- tokens_gone here: distinct tokens with a 410 response in the bucket.
+WITH rows AS (
+  SELECT bucket_start(t, :by) AS b, sum(responses) AS responses, sum(gone) AS gone
+  FROM (SELECT t, responses, gone FROM hourly UNION ALL SELECT t, responses, gone FROM edges)
+  GROUP BY b
+), tg AS (
+  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_gone
+  FROM sends s INDEXED BY sends_gone
+  WHERE s.status = 410 AND s.kind IN (0, 2) AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY b
 )
-ORDER BY b;
+SELECT bucket(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
+       coalesce(tg.tokens_gone, 0) AS tokens_gone
+FROM rows r LEFT JOIN tg ON tg.b = r.b
+ORDER BY r.b;

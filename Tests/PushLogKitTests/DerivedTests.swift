@@ -8,7 +8,8 @@ final class DerivedTests: XCTestCase {
         let c = try Store.openForReading(path: db)
         var out: [String: [[SQLValue]]] = [:]
         for (table, order) in [("token_facts", "token_id"), ("token_runs", "device, start"), ("device_facts", "dkey"),
-                               ("token_stale", "token_id, from_t"), ("bg_pushes", "hour, token_id, t, h1, h2")] {
+                               ("token_stale", "token_id, from_t"), ("bg_pushes", "hour, token_id, t, h1, h2"),
+                               ("resp_hourly", "hour, topic, env")] {
             let s = try c.prepare("SELECT * FROM \(table) ORDER BY \(order)")
             var rows: [[SQLValue]] = []
             while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
@@ -71,7 +72,7 @@ final class DerivedTests: XCTestCase {
         XCTAssertFalse(before.isEmpty)
         do {
             let w = try Store.openForWriting(path: db)
-            try w.exec("DROP TABLE bg_pushes; PRAGMA user_version = 1")
+            try w.exec("DROP TABLE bg_pushes; DROP TABLE resp_hourly; PRAGMA user_version = 1")
         }
         XCTAssertThrowsError(try Store.openForReading(path: db))  // reports ask for an ingest first
         let again = try ingest([Fixtures.path("reports.ndjson")], db: db)

@@ -8,6 +8,7 @@ public enum Derived {
         try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
         try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: nil) }
+        try PhaseTimer.measure("hourly responses") { try HourlyResponses.rebuild(db) }
     }
 
     /// Rebuilds the facts of the given tokens and devices only (a small ingest into a large
@@ -41,6 +42,7 @@ public enum Derived {
         }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: filter) }
         try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: newRows) }
+        try PhaseTimer.measure("hourly responses") { try HourlyResponses.add(db, after: newRows.sends) }
     }
 
     /// The largest send and receipt rowids at some moment (see `refresh(_:tokens:devices:newRows:)`).

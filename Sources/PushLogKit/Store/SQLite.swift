@@ -153,6 +153,11 @@ public final class Statement {
     public func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
     public func int(_ i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
     public func double(_ i: Int32) -> Double { sqlite3_column_double(handle, i) }
+    /// The column's text bytes, valid until the next step (empty for NULL).
+    public func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let p = sqlite3_column_text(handle, i) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, i)))
+    }
     public func string(_ i: Int32) -> String? {
         guard let p = sqlite3_column_text(handle, i) else { return nil }
         return String(cString: p)

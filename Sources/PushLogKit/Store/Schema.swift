@@ -130,6 +130,15 @@ public enum Schema {
         topic TEXT, env TEXT, apns_id TEXT, rt INTEGER,
         PRIMARY KEY(hour, token_id, t, h1, h2)
     ) WITHOUT ROWID;
+    -- Responses (sends and responses with a status) and 410s per UTC clock hour, topic and env
+    -- ('' when absent): reports count whole hours here and read `sends` only for the partial
+    -- hours at the ends of a range. HourlyResponses.
+    CREATE TABLE resp_hourly(
+        hour INTEGER NOT NULL,               -- floor(t / 3600000)
+        topic TEXT NOT NULL, env TEXT NOT NULL,
+        responses INTEGER NOT NULL, gone INTEGER NOT NULL,
+        PRIMARY KEY(hour, topic, env)
+    ) WITHOUT ROWID;
     """
 
     /// The SPEC §4 rule for a background push, on `sends` columns; the partial index

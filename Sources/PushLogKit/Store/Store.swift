@@ -32,8 +32,8 @@ public enum Store {
             throw SQLiteError(code: 14, message: "no database at \(path) (run `pushlog ingest PATH...` first, or pass --db FILE)")
         }
         let db = try Database(path: path, readOnly: true)
-        try db.exec("PRAGMA cache_size=-65536")
-        try db.exec("PRAGMA temp_store=MEMORY")
+        try db.exec("PRAGMA cache_size=-32768")
+        try db.exec("PRAGMA temp_store=FILE")
         let v = try db.scalarInt("PRAGMA user_version") ?? 0
         if v != Schema.version {
             throw SQLiteError(code: 1, message: "\(path) has schema version \(v), expected \(Schema.version): run `pushlog ingest` to migrate it")
