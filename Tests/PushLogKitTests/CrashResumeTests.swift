@@ -13,10 +13,7 @@ final class CrashResumeTests: XCTestCase {
 
     func testKillNineAtSeveralPointsThenResume() throws {
         let tmp = TempDir()
-        var o = DemoOptions()
-        o.devices = 600
-        o.weeks = 3
-        o.gzipLevel = 1
+        let o = smallDemo(devices: 600)
         _ = try DemoGenerator(o).write(to: tmp.path + "/logs")
         let reference = tmp.file("ref.db")
         XCTAssertEqual(try Run.pushlog(["--db", reference, "ingest", "--quiet", tmp.path + "/logs"]).status, 0)

@@ -7,10 +7,7 @@ import XCTest
 final class DemoWeeklyTests: XCTestCase {
     func testWeeklyOnDemoCorpus() throws {
         let tmp = TempDir()
-        var o = DemoOptions()
-        o.devices = 300
-        o.weeks = 3
-        o.gzipLevel = 1
+        let o = smallDemo(devices: 300)
         let result = try DemoGenerator(o).write(to: tmp.path + "/logs")
         let dbPath = tmp.file("demo.db")
         let s = try ingest([tmp.path + "/logs"], db: dbPath)

@@ -41,10 +41,7 @@ final class DerivedTests: XCTestCase {
 
     func testIncrementalRefreshEqualsFullRebuild() throws {
         let tmp = TempDir()
-        var o = DemoOptions()
-        o.devices = 400
-        o.weeks = 3
-        o.gzipLevel = 1
+        let o = smallDemo(devices: 400)
         let result = try DemoGenerator(o).write(to: tmp.path + "/logs")
         // Day by day, as a provider would ingest them: every run after the first is incremental;
         // then the reports' own fixture, with its rotations, 410s and user-only quirks.

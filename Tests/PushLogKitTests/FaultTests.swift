@@ -5,11 +5,7 @@ import XCTest
 /// Faults and hostile input, through the real binary where processes matter.
 final class FaultTests: XCTestCase {
     func demoCorpus(_ tmp: TempDir, devices: Int = 500) throws -> String {
-        var o = DemoOptions()
-        o.devices = devices
-        o.weeks = 3
-        o.gzipLevel = 1
-        _ = try DemoGenerator(o).write(to: tmp.path + "/logs")
+        _ = try DemoGenerator(smallDemo(devices: devices)).write(to: tmp.path + "/logs")
         return tmp.path + "/logs"
     }
 

@@ -187,7 +187,7 @@ final class IngestTests: XCTestCase {
 func gzipFile(_ src: String, to dst: String) throws {
     let data = try Data(contentsOf: URL(fileURLWithPath: src))
     let gz = try GzipWriter.compress(Array(data))
-    FileManager.default.createFile(atPath: dst, contents: Data(gz))
+    _ = FileManager.default.createFile(atPath: dst, contents: Data(gz))
 }
 
 final class TokenCacheTests: XCTestCase {

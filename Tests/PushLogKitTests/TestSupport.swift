@@ -35,7 +35,7 @@ final class TempDir {
     }
     func write(_ name: String, bytes: [UInt8]) -> String {
         let p = file(name)
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
         return p
     }
 }
@@ -87,4 +87,13 @@ func kinds(_ s: IngestSummary) -> [String: Int] {
     var d: [String: Int] = [:]
     for k in EventKind.allCases where s.records[k.rawValue] > 0 { d[k.name] = s.records[k.rawValue] }
     return d
+}
+
+/// Demo-generator options for a small test corpus (three weeks, fast gzip).
+func smallDemo(devices: Int, weeks: Int = 3) -> DemoOptions {
+    var o = DemoOptions()
+    o.devices = devices
+    o.weeks = weeks
+    o.gzipLevel = 1
+    return o
 }

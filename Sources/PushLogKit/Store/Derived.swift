@@ -1,6 +1,6 @@
 /// Facts derived from the records after each ingest, kept in tables so reports stay fast.
 public enum Derived {
-    /// Joins split `response` records to their `request` by apns_id (whichever arrived first).
+    /// Rebuilds every derived fact (after a bulk load, a crash, a join of split responses, a prune).
     public static func refresh(_ db: Database) throws {
         try PhaseTimer.measure("join responses") { _ = try joinSplitResponses(db) }
         try PhaseTimer.measure("token facts") { try refreshTokenFacts(db, only: nil) }
