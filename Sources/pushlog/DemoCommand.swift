@@ -14,7 +14,7 @@ enum DemoCommand: Command {
       --seed N         random seed (default 42): the same seed writes the same logs
       --gzip-level N   gzip level of the written logs (default 6)
       --no-report      write and ingest only
-      --format FMT     format of the weekly report (default table)
+      --format FMT     format of the weekly report (default: table on a terminal, tsv otherwise)
 
     """
 

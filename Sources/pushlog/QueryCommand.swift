@@ -8,7 +8,8 @@ enum QueryCommand: Command {
     static let usage = "pushlog query [--format FMT] [-o FILE] [--reveal-tokens] (SQL | -f FILE)"
     static let options = """
       -f FILE          read the SQL from FILE (- for stdin)
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
+      --format FMT     table, csv, tsv, json, ndjson, markdown, html (default: table on a
+                       terminal, tsv into a pipe or file)
       --reveal-tokens  show device tokens in full (columns named token are masked by default)
 
     Tables: sends (send/request/response records), registers, settings, receipts, unregisters,

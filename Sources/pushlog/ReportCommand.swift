@@ -16,7 +16,8 @@ enum ReportCommand: Command {
       --budget N         silent: background pushes per token-hour (default 3)
       --unit UNIT        opt-out: device or user (default device)
       --week 2026-W47    weekly: the week (default: the last complete week)
-      --format FMT       table, csv, tsv, json, ndjson, markdown, html
+      --format FMT       table, csv, tsv, json, ndjson, markdown, html (default: table
+                         on a terminal, tsv into a pipe or file)
       -o FILE            write to FILE (format from its extension)
       --reveal-tokens    show device tokens in full
       --fail-if EXPR     exit 3 when EXPR holds on the summary, e.g. 'gone_rate > 0.02'
