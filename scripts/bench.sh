@@ -74,9 +74,9 @@ echo "trace $tok…: ${s}s (process start included)"
 if [ $quick = 0 ]; then
   if python3 -c "import duckdb" 2>/dev/null; then
     rm -f "$out/duck.db"
-    python3 - "$corpus" "$out/duck.db" <<'PY'
+    python3 - "$corpus" "$out/duck.db" "$rate" <<'PY'
 import duckdb, sys, time, glob
-corpus, path = sys.argv[1], sys.argv[2]
+corpus, path, ours = sys.argv[1], sys.argv[2], int(sys.argv[3])
 con = duckdb.connect(path)
 con.execute("SET threads=2")
 t = time.time()
@@ -86,6 +86,7 @@ con.execute(f"CREATE TABLE ev AS SELECT * FROM read_json({files!r}, format='newl
 n = con.execute("SELECT count(*) FROM ev").fetchone()[0]
 s = time.time() - t
 print(f"duckdb read_json: {n} rows in {s:.2f}s = {int(n/s)} rows/s (2 threads, no indexes, no dedupe)")
+print(f"ratio pushlog / duckdb: {ours / (n / s):.2f}x (SPEC target: 1.5x)")
 PY
   else
     echo "duckdb: not installed (pip install duckdb) — skipped"
@@ -97,7 +98,7 @@ PY
     start=$(date +%s.%N)
     sqlite3 "$out/shell.db" ".mode csv" ".import $out/sends.csv sends"
     end=$(date +%s.%N)
-    python3 -c "s=$end-$start; print(f'sqlite3 .import csv: $n rows in {s:.2f}s = {int($n/s)} rows/s (no indexes)')"
+    python3 -c "s=$end-$start; print(f'sqlite3 .import csv: $n rows in {s:.2f}s = {int($n/s)} rows/s (no indexes); ratio pushlog / sqlite3: {$rate / ($n/s):.2f}x')"
 
     # The storage floor: SQLite alone copying pushlog's own rows (already parsed: no JSON, no
     # gzip, no binding) into an empty pushlog schema with the identity keys, same pragmas, then
@@ -118,6 +119,6 @@ PY
     end=$(date +%s.%N)
     python3 -c "
 n=$records; l=$mid-$start; i=$end-$mid
-print(f'storage floor (sqlite3 copying the parsed rows into the schema): load {l:.2f}s + indexes {i:.2f}s = {l+i:.2f}s = {int(n/(l+i))} records/s at most')"
+print(f'storage floor (sqlite3 copying the parsed rows into the schema): load {l:.2f}s + indexes {i:.2f}s = {l+i:.2f}s = {int(n/(l+i))} records/s at most; pushlog at {$rate * (l+i) / n:.0%} of it')"
   fi
 fi
