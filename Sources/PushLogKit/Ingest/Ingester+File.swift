@@ -122,10 +122,12 @@ extension Ingester {
                 }
                 ticker.tick(records: batch.lines, bytesIn: chunk.consumed)
                 fileBytes = chunk.consumed
+                try writer.flush()  // the bound rows point into the chunk
                 chunkPool.give(chunk)
             }
             try commit()
         } catch {
+            writer.discard()
             queue.cancel()
             done.wait()
             throw error
@@ -168,11 +170,8 @@ extension Ingester {
             let t = item.event.time!
             if batch.minT == nil || t < batch.minT! { batch.minT = t }
             if batch.maxT == nil || t > batch.maxT! { batch.maxT = t }
-            if try writer.write(item.event, hash: item.hash, src: src, line: item.recordLine) {
-                batch.records[item.event.kind!.rawValue] += 1
-            } else {
-                batch.duplicates += 1
-            }
+            try writer.write(item.event, hash: item.hash, src: src, line: item.recordLine)
+            batch.written += 1
         case .reject:
             batch.lines += 1
             if try writer.reject(src: src, line: item.recordLine, reason: item.reason, text: item.text, hash: item.hash) {
@@ -195,6 +194,9 @@ extension Ingester {
     }
 
     func saveProgress(_ src: Int64, _ offset: Int64, _ lines: Int, _ format: String, _ b: inout BatchCounts, _ fs: inout FileSummary) throws {
+        try writer.flush()
+        b.records = writer.takeInserted()
+        b.duplicates += b.written - b.records.reduce(0, +)
         let u = updateProgress
         u.bind(1, src); u.bind(2, offset); u.bind(3, Int64(lines)); u.bind(4, format)
         for k in 0..<7 { u.bind(Int32(5 + k), Int64(b.records[k])) }

@@ -7,7 +7,9 @@ public final class RecordWriter {
     struct ReasonKey: Hashable { let reason: Int64, status: Int64 }
 
     let db: Database
-    private let insSend, insRegister, insSettings, insReceipt, insUnregister, insReject, insToken, findToken, insMetric: Statement
+    /// One multi-row insert per record kind (EventKind order), so stored rows are counted per kind.
+    private let batches: [RowBatch]
+    private let insReject, insToken, findToken, insMetric: Statement
     private var tokenIDs = TokenCache()
     /// Categories of the reasons seen (a few dozen in practice; emptied if hostile input makes it grow).
     private var reasonCategory: [ReasonKey: ReasonCategory] = [:]
@@ -21,32 +23,34 @@ public final class RecordWriter {
         .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
         .auth: "auth", .request: "request", .rate: "rate", .server: "server", .unknown: "unknown",
     ]
+    static let identity = ["t", "h1", "h2", "src", "line"]
+    static let sendColumns = identity + ["kind", "token_id", "apns_id", "env", "topic", "push_type", "priority",
+        "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content", "has_alert", "has_sound",
+        "has_badge", "aps_category", "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason",
+        "category", "apns_ts", "apns_unique_id", "latency_ms", "attempt", "error"]
 
     public init(db: Database) throws {
         self.db = db
         let head = "INSERT OR IGNORE INTO"
-        insSend = try db.prepare("""
-            \(head) sends(t, h1, h2, src, line, kind, token_id, apns_id, env, topic, push_type, priority,
-              collapse_id, expiration, payload_bytes, content_available, mutable_content, has_alert, has_sound,
-              has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys, status, reason,
-              category, apns_ts, apns_unique_id, latency_ms, attempt, error)
-            VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33)
-            """)
-        insRegister = try db.prepare("""
-            \(head) registers(t, h1, h2, src, line, token_id, device, user, env, app_version, os_version, auth, topic)
-            VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)
-            """)
-        insSettings = try db.prepare("""
-            \(head) settings(t, h1, h2, src, line, device, user, auth, alert_setting, sound_setting, badge_setting,
-              lock_screen, notification_center) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)
-            """)
-        insReceipt = try db.prepare("""
-            \(head) receipts(t, h1, h2, src, line, apns_id, device, token_id, receipt, result)
-            VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)
-            """)
-        insUnregister = try db.prepare("""
-            \(head) unregisters(t, h1, h2, src, line, token_id, device, user) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)
-            """)
+        var b: [RowBatch] = []
+        for kind in EventKind.allCases {
+            switch kind {
+            case .send, .request, .response:
+                b.append(try RowBatch(db, table: "sends", columns: RecordWriter.sendColumns))
+            case .register:
+                b.append(try RowBatch(db, table: "registers", columns: RecordWriter.identity
+                    + ["token_id", "device", "user", "env", "app_version", "os_version", "auth", "topic"]))
+            case .settings:
+                b.append(try RowBatch(db, table: "settings", columns: RecordWriter.identity
+                    + ["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting", "lock_screen", "notification_center"]))
+            case .receipt:
+                b.append(try RowBatch(db, table: "receipts", columns: RecordWriter.identity
+                    + ["apns_id", "device", "token_id", "receipt", "result"]))
+            case .unregister:
+                b.append(try RowBatch(db, table: "unregisters", columns: RecordWriter.identity + ["token_id", "device", "user"]))
+            }
+        }
+        batches = b
         insReject = try db.prepare("\(head) rejects(src, line, reason, text, h1, h2) VALUES (?1,?2,?3,?4,?5,?6)")
         insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, src) VALUES (?1,?2,?3,?4,?5)")
         insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
@@ -119,7 +123,7 @@ public final class RecordWriter {
         touchedDevices = []
     }
 
-    /// Notes what a newly stored record changes in the derived facts.
+    /// Notes what a record may change in the derived facts.
     @inline(__always) func touch(_ e: Event, token: Int64?) {
         switch e.kind! {
         case .register:
@@ -134,51 +138,60 @@ public final class RecordWriter {
         }
     }
 
-    /// Writes one event; returns false when it was already stored (a duplicate).
+    /// Binds one event into its kind's batch (stored by `flush` at the latest). The derived facts
+    /// it may change are noted whether or not it turns out to be a duplicate.
     @inline(__always)
-    public func write(_ e: Event, hash: (Int64, Int64), src: Int64, line: Int) throws -> Bool {
+    public func write(_ e: Event, hash: (Int64, Int64), src: Int64, line: Int) throws {
         let t = e.time!
         let tok = try e.token.map { try tokenID($0, malformed: e.tokenMalformed, masked: e.tokenMasked) }
-        let s: Statement
-        switch e.kind! {
+        let kind = e.kind!
+        let b = batches[kind.rawValue]
+        let s = b.statement, o = b.base
+        switch kind {
         case .send, .request, .response:
-            s = insSend
-            s.bind(6, Int64(e.kind!.rawValue))
-            bind(s, 7, tok); bind(s, 8, e.apnsID); bind(s, 9, e.env); bind(s, 10, e.topic)
-            bind(s, 11, e.pushType); bind(s, 12, e.priority); bind(s, 13, e.collapseID); bind(s, 14, e.expiration)
-            bind(s, 15, e.payloadBytes); bind(s, 16, e.contentAvailable); bind(s, 17, e.mutableContent)
-            bind(s, 18, e.hasAlert); bind(s, 19, e.hasSound); bind(s, 20, e.hasBadge); bind(s, 21, e.category)
-            bind(s, 22, e.threadID); bind(s, 23, e.interruptionLevel); bind(s, 24, e.relevance)
-            bind(s, 25, e.customKeys); bind(s, 26, e.status); bind(s, 27, e.reason)
+            s.bind(o + 6, Int64(kind.rawValue))
+            bind(s, o + 7, tok); bind(s, o + 8, e.apnsID); bind(s, o + 9, e.env); bind(s, o + 10, e.topic)
+            bind(s, o + 11, e.pushType); bind(s, o + 12, e.priority); bind(s, o + 13, e.collapseID); bind(s, o + 14, e.expiration)
+            bind(s, o + 15, e.payloadBytes); bind(s, o + 16, e.contentAvailable); bind(s, o + 17, e.mutableContent)
+            bind(s, o + 18, e.hasAlert); bind(s, o + 19, e.hasSound); bind(s, o + 20, e.hasBadge); bind(s, o + 21, e.category)
+            bind(s, o + 22, e.threadID); bind(s, o + 23, e.interruptionLevel); bind(s, o + 24, e.relevance)
+            bind(s, o + 25, e.customKeys); bind(s, o + 26, e.status); bind(s, o + 27, e.reason)
             if e.status != nil || e.reason != nil {
-                bind(s, 28, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
+                bind(s, o + 28, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
             } else {
-                s.bindNull(28)
+                s.bindNull(o + 28)
             }
-            bind(s, 29, e.apnsTimestamp); bind(s, 30, e.apnsUniqueID); bind(s, 31, e.latencyMs)
-            bind(s, 32, e.attempt); bind(s, 33, e.error)
+            bind(s, o + 29, e.apnsTimestamp); bind(s, o + 30, e.apnsUniqueID); bind(s, o + 31, e.latencyMs)
+            bind(s, o + 32, e.attempt); bind(s, o + 33, e.error)
         case .register:
-            s = insRegister
-            bind(s, 6, tok); bind(s, 7, e.device); bind(s, 8, e.user); bind(s, 9, e.env)
-            bind(s, 10, e.appVersion); bind(s, 11, e.osVersion); bind(s, 12, e.auth); bind(s, 13, e.topic)
+            bind(s, o + 6, tok); bind(s, o + 7, e.device); bind(s, o + 8, e.user); bind(s, o + 9, e.env)
+            bind(s, o + 10, e.appVersion); bind(s, o + 11, e.osVersion); bind(s, o + 12, e.auth); bind(s, o + 13, e.topic)
         case .settings:
-            s = insSettings
-            bind(s, 6, e.device); bind(s, 7, e.user); bind(s, 8, e.auth); bind(s, 9, e.alertSetting)
-            bind(s, 10, e.soundSetting); bind(s, 11, e.badgeSetting); bind(s, 12, e.lockScreen)
-            bind(s, 13, e.notificationCenter)
+            bind(s, o + 6, e.device); bind(s, o + 7, e.user); bind(s, o + 8, e.auth); bind(s, o + 9, e.alertSetting)
+            bind(s, o + 10, e.soundSetting); bind(s, o + 11, e.badgeSetting); bind(s, o + 12, e.lockScreen)
+            bind(s, o + 13, e.notificationCenter)
         case .receipt:
-            s = insReceipt
-            bind(s, 6, e.apnsID); bind(s, 7, e.device); bind(s, 8, tok); bind(s, 9, e.receipt); bind(s, 10, e.result)
+            bind(s, o + 6, e.apnsID); bind(s, o + 7, e.device); bind(s, o + 8, tok); bind(s, o + 9, e.receipt); bind(s, o + 10, e.result)
         case .unregister:
-            s = insUnregister
-            bind(s, 6, tok); bind(s, 7, e.device); bind(s, 8, e.user)
+            bind(s, o + 6, tok); bind(s, o + 7, e.device); bind(s, o + 8, e.user)
         }
-        s.bind(1, t); s.bind(2, hash.0); s.bind(3, hash.1); s.bind(4, src); s.bind(5, Int64(line))
-        try s.run()
-        guard db.changes > 0 else { return false }
+        s.bind(o + 1, t); s.bind(o + 2, hash.0); s.bind(o + 3, hash.1); s.bind(o + 4, src); s.bind(o + 5, Int64(line))
+        try b.rowDone()
         touch(e, token: tok)
-        return true
     }
+
+    /// Stores every bound row; call before the bound bytes are reused and before a commit.
+    public func flush() throws {
+        for b in batches { try b.flush() }
+    }
+
+    /// Forgets bound rows whose transaction was rolled back.
+    public func discard() {
+        for b in batches { b.discard() }
+    }
+
+    /// Rows stored per kind (EventKind order) since the last call; the rest of what was written were duplicates.
+    public func takeInserted() -> [Int] { batches.map { $0.takeInserted() } }
 
     /// Stores one day's Apple delivery-metrics count (a re-import replaces it).
     public func appleMetric(day: String, pushType: String, status: String, count: Int64, src: Int64) throws {
