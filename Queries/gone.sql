@@ -63,8 +63,8 @@ WITH rows AS (
   GROUP BY b
 ), tg AS (
   SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_gone
-  FROM sends s INDEXED BY sends_gone
-  WHERE s.status = 410 AND s.kind IN (0, 2) AND s.t >= :since AND s.t < :until
+  FROM sends s
+  WHERE s.status = 410 AND s.kind IN (0, 2) AND +s.t >= :since AND +s.t < :until  -- unary +: through sends_gone, not a time range
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY b
 )

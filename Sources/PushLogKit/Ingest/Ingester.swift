@@ -119,9 +119,12 @@ public final class Ingester {
     }
 
     /// For a large load into a small database, drop the secondary indexes and build them at the end.
+    /// An empty database always loads this way (its indexes cost nothing to drop).
     func prepareBulkLoad(inputBytes: Int64) throws -> Bool {
-        let existing = try db.scalarInt("SELECT coalesce(max(id), 0) FROM sends") ?? 0
-        guard inputBytes > 32 << 20, existing * 400 < inputBytes else { return false }
+        let existing = try db.scalarInt("""
+            SELECT coalesce(sum(n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister), 0) FROM sources
+            """) ?? 0
+        guard existing == 0 || inputBytes > 32 << 20 && existing * 400 < inputBytes else { return false }
         for name in Schema.secondaryIndexNames { try db.exec("DROP INDEX IF EXISTS \(name)") }
         return true
     }
