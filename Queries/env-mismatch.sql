@@ -13,7 +13,7 @@ per AS (
   SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
          sum(s.category = 'env-config') AS env_key
   FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= :since AND +s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY s.token_id, s.env
 ), r AS (
