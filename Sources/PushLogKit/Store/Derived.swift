@@ -58,11 +58,14 @@ public enum Derived {
     /// rows and sets the receipt time of the pushes a new receipt answers. Send rows never change
     /// after insert except by a join of split responses or a prune, and both refresh fully.
     static func refreshBackground(_ db: Database, newRows: RowMarks?) throws {
-        let receipt = "(SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = %@.apns_id AND rc.receipt = 'background')"
+        /// The first background receipt for the apns_id of a row of `table`.
+        func receiptTime(_ table: String) -> String {
+            "(SELECT min(rc.t) FROM receipts rc WHERE rc.apns_id = \(table).apns_id AND rc.receipt = 'background')"
+        }
         let select = """
             SELECT t / 3600000, coalesce(token_id, 0), t, h1, h2, status, priority,
                    coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0), topic, env, apns_id,
-                   CASE WHEN status = 200 AND apns_id IS NOT NULL THEN \(receipt.replacingOccurrences(of: "%@", with: "sends")) END
+                   CASE WHEN status = 200 AND apns_id IS NOT NULL THEN \(receiptTime("sends")) END
             FROM sends
             """
         let rule = "kind IN (0, 2) AND status IS NOT NULL AND (\(Schema.backgroundRule))"
@@ -75,7 +78,7 @@ public enum Derived {
         try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
         // Older pushes that a new receipt answers, found through the apns_id index of sends.
         try db.exec("""
-            UPDATE bg_pushes SET rt = \(receipt.replacingOccurrences(of: "%@", with: "bg_pushes"))
+            UPDATE bg_pushes SET rt = \(receiptTime("bg_pushes"))
             WHERE status = 200 AND (hour, token_id, t, h1, h2) IN (
               SELECT s.t / 3600000, coalesce(s.token_id, 0), s.t, s.h1, s.h2 FROM sends s
               WHERE s.apns_id IN (SELECT apns_id FROM receipts WHERE rowid > \(newRows.receipts) AND receipt = 'background'));

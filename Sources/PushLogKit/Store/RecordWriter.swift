@@ -185,9 +185,11 @@ public final class RecordWriter {
         for b in batches { try b.flush() }
     }
 
-    /// Forgets bound rows whose transaction was rolled back.
+    /// Forgets bound rows whose transaction was rolled back, and the token ids it may have
+    /// assigned (a rolled-back id can be given to another token later).
     public func discard() {
         for b in batches { b.discard() }
+        tokenIDs = TokenCache()
     }
 
     /// Rows stored per kind (EventKind order) since the last call; the rest of what was written were duplicates.
