@@ -52,6 +52,23 @@ struct Arguments {
         }
     }
 
+    /// Refuses positionals beyond the first `max`: a stray word is never silently ignored.
+    /// A stray TIME (`report gone yesterday`) gets the hint of the option it was probably meant for.
+    func allowPositionals(_ max: Int, command: String, timeOption: String? = nil) throws {
+        guard positionals.count > max else { return }
+        let stray = positionals[max]
+        var hint = "pushlog \(command) --help"
+        if let timeOption, TimeArgument.parse(stray) != nil {
+            hint = "did you mean `\(timeOption) \(stray)`? (\(hint))"
+        } else if stray.hasPrefix("—") || stray.hasPrefix("–") {
+            hint = "options start with two ASCII hyphens (--); \(hint)"
+        }
+        throw UsageError(message: "unexpected argument '\(stray)' for '\(command)'", hint: hint)
+    }
+
+    /// Options given on the command line, in the order seen (for per-report checks).
+    var given: [String] { Array(values.keys) + Array(flags) }
+
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) }
@@ -109,6 +126,9 @@ struct OutputTarget {
             format = fmt
         } else if let path, let fmt = OutputFormat.fromExtension(path) {
             format = fmt
+        } else if let path, let ext = path.split(separator: "/").last?.split(separator: ".").dropFirst().last {
+            throw UsageError(message: "-o \(path): no output format for the extension .\(ext)",
+                             hint: "use .csv, .tsv, .json, .ndjson, .md, .html or .txt, or give --format")
         } else if let defaultFormat {
             format = defaultFormat
         } else {
@@ -117,9 +137,10 @@ struct OutputTarget {
         }
     }
 
-    /// Writes a rendered document to the file or stdout.
-    func write(_ doc: ResultDocument) throws {
-        let d = revealTokens ? doc : TokenMask.apply(doc)
+    /// Writes a rendered document to the file or stdout, tokens masked by value unless
+    /// `--reveal-tokens` (the database supplies the tokens whose shape is not hex).
+    func write(_ doc: ResultDocument, db: Database?) throws {
+        let d = revealTokens ? doc : TokenMask(db: db).apply(doc)
         let text = format.render(d)
         if let path {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -152,7 +173,7 @@ enum Console {
             }
         }
     }
-    static func err(_ s: String) { FileHandle.standardError.write((s + "\n").data(using: .utf8)!) }
+    static func err(_ s: String) { FileHandle.standardError.write((TerminalText.safe(s) + "\n").data(using: .utf8)!) }
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
 }

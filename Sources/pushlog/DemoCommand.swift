@@ -21,6 +21,7 @@ enum DemoCommand: Command {
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--devices", "--weeks", "--seed", "--gzip-level"],
                                  boolean: OutputTarget.boolean + ["--no-report", "--quiet"])
+        try args.allowPositionals(1, command: name)
         let out = try OutputTarget(args)
         var o = DemoOptions()
         if let d = try args.int("--devices", command: name) {
@@ -54,7 +55,7 @@ enum DemoCommand: Command {
         if !quiet { Console.err(IngestReport.table(summary).split(separator: "\n").last.map(String.init) ?? "") }
         if args.has("--no-report") { return summary.failed ? 1 : 0 }
         let doc = try ReportRunner(db: db).run(name: "weekly", params: ReportParams(week: result.lastWeek))
-        try out.write(doc)
+        try out.write(doc, db: db)
         if !quiet {
             Console.err("""
 

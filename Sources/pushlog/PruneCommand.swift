@@ -13,6 +13,7 @@ enum PruneCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: ["--before"], boolean: ["--no-vacuum"])
+        try args.allowPositionals(0, command: name, timeOption: "--before")
         guard let b = args.value("--before") else {
             throw UsageError(message: "prune needs --before TIME", hint: "pushlog prune --before 90d")
         }

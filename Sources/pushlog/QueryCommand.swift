@@ -10,11 +10,13 @@ enum QueryCommand: Command {
       -f FILE          read the SQL from FILE (- for stdin)
       --format FMT     table, csv, tsv, json, ndjson, markdown, html (default: table on a
                        terminal, tsv into a pipe or file)
-      --reveal-tokens  show device tokens in full (columns named token are masked by default)
+      --reveal-tokens  show device tokens in full (tokens are masked by value, in every cell)
+    Several statements separated by `;` each print their own section (result_1, result_2, …).
 
     Tables: sends (send/request/response records), registers, settings, receipts, unregisters,
-    tokens, sources, rejects, apple_metrics, reasons, categories. Times are epoch milliseconds;
-    rfc3339(t), bucket(t, 'day'), iso_week(t) and median(x) are available.
+    tokens, sources, rejects, apple_metrics, reasons, categories (pushlog schema describes each
+    column). Times are epoch milliseconds; rfc3339(t), time_ms('2026-11-12' or '-2h'),
+    bucket(t, 'day'), iso_week(t), median(x) and pragma_table_info('sends') are available.
 
     """
 
@@ -35,12 +37,30 @@ enum QueryCommand: Command {
             }
             sql = args.positionals.joined(separator: " ")
         }
-        let db = try Store.openForReading(path: ctx.dbPath)
-        let s: Statement
-        do { s = try db.prepare(sql) } catch let e as SQLiteError {
-            throw CLIError("query: \(e.message)\(e.message.contains("not authorized") ? " (query is read-only: no writes, ATTACH or extensions)" : "")")
+        let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix(".") {
+            let cmd = trimmed.split(separator: " ").first.map(String.init) ?? trimmed
+            throw UsageError(message: "\(cmd) is a sqlite3 shell command, not SQL",
+                             hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
         }
-        try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: [try ResultTable.from(s, name: "result")]))
+        let db = try Store.openForReading(path: ctx.dbPath)
+        try QueryFunctions.register(db)
+        let statements: [Statement]
+        do { statements = try db.prepareEach(sql) } catch let e as SQLiteError {
+            throw CLIError("query: \(e.message)\(e.message.contains("not authorized") ? " (query is read-only: no writes, ATTACH, extensions or pragmas that change settings)" : "")")
+        }
+        guard !statements.isEmpty else {
+            throw UsageError(message: "query has no SQL statement (only comments or blanks)", hint: "pushlog query 'SELECT count(*) FROM sends'")
+        }
+        // Each statement is its own section: `result` for one, `result_1`, `result_2`, … for several.
+        var sections: [ResultTable] = []
+        for (k, s) in statements.enumerated() {
+            let name = statements.count == 1 ? "result" : "result_\(k + 1)"
+            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as SQLiteError {
+                throw CLIError("query: statement \(k + 1): \(e.message)")
+            }
+        }
+        try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: sections), db: db)
         return 0
     }
 }

@@ -24,41 +24,72 @@ enum ReportCommand: Command {
       --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
 
     """
-    static let valued = OutputTarget.valued + ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week", "--fail-if", "--queries"]
+    /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
+    /// `-- param: NAME` take it.
+    static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week"]
+    static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries"]
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: valued, boolean: OutputTarget.boolean)
         guard let reportName = args.positionals.first else {
             throw UsageError(message: "report needs a NAME", hint: "pushlog reports  (lists them), e.g. pushlog report gone")
         }
+        try args.allowPositionals(1, command: "report \(reportName)", timeOption: "--since")
         let out = try OutputTarget(args)
-        let params = try parseParams(args)
-        var failIf: FailIf?
-        if let e = args.value("--fail-if") {
-            guard let f = FailIf(e) else {
-                throw UsageError(message: "cannot read --fail-if '\(e)'", hint: "use 'COLUMN OP NUMBER', e.g. --fail-if 'gone_rate > 0.02'")
-            }
-            failIf = f
-        }
         let catalog = try QueryCatalog(userDirectory: args.value("--queries") ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
-        guard reportName == "weekly" || catalog.report(reportName) != nil else {
+        guard let def = catalog.report(reportName) else {
             let guess = Arguments.closest(reportName, catalog.reports.map(\.name))
             throw UsageError(message: "no report named '\(reportName)'", hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog reports lists them")
         }
-        let db = try Store.openForReading(path: ctx.dbPath)
-        let doc = try ReportRunner(db: db, catalog: catalog).run(name: reportName, params: params)
-        try out.write(doc)
-        if let failIf {
-            guard let v = failIf.observed(in: doc) else {
-                throw UsageError(message: "--fail-if: no column '\(failIf.column)' in the summary of \(reportName)",
-                                 hint: "columns: \((doc.section("summary") ?? doc.sections.first)?.columns.joined(separator: ", ") ?? "none")")
+        try refuseUndeclared(args, def)
+        let params = try parseParams(args)
+        var conditions: [FailCondition] = []
+        for e in args.all("--fail-if") {
+            guard let c = FailCondition(e) else {
+                throw UsageError(message: "cannot read --fail-if '\(e)'",
+                                 hint: "use 'COLUMN OP NUMBER', joined by and/or, e.g. --fail-if 'gone_rate > 0.02 or gone > 500'")
             }
-            if failIf.holds(v) {
-                Console.err("pushlog: --fail-if breached: \(failIf.column) = \(v) \(failIf.op) \(failIf.value)")
-                return 3
+            conditions.append(c)
+        }
+        let db = try Store.openForReading(path: ctx.dbPath)
+        let runner = try ReportRunner(db: db, catalog: catalog)
+        let doc = try runner.run(name: reportName, params: params)
+        // Every condition is checked against the result before anything is printed.
+        for c in conditions {
+            for f in c.comparisons where !f.isKnown(in: doc) {
+                let names = FailIf.names(in: doc)
+                let guess = Arguments.closest(f.column, names)
+                throw UsageError(message: "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(reportName)",
+                                 hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
             }
         }
-        return 0
+        for note in try DataCoverage(db: db).notes(for: params, report: def) { Console.err("pushlog: \(note)") }
+        try out.write(doc, db: db)
+        let breached = conditions.filter { $0.holds(in: doc) }
+        for c in breached {
+            let seen = c.comparisons.map { f in "\(f.column) = \(f.observed(in: doc).map(FailIf.show) ?? "null")" }
+            Console.err("pushlog: --fail-if breached: \(c.source) (\(seen.joined(separator: ", ")))")
+        }
+        return breached.isEmpty ? 0 : 3
+    }
+
+    /// A parameter option the report does not declare is a usage error, with the likely fix.
+    static func refuseUndeclared(_ args: Arguments, _ def: ReportDefinition) throws {
+        let declared = Set(def.paramNames)
+        for flag in parameterOptions where args.value(flag) != nil && !declared.contains(String(flag.dropFirst(2))) {
+            let takes = def.paramNames.map { "--" + $0 }
+            var hint = "report \(def.name) takes: \(takes.isEmpty ? "no options but the output ones" : takes.joined(separator: ", "))"
+            if flag == "--since" || flag == "--until", declared.contains("week") {
+                hint = "did you mean `--week 2026-W47`? " + hint
+            } else if flag == "--week", declared.contains("since") {
+                let w = args.value("--week") ?? "2026-W47"
+                hint = "did you mean `--since \(w) --until` the week after? " + hint
+            }
+            throw UsageError(message: "report \(def.name) does not take \(flag)", hint: hint)
+        }
+        if let by = args.value("--by"), let allowed = def.byValues, !allowed.contains(by) {
+            throw UsageError(message: "report \(def.name) does not take --by \(by)", hint: "use one of: \(allowed.joined(separator: ", "))")
+        }
     }
 
     static func parseParams(_ args: Arguments) throws -> ReportParams {
@@ -116,6 +147,7 @@ enum ReportsCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--queries"], boolean: OutputTarget.boolean)
+        try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let catalog = try QueryCatalog(userDirectory: args.value("--queries") ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
         var t = ResultTable(name: "reports", columns: ["name", "title", "parameters", "sections", "description", "origin"])
@@ -123,7 +155,7 @@ enum ReportsCommand: Command {
             t.rows.append([.text(r.name), .text(r.title), .text(r.paramNames.joined(separator: " ")),
                            .text(r.sections.map(\.name).joined(separator: " ")), .text(r.description), .text(r.origin)])
         }
-        try out.write(ResultDocument(report: "reports", sections: [t]))
+        try out.write(ResultDocument(report: "reports", sections: [t]), db: nil)
         return 0
     }
 }

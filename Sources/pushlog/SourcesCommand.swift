@@ -13,10 +13,11 @@ enum SourcesCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
+        try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let db = try Store.openForReading(path: ctx.dbPath)
         let s = try db.prepare(Listings.sources)
-        try out.write(ResultDocument(report: "sources", sections: [try ResultTable.from(s, name: "sources")]))
+        try out.write(ResultDocument(report: "sources", sections: [try ResultTable.from(s, name: "sources")]), db: db)
         return 0
     }
 }
@@ -35,13 +36,14 @@ enum RejectsCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--source", "--limit"], boolean: OutputTarget.boolean)
+        try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let limit = try args.int("--limit", command: name) ?? 100
         let db = try Store.openForReading(path: ctx.dbPath)
         let s = try db.prepare(Listings.rejects)
         s.bind(1, args.value("--source"))
         s.bind(2, Int64(limit == 0 ? -1 : limit))
-        try out.write(ResultDocument(report: "rejects", sections: [try ResultTable.from(s, name: "rejects")]))
+        try out.write(ResultDocument(report: "rejects", sections: [try ResultTable.from(s, name: "rejects")]), db: db)
         return 0
     }
 }

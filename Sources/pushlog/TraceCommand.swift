@@ -18,10 +18,11 @@ enum TraceCommand: Command {
         guard let key = args.positionals.first, !key.isEmpty else {
             throw UsageError(message: "trace needs a KEY", hint: "pushlog trace 3f2a9c1e  (a token prefix, device, user or apns-id)")
         }
+        try args.allowPositionals(1, command: name)
         let out = try OutputTarget(args)
         let db = try Store.openForReading(path: ctx.dbPath)
         do {
-            try out.write(try Trace(db: db).run(key))
+            try out.write(try Trace(db: db).run(key), db: db)
         } catch let e as CatalogError {
             Console.err("pushlog: trace: \(e.description)")
             return 1

@@ -65,7 +65,8 @@ func runMain() -> Int32 {
             return usage(UsageError(message: "unknown global option \(a)", hint: "global options are --db FILE, --version, --help; command options go after the command"))
         }
     }
-    guard let name = args.first else { Console.out(mainHelp()); return 0 }
+    // Bare `pushlog` is a usage error, as for git: the usage goes to stderr.
+    guard let name = args.first else { Console.err(mainHelp()); return 2 }
     args.removeFirst()
     if name == "help" {
         if let sub = args.first {

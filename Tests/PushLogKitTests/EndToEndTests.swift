@@ -109,7 +109,7 @@ final class EndToEndTests: XCTestCase {
         _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
         let r = try Run.pushlog(["--db", db, "trace", "--format", "tsv", "aaaa0000"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        let lines = r.stdout.split(separator: "\r\n").map(String.init)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
         // Its registration, its sends, its 410 with the APNs timestamp, and the device's next token.
         XCTAssertTrue(lines[1].contains("register") && lines[1].contains("aaaa0000…0001"))
         XCTAssertTrue(lines.contains { $0.contains("410 Unregistered (APNs timestamp 2026-11-02T10:00:00Z)") })

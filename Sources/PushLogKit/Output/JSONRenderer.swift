@@ -47,7 +47,8 @@ public enum JSONRenderer {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 {
+                // C1 controls too (U+009B is a CSI on some terminals); JSON allows \u escapes anywhere.
+                if CellFormat.isControl(u) {
                     let h = String(u.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
                 } else {

@@ -48,6 +48,32 @@ enum CellFormat {
         }
     }
 
+    /// Text from logs made safe for a terminal: control characters (C0, DEL, C1) are shown
+    /// escaped (`\x1b`, `\n`), so a rejected line cannot colour the terminal or set its title.
+    /// `keep` lists the controls the format carries itself (CSV keeps quoted line breaks).
+    static func visible(_ s: String, keep: Set<Unicode.Scalar> = []) -> String {
+        guard s.unicodeScalars.contains(where: { isControl($0) && !keep.contains($0) }) else { return s }
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars {
+            guard isControl(u) && !keep.contains(u) else { out.append(u); continue }
+            let esc: String
+            switch u {
+            case "\n": esc = "\\n"
+            case "\r": esc = "\\r"
+            case "\t": esc = "\\t"
+            default:
+                let h = String(u.value, radix: 16)
+                esc = "\\x" + (h.count < 2 ? "0" + h : h)
+            }
+            out.append(contentsOf: esc.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    static func isControl(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x20 || (u.value >= 0x7f && u.value < 0xa0)
+    }
+
     static func number(_ d: Double) -> String {
         if d.rounded() == d && abs(d) < 1e15 { return String(Int64(d)) }
         var s = String(format: "%.6f", d)
@@ -68,7 +94,7 @@ enum CellFormat {
             if isRate(column) { return percent(d) }
             if d.rounded() == d && abs(d) < 1e15 { return grouped(Int64(d)) }
             return String(format: abs(d) >= 100 ? "%.1f" : "%.2f", d)
-        case .text(let s): return s
+        case .text(let s): return visible(s)
         }
     }
 
@@ -106,3 +132,8 @@ enum CellFormat {
 }
 
 import Foundation
+
+/// Diagnostics for stderr: text from logs or file names, with control characters escaped.
+public enum TerminalText {
+    public static func safe(_ s: String) -> String { CellFormat.visible(s, keep: ["\n"]) }
+}

@@ -3,9 +3,9 @@ public enum TableRenderer {
     public static func render(_ doc: ResultDocument) -> String {
         var out = ""
         if !doc.title.isEmpty {
-            out += doc.title + "\n"
+            out += CellFormat.visible(doc.title) + "\n"
             let ps = doc.params.filter { $0.1 != .null }.map { "\($0.0)=\(CellFormat.plain($0.1))" }
-            if !ps.isEmpty { out += ps.joined(separator: "  ") + "\n" }
+            if !ps.isEmpty { out += CellFormat.visible(ps.joined(separator: "  ")) + "\n" }
             out += "\n"
         }
         for (k, t) in doc.sections.enumerated() {
@@ -13,7 +13,7 @@ public enum TableRenderer {
             out += renderTable(t)
             if k < doc.sections.count - 1 { out += "\n" }
         }
-        for n in doc.notes { out += "\nnote: \(n)" }
+        for n in doc.notes { out += "\nnote: \(CellFormat.visible(n))" }
         if !doc.notes.isEmpty { out += "\n" }
         return out
     }
@@ -61,9 +61,10 @@ public enum DelimitedRenderer {
                 if k > 0 { out += "\n" }
                 out += "# \(t.name)\n"
             }
-            out += t.columns.map { quote($0, separator) }.joined(separator: separator) + "\r\n"
+            // `\n` line endings: `tok=$(pushlog query …)` must not carry a hidden `\r`.
+            out += t.columns.map { quote($0, separator) }.joined(separator: separator) + "\n"
             for r in t.rows {
-                out += r.map { quote(CellFormat.plain($0), separator) }.joined(separator: separator) + "\r\n"
+                out += r.map { quote(CellFormat.plain($0), separator) }.joined(separator: separator) + "\n"
             }
         }
         return out
@@ -71,8 +72,11 @@ public enum DelimitedRenderer {
 
     static func quote(_ s: String, _ sep: String) -> String {
         if sep == "\t" {
-            return s.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+            // TSV escapes as PostgreSQL's text format does: backslash, tab, newline, other controls.
+            let b = s.contains("\\") ? s.replacingOccurrences(of: "\\", with: "\\\\") : s
+            return CellFormat.visible(b)
         }
+        let s = CellFormat.visible(s, keep: ["\n", "\r"])
         if s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r") {
             return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
@@ -83,9 +87,9 @@ public enum DelimitedRenderer {
 /// Markdown tables, one per section.
 public enum MarkdownRenderer {
     public static func render(_ doc: ResultDocument) -> String {
-        var out = doc.title.isEmpty ? "" : "# \(doc.title)\n\n"
+        var out = doc.title.isEmpty ? "" : "# \(CellFormat.visible(doc.title))\n\n"
         let ps = doc.params.filter { $0.1 != .null }.map { "`\($0.0)=\(CellFormat.plain($0.1))`" }
-        if !ps.isEmpty { out += ps.joined(separator: " ") + "\n\n" }
+        if !ps.isEmpty { out += CellFormat.visible(ps.joined(separator: " ")) + "\n\n" }
         for t in doc.sections {
             out += "## \(t.name)\n\n"
             if t.rows.isEmpty { out += "_no rows_\n\n"; continue }
@@ -100,7 +104,7 @@ public enum MarkdownRenderer {
             }
             out += "\n"
         }
-        for n in doc.notes { out += "> \(n)\n" }
+        for n in doc.notes { out += "> \(CellFormat.visible(n))\n" }
         return out
     }
 }

@@ -13,7 +13,7 @@ public struct FailIf {
                 var rhs = expr[r.upperBound...].trimmingCharacters(in: .whitespaces)
                 var scale = 1.0
                 if rhs.hasSuffix("%") { rhs.removeLast(); scale = 0.01 }
-                guard !lhs.isEmpty, let v = Double(rhs) else { return nil }
+                guard !lhs.isEmpty, !lhs.contains(" "), let v = Double(rhs) else { return nil }
                 column = lhs
                 self.op = op
                 value = v * scale
@@ -32,6 +32,23 @@ public struct FailIf {
         return summary?.first(column)?.asDouble
     }
 
+    /// Whether `column` names something the condition can be evaluated on (a value may still be
+    /// null, e.g. a rate over zero responses).
+    public func isKnown(in doc: ResultDocument) -> Bool {
+        if let kpis = doc.section("kpis"), let m = kpis.column("metric") {
+            return kpis.rows.contains { $0[m] == .text(column) }
+        }
+        return (doc.section("summary") ?? doc.sections.first)?.column(column) != nil
+    }
+
+    /// The names a condition may use in this document.
+    public static func names(in doc: ResultDocument) -> [String] {
+        if let kpis = doc.section("kpis"), let m = kpis.column("metric") {
+            return kpis.rows.compactMap { if case .text(let s) = $0[m] { return s } else { return nil } }
+        }
+        return (doc.section("summary") ?? doc.sections.first)?.columns ?? []
+    }
+
     public func holds(_ x: Double) -> Bool {
         switch op {
         case ">": return x > value
@@ -41,5 +58,50 @@ public struct FailIf {
         case "!=": return x != value
         default: return x == value
         }
+    }
+
+    public static func show(_ d: Double) -> String { CellFormat.number(d) }
+
+    public var text: String { "\(column) \(op) \(CellFormat.number(value))" }
+}
+
+/// One `--fail-if` expression: comparisons joined by `and` / `or` (`and` binds tighter, as in
+/// SQL). Several `--fail-if` options breach when any of them holds.
+public struct FailCondition {
+    /// Alternatives (or) of conjunctions (and).
+    public let anyOf: [[FailIf]]
+    public let source: String
+
+    public init?(_ expr: String) {
+        source = expr
+        var alternatives: [[FailIf]] = []
+        for alt in FailCondition.split(expr, on: "or") {
+            var all: [FailIf] = []
+            for part in FailCondition.split(alt, on: "and") {
+                guard let f = FailIf(part) else { return nil }
+                all.append(f)
+            }
+            alternatives.append(all)
+        }
+        guard !alternatives.isEmpty else { return nil }
+        anyOf = alternatives
+    }
+
+    public var comparisons: [FailIf] { anyOf.flatMap { $0 } }
+
+    /// True when the expression holds; a comparison on a null value does not hold.
+    public func holds(in doc: ResultDocument) -> Bool {
+        anyOf.contains { all in all.allSatisfy { f in f.observed(in: doc).map(f.holds) ?? false } }
+    }
+
+    /// `expr` split on a whole word, case-insensitively.
+    static func split(_ expr: String, on word: String) -> [String] {
+        var parts: [String] = []
+        var current: [Substring] = []
+        for w in expr.split(separator: " ", omittingEmptySubsequences: true) {
+            if w.lowercased() == word { parts.append(current.joined(separator: " ")); current = [] } else { current.append(w) }
+        }
+        parts.append(current.joined(separator: " "))
+        return parts
     }
 }

@@ -62,3 +62,17 @@ extension ReportDefinition {
 
     public var paramNames: [String] { params.map { $0.0.split(separator: "=").first.map(String.init) ?? $0.0 } }
 }
+
+extension ReportDefinition {
+    /// Time units and dimensions `--by` may take in reports.
+    static let byWords: Set<String> = ["minute", "5m", "hour", "day", "week", "topic", "env", "app_version", "push_type", "reason"]
+
+    /// The `--by` values this report takes, read from its `-- param: by=… help` line (the help
+    /// lists them); nil when the report has no `by` parameter.
+    public var byValues: [String]? {
+        guard let (_, help) = params.first(where: { $0.0 == "by" || $0.0.hasPrefix("by=") }) else { return nil }
+        let words = help.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ":" || $0 == "|" || $0 == "(" || $0 == ")" })
+            .map(String.init).filter { ReportDefinition.byWords.contains($0) }
+        return words.isEmpty ? nil : words
+    }
+}

@@ -6,6 +6,7 @@ public final class ReportRunner {
     public init(db: Database, catalog: QueryCatalog? = nil) throws {
         self.db = db
         self.catalog = try catalog ?? QueryCatalog()
+        try QueryFunctions.register(db)
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {

@@ -60,6 +60,26 @@ public final class Database {
         return Statement(stmt, db: self)
     }
 
+    /// Compiles every statement of `sql`, in order (a user's `query` may hold several).
+    public func prepareEach(_ sql: String) throws -> [Statement] {
+        var out: [Statement] = []
+        var text = Array(sql.utf8CString)
+        try text.withUnsafeMutableBufferPointer { buf in
+            var start = UnsafePointer(buf.baseAddress!)
+            let end = UnsafePointer(buf.baseAddress!) + buf.count - 1
+            while start < end {
+                var stmt: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v2(handle, start, Int32(end - start), &stmt, &tail)
+                guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: lastMessage) }
+                if let stmt { out.append(Statement(stmt, db: self)) }  // nil for a comment or blank tail
+                guard let tail, tail > start else { break }
+                start = tail
+            }
+        }
+        return out
+    }
+
     /// The rowid of the last insert on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows changed by the last statement.
@@ -81,14 +101,28 @@ public final class Database {
 
     // MARK: read-only guard
 
+    /// Pragmas a read-only user query may run (also as `pragma_NAME(...)` table functions).
+    static let readOnlyPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "function_list", "pragma_list", "collation_list", "compile_options",
+        "user_version", "schema_version", "data_version", "page_count", "page_size", "freelist_count",
+        "database_list", "encoding",
+    ]
+    static let tuningPragmas: Set<String> = ["cache_size", "temp_store", "busy_timeout"]
+
     private func installReadOnlyGuard() {
-        sqlite3_set_authorizer(handle, { _, action, _, name, _, _ in
+        sqlite3_set_authorizer(handle, { _, action, arg1, name, _, _ in
             switch action {
             case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE: return SQLITE_OK
             case SQLITE_FUNCTION:
                 guard let name else { return SQLITE_OK }
                 return strcasecmp(name, "load_extension") == 0 ? SQLITE_DENY : SQLITE_OK
-            case SQLITE_PRAGMA: return SQLITE_OK  // the connection is opened read-only; pragmas cannot write
+            case SQLITE_PRAGMA:
+                // Only pragmas that read the schema or settings, and the connection-local tuning
+                // pushlog itself sets on a reading connection.
+                guard let arg1 else { return SQLITE_DENY }  // arg1: the pragma's name
+                let n = String(cString: arg1).lowercased()
+                return Database.readOnlyPragmas.contains(n) || Database.tuningPragmas.contains(n) ? SQLITE_OK : SQLITE_DENY
             default: return SQLITE_DENY
             }
         }, nil)

@@ -1,0 +1,48 @@
+/// Says why a report may come out empty: a range outside the data, or a `--topic`/`--env`
+/// value that never occurs. The notes go to stderr; the report itself still prints.
+public struct DataCoverage {
+    let db: Database
+    public init(db: Database) { self.db = db }
+
+    /// The time span of all records (responses and registrations), or nil for an empty database.
+    public func span() throws -> (Int64, Int64)? {
+        let s = try db.prepare("""
+            SELECT min(lo), max(hi) FROM (
+              SELECT min(t) AS lo, max(t) AS hi FROM sends UNION ALL SELECT min(t), max(t) FROM registers
+              UNION ALL SELECT min(t), max(t) FROM settings)
+            """)
+        guard try s.step(), !s.isNull(0) else { return nil }
+        return (s.int(0), s.int(1))
+    }
+
+    public func notes(for p: ReportParams, report: ReportDefinition) throws -> [String] {
+        var out: [String] = []
+        let names = Set(report.paramNames)
+        guard let (lo, hi) = try span() else { return ["the database holds no records (run `pushlog ingest PATH...` first)"] }
+        let since = p.since ?? Int64.min, until = p.until ?? Int64.max
+        if names.contains("since") && (since > hi || until <= lo) {
+            out.append("no records between \(p.since.map { TimeFormat.rfc3339(ms: $0) } ?? "the start") and "
+                       + "\(p.until.map { TimeFormat.rfc3339(ms: $0) } ?? "the end"); the data spans \(TimeFormat.rfc3339(ms: lo)) … \(TimeFormat.rfc3339(ms: hi))")
+        }
+        if let topic = p.topic, names.contains("topic") {
+            let known = try values("SELECT DISTINCT topic FROM resp_hourly WHERE topic <> '' ORDER BY 1 LIMIT 20")
+            if !known.contains(topic) {
+                out.append("no responses for topic '\(topic)'; topics seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            }
+        }
+        if let env = p.env, names.contains("env") {
+            let known = try values("SELECT DISTINCT env FROM resp_hourly WHERE env <> '' ORDER BY 1")
+            if !known.contains(env) {
+                out.append("no responses sent to env '\(env)'; envs seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            }
+        }
+        return out
+    }
+
+    func values(_ sql: String) throws -> [String] {
+        let s = try db.prepare(sql)
+        var out: [String] = []
+        while try s.step() { if let v = s.string(0) { out.append(v) } }
+        return out
+    }
+}
