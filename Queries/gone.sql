@@ -31,7 +31,8 @@ span AS (
 )
 
 -- section: summary
--- A response is a send or response record with a status (one attempt).
+-- A response is a send or response record with a status (one attempt). responses, gone and
+-- tokens_gone are the sums of by_bucket's columns of the same name; gone_rate is gone / responses.
 -- tokens_gone: distinct tokens whose first 410 response (over all history) is in the range.
 -- sends_after_gone: responses to a token later than its first 410, with no registration of the
 -- token between that 410's APNs timestamp (or, without one, the 410's time) and the send.
@@ -56,19 +57,24 @@ SELECT counts.responses, counts.gone,
 FROM counts;
 
 -- section: by_bucket
--- tokens_gone here: distinct tokens with a 410 response in the bucket.
+-- Additive columns (they sum to the summary): responses, gone, tokens_gone (distinct tokens whose
+-- first 410 over all history falls in the bucket, exactly as the summary counts them).
+-- Not additive: gone_rate (a ratio) and tokens_with_410 (distinct tokens with any 410 response in
+-- the bucket; a token gone in two buckets counts in both). Buckets inside the range with no
+-- responses are shown with zeros.
 WITH rows AS (
   SELECT bucket_start(t, :by) AS b, sum(responses) AS responses, sum(gone) AS gone
   FROM (SELECT t, responses, gone FROM hourly UNION ALL SELECT t, responses, gone FROM edges)
   GROUP BY b
 ), tg AS (
-  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_gone
-  FROM sends s
+  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_with_410,
+         count(DISTINCT CASE WHEN s.t = f.first_410 THEN s.token_id END) AS tokens_gone
+  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.status = 410 AND s.kind IN (0, 2) AND +s.t >= :since AND +s.t < :until  -- unary +: through sends_gone, not a time range
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY b
 )
 SELECT bucket(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
-       coalesce(tg.tokens_gone, 0) AS tokens_gone
+       coalesce(tg.tokens_gone, 0) AS tokens_gone, coalesce(tg.tokens_with_410, 0) AS tokens_with_410
 FROM rows r LEFT JOIN tg ON tg.b = r.b
 ORDER BY r.b;

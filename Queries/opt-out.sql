@@ -37,24 +37,46 @@ SELECT coalesce(sum(in_range), 0) AS opted_in,
 FROM u;
 
 -- section: by_cohort
--- cohort: ISO week of opt-in. still_on_7d / still_on_30d: share of the cohort still on after 7 /
--- 30 days, among units observed that long (turned off within the period, or observed after it).
-WITH units AS (
+-- cohort: ISO week of opt-in. opted_in, turned_off: units of the cohort (additive across cohorts).
+-- still_on_7d_share / still_on_30d_share: of the cohort's units whose opt-in is at least 7 / 30
+-- days before the end of the data (or of --until, when earlier), the share not turned off within
+-- 7 / 30 days of opting in. Younger units are right-censored and left out (eligible_7d /
+-- eligible_30d count the units used); a cohort with no eligible unit has no value (null), never 0.
+WITH span AS (
+  SELECT min(:until, (SELECT max(hi) FROM (SELECT max(t) AS hi FROM sends UNION ALL SELECT max(t) FROM registers
+                                           UNION ALL SELECT max(t) FROM settings))) AS data_end
+), units AS (
   SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
-         min(opt_in) AS opt_in, min(off) AS off, max(last_obs) AS last_obs
+         min(opt_in) AS opt_in, min(off) AS off
   FROM device_facts GROUP BY 1
 ), c AS (
-  SELECT iso_week_start(opt_in) AS w, opt_in, off, last_obs,
+  SELECT iso_week_start(opt_in) AS w, opt_in, off,
          (off IS NOT NULL AND off < opt_in + 7 * 86400000) AS off7,
-         (off IS NOT NULL AND off < opt_in + 7 * 86400000) OR last_obs >= opt_in + 7 * 86400000 AS seen7,
+         opt_in + 7 * 86400000 <= span.data_end AS eligible7,
          (off IS NOT NULL AND off < opt_in + 30 * 86400000) AS off30,
-         (off IS NOT NULL AND off < opt_in + 30 * 86400000) OR last_obs >= opt_in + 30 * 86400000 AS seen30
-  FROM units WHERE opt_in >= :since AND opt_in < :until
+         opt_in + 30 * 86400000 <= span.data_end AS eligible30
+  FROM units, span WHERE opt_in >= :since AND opt_in < :until
 )
 SELECT iso_week(w) AS cohort, count(*) AS opted_in, sum(off IS NOT NULL) AS turned_off,
        round(1.0 * sum(off IS NOT NULL) / count(*), 6) AS turned_off_share,
-       round(1.0 * sum(seen7 AND NOT off7) / nullif(sum(seen7), 0), 6) AS still_on_7d_share,
-       sum(seen7) AS observed_7d,
-       round(1.0 * sum(seen30 AND NOT off30) / nullif(sum(seen30), 0), 6) AS still_on_30d_share,
-       sum(seen30) AS observed_30d
+       round(1.0 * sum(eligible7 AND NOT off7) / nullif(sum(eligible7), 0), 6) AS still_on_7d_share,
+       sum(eligible7) AS eligible_7d,
+       round(1.0 * sum(eligible30 AND NOT off30) / nullif(sum(eligible30), 0), 6) AS still_on_30d_share,
+       sum(eligible30) AS eligible_30d
 FROM c GROUP BY w ORDER BY w;
+
+-- section: turn_off_rate
+-- An age-invariant rate for a period [since, until): units opted in and still on at its start
+-- (opt-in before since, not turned off before since) = on_at_start; of those, the units that
+-- turned off during the period = turned_off; turn_off_rate = turned_off / on_at_start. Units that
+-- opted in during the period are not in it. Without --since it has no value.
+WITH units AS (
+  SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
+         min(opt_in) AS opt_in, min(off) AS off
+  FROM device_facts GROUP BY 1
+), base AS (
+  SELECT * FROM units WHERE opt_in < :since AND (off IS NULL OR off >= :since)
+)
+SELECT count(*) AS on_at_start, coalesce(sum(off < :until), 0) AS turned_off,
+       round(1.0 * sum(off < :until) / nullif(count(*), 0), 6) AS turn_off_rate
+FROM base;

@@ -193,7 +193,8 @@ span AS (
 )
 
 -- section: summary
--- A response is a send or response record with a status (one attempt).
+-- A response is a send or response record with a status (one attempt). responses, gone and
+-- tokens_gone are the sums of by_bucket's columns of the same name; gone_rate is gone / responses.
 -- tokens_gone: distinct tokens whose first 410 response (over all history) is in the range.
 -- sends_after_gone: responses to a token later than its first 410, with no registration of the
 -- token between that 410's APNs timestamp (or, without one, the 410's time) and the send.
@@ -218,20 +219,25 @@ SELECT counts.responses, counts.gone,
 FROM counts;
 
 -- section: by_bucket
--- tokens_gone here: distinct tokens with a 410 response in the bucket.
+-- Additive columns (they sum to the summary): responses, gone, tokens_gone (distinct tokens whose
+-- first 410 over all history falls in the bucket, exactly as the summary counts them).
+-- Not additive: gone_rate (a ratio) and tokens_with_410 (distinct tokens with any 410 response in
+-- the bucket; a token gone in two buckets counts in both). Buckets inside the range with no
+-- responses are shown with zeros.
 WITH rows AS (
   SELECT bucket_start(t, :by) AS b, sum(responses) AS responses, sum(gone) AS gone
   FROM (SELECT t, responses, gone FROM hourly UNION ALL SELECT t, responses, gone FROM edges)
   GROUP BY b
 ), tg AS (
-  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_gone
-  FROM sends s
+  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_with_410,
+         count(DISTINCT CASE WHEN s.t = f.first_410 THEN s.token_id END) AS tokens_gone
+  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.status = 410 AND s.kind IN (0, 2) AND +s.t >= :since AND +s.t < :until  -- unary +: through sends_gone, not a time range
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY b
 )
 SELECT bucket(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
-       coalesce(tg.tokens_gone, 0) AS tokens_gone
+       coalesce(tg.tokens_gone, 0) AS tokens_gone, coalesce(tg.tokens_with_410, 0) AS tokens_with_410
 FROM rows r LEFT JOIN tg ON tg.b = r.b
 ORDER BY r.b;
 """#,
@@ -275,27 +281,49 @@ SELECT coalesce(sum(in_range), 0) AS opted_in,
 FROM u;
 
 -- section: by_cohort
--- cohort: ISO week of opt-in. still_on_7d / still_on_30d: share of the cohort still on after 7 /
--- 30 days, among units observed that long (turned off within the period, or observed after it).
-WITH units AS (
+-- cohort: ISO week of opt-in. opted_in, turned_off: units of the cohort (additive across cohorts).
+-- still_on_7d_share / still_on_30d_share: of the cohort's units whose opt-in is at least 7 / 30
+-- days before the end of the data (or of --until, when earlier), the share not turned off within
+-- 7 / 30 days of opting in. Younger units are right-censored and left out (eligible_7d /
+-- eligible_30d count the units used); a cohort with no eligible unit has no value (null), never 0.
+WITH span AS (
+  SELECT min(:until, (SELECT max(hi) FROM (SELECT max(t) AS hi FROM sends UNION ALL SELECT max(t) FROM registers
+                                           UNION ALL SELECT max(t) FROM settings))) AS data_end
+), units AS (
   SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
-         min(opt_in) AS opt_in, min(off) AS off, max(last_obs) AS last_obs
+         min(opt_in) AS opt_in, min(off) AS off
   FROM device_facts GROUP BY 1
 ), c AS (
-  SELECT iso_week_start(opt_in) AS w, opt_in, off, last_obs,
+  SELECT iso_week_start(opt_in) AS w, opt_in, off,
          (off IS NOT NULL AND off < opt_in + 7 * 86400000) AS off7,
-         (off IS NOT NULL AND off < opt_in + 7 * 86400000) OR last_obs >= opt_in + 7 * 86400000 AS seen7,
+         opt_in + 7 * 86400000 <= span.data_end AS eligible7,
          (off IS NOT NULL AND off < opt_in + 30 * 86400000) AS off30,
-         (off IS NOT NULL AND off < opt_in + 30 * 86400000) OR last_obs >= opt_in + 30 * 86400000 AS seen30
-  FROM units WHERE opt_in >= :since AND opt_in < :until
+         opt_in + 30 * 86400000 <= span.data_end AS eligible30
+  FROM units, span WHERE opt_in >= :since AND opt_in < :until
 )
 SELECT iso_week(w) AS cohort, count(*) AS opted_in, sum(off IS NOT NULL) AS turned_off,
        round(1.0 * sum(off IS NOT NULL) / count(*), 6) AS turned_off_share,
-       round(1.0 * sum(seen7 AND NOT off7) / nullif(sum(seen7), 0), 6) AS still_on_7d_share,
-       sum(seen7) AS observed_7d,
-       round(1.0 * sum(seen30 AND NOT off30) / nullif(sum(seen30), 0), 6) AS still_on_30d_share,
-       sum(seen30) AS observed_30d
+       round(1.0 * sum(eligible7 AND NOT off7) / nullif(sum(eligible7), 0), 6) AS still_on_7d_share,
+       sum(eligible7) AS eligible_7d,
+       round(1.0 * sum(eligible30 AND NOT off30) / nullif(sum(eligible30), 0), 6) AS still_on_30d_share,
+       sum(eligible30) AS eligible_30d
 FROM c GROUP BY w ORDER BY w;
+
+-- section: turn_off_rate
+-- An age-invariant rate for a period [since, until): units opted in and still on at its start
+-- (opt-in before since, not turned off before since) = on_at_start; of those, the units that
+-- turned off during the period = turned_off; turn_off_rate = turned_off / on_at_start. Units that
+-- opted in during the period are not in it. Without --since it has no value.
+WITH units AS (
+  SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
+         min(opt_in) AS opt_in, min(off) AS off
+  FROM device_facts GROUP BY 1
+), base AS (
+  SELECT * FROM units WHERE opt_in < :since AND (off IS NULL OR off >= :since)
+)
+SELECT count(*) AS on_at_start, coalesce(sum(off < :until), 0) AS turned_off,
+       round(1.0 * sum(off < :until) / nullif(count(*), 0), 6) AS turn_off_rate
+FROM base;
 """#,
         "reconcile": #"""
 -- title: Reconcile with Apple's delivery metrics
@@ -414,22 +442,29 @@ FROM rec GROUP BY 1 ORDER BY min(load);
 -- description: reasons, the incidents found in the data, the worst app versions and daily trends.
 -- param: week  ISO week, e.g. 2026-W47 (default: the last complete week)
 -- param: budget=3  background pushes per token-hour (silent KPIs)
+-- param: topic  only responses for this topic, in every KPI and section that can be split by topic
+-- param: env  only responses sent to production or sandbox, likewise
+-- param: unit=device  device or user (the turn_off_rate KPI)
 
 -- section: basics
--- Used for the accepted share and auth-error KPIs; :since/:until are the week's bounds.
+-- Used for the accepted share, auth-error, transport and rejects KPIs; :since/:until are the
+-- week's bounds. Rejected lines have no topic or env: under --topic/--env rejects is null.
 SELECT count(*) AS responses, coalesce(sum(status = 200), 0) AS accepted,
        round(1.0 * sum(status = 200) / nullif(count(*), 0), 6) AS accepted_share,
        coalesce(sum(category = 'auth'), 0) AS auth_errors,
-       (SELECT coalesce(sum(rejects), 0) FROM sources WHERE first_t < :until AND last_t >= :since) AS rejects
-FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until;
+       CASE WHEN :topic IS NULL AND :env IS NULL THEN
+         (SELECT coalesce(sum(rejects), 0) FROM sources WHERE first_t < :until AND last_t >= :since) END AS rejects
+FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until
+  AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env);
 
 -- section: top_reasons
 SELECT coalesce(s.reason, '(none)') AS reason, s.status, s.category, count(*) AS responses,
        count(DISTINCT s.token_id) AS tokens,
        round(1.0 * count(*) / (SELECT count(*) FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL
-                              AND t >= :since AND t < :until), 6) AS response_share
+                              AND t >= :since AND t < :until AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)), 6) AS response_share
 FROM sends s
 WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
+  AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 GROUP BY s.reason, s.status, s.category ORDER BY responses DESC LIMIT 10;
 
 -- section: incidents
@@ -437,7 +472,8 @@ GROUP BY s.reason, s.status, s.category ORDER BY responses DESC LIMIT 10;
 -- 20% of the responses, merged when less than 15 minutes apart.
 WITH b AS (
   SELECT t / 300000 AS k, count(*) AS responses, sum(category IN ('auth', 'server', 'rate')) AS errors
-  FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until GROUP BY k
+  FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env) GROUP BY k
 ), h AS (
   SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
   FROM b WHERE errors >= 3 AND errors >= 0.2 * responses
@@ -450,6 +486,7 @@ WITH b AS (
 SELECT rfc3339(w.ws) AS window_start, rfc3339(w.we) AS window_end, (w.we - w.ws) / 60000 AS minutes,
        (SELECT s.category || ': ' || s.reason FROM sends s
         WHERE s.t >= w.ws AND s.t < w.we AND s.category IN ('auth', 'server', 'rate')
+          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
         GROUP BY s.category, s.reason ORDER BY count(*) DESC LIMIT 1) AS reason,
        w.errors, w.responses, round(1.0 * w.errors / w.responses, 6) AS error_share
 FROM w ORDER BY w.ws;
@@ -460,21 +497,25 @@ SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count(*) AS resp
        sum(s.reason = 'BadDeviceToken') AS bad_device_token, coalesce(sum(f.malformed), 0) AS malformed_token_sends
 FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
 WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+  AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 GROUP BY 1 ORDER BY error_rate DESC, responses DESC LIMIT 5;
 
 -- section: trend_daily
--- Two weeks of days (the week before and this one), for the charts.
+-- Two weeks of days (the week before and this one), for the charts; days without responses are
+-- filled with zeros by the runner, so an outage shows as a gap, not a shorter line.
 WITH d AS (
   SELECT t / 86400000 AS day, count(*) AS responses, sum(status = 410) AS gone,
          sum(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched_sends
   FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since - 604800000 AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY day
 ), bg AS (
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
     SELECT hour / 24 AS day, count(*) AS load FROM bg_pushes
     WHERE status = 200 AND hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000
       AND t >= :since - 604800000 AND t < :until
+      AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
     GROUP BY hour, token_id
   ) GROUP BY day
 )

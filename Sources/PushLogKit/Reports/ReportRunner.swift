@@ -1,3 +1,5 @@
+import Foundation
+
 /// Runs catalog reports: binds parameters by name (never spliced into SQL) and collects sections.
 public final class ReportRunner {
     let db: Database
@@ -36,6 +38,25 @@ public final class ReportRunner {
             }
             sections.append(try ResultTable.from(s, name: name))
         }
+        if let unit = timeUnit(def, params), sections.contains(where: { $0.columns.first == "bucket" }),
+           let (lo, hi) = try fillRange(params) {
+            sections = sections.map { $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: lo, until: hi) : $0 }
+        }
         return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+    }
+
+    /// The time unit of `--by` (or the report's default) when the report buckets by time.
+    func timeUnit(_ def: ReportDefinition, _ p: ReportParams) -> TimeUnit? {
+        guard def.byValues != nil else { return nil }
+        return TimeUnit(rawValue: p.by ?? def.paramDefaults["by"] ?? "day")
+    }
+
+    /// The range whose buckets are all shown: the user's range; an open end is the data's end
+    /// (or now, for a range that has a start, so a trailing outage shows); no range is the data's span.
+    func fillRange(_ p: ReportParams, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> (Int64, Int64)? {
+        guard let (lo, hi) = try DataCoverage(db: db).span() else { return nil }
+        let from = p.since ?? lo
+        let until = p.until ?? (p.since != nil ? max(now, hi + 1) : hi + 1)
+        return (from, until)
     }
 }

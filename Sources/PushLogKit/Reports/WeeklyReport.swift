@@ -6,7 +6,8 @@ public struct WeeklyReport {
     let runner: ReportRunner
     static let week: Int64 = 7 * 86_400_000
 
-    /// (kpi name, report, section, column)
+    /// (kpi name, report, section, column). Every KPI honours --topic/--env except those in
+    /// `unfilterable`, which are left empty (null) under a filter rather than shown unfiltered.
     static let kpis: [(String, String, String, String)] = [
         ("responses", "gone", "summary", "responses"),
         ("accepted_share", "weekly", "basics", "accepted_share"),
@@ -19,11 +20,14 @@ public struct WeeklyReport {
         ("over_budget_share", "silent", "summary", "over_budget_share"),
         ("too_many_requests", "silent", "summary", "too_many_requests"),
         ("auth_errors", "weekly", "basics", "auth_errors"),
-        ("turned_off_share", "opt-out", "summary", "turned_off_share"),
+        ("turn_off_rate", "opt-out", "turn_off_rate", "turn_off_rate"),
         ("rotation_rate", "churn", "summary", "rotation_rate"),
         ("superseded_sends", "churn", "summary", "superseded_sends"),
         ("rejects", "weekly", "basics", "rejects"),
     ]
+
+    /// KPIs whose records carry no topic or env (opt-in state, registrations, rejected lines).
+    static let unfilterable: Set<String> = ["turn_off_rate", "rotation_rate", "rejects"]
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     public static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
@@ -33,6 +37,9 @@ public struct WeeklyReport {
     }
 
     public func run(_ p: ReportParams) throws -> ResultDocument {
+        guard try DataCoverage(db: runner.db).span() != nil else {
+            throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
+        }
         let label = try p.week ?? WeeklyReport.defaultWeek(db: runner.db)
         guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
         let this = ReportParams(since: start, until: start + WeeklyReport.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
@@ -40,19 +47,26 @@ public struct WeeklyReport {
         last.since = start - WeeklyReport.week
         last.until = start
         guard let weeklyDef = runner.catalog.report("weekly") else { throw CatalogError("weekly.sql is missing from the catalog") }
+        let filtered = p.topic != nil || p.env != nil
 
-        // Each mission report once per week, summary sections only.
+        // Each mission report once per week, only the sections the KPIs read.
         var cache: [String: (ResultDocument, ResultDocument)] = [:]
         func docs(_ name: String) throws -> (ResultDocument, ResultDocument) {
             if let d = cache[name] { return d }
-            let def = name == "weekly" ? weeklyDef : runner.catalog.report(name)!
-            let only: Set<String> = name == "weekly" ? ["basics"] : ["summary"]
+            guard let def = name == "weekly" ? weeklyDef : runner.catalog.report(name) else {
+                throw CatalogError("weekly: the \(name) report is missing from the catalog")
+            }
+            let only = Set(WeeklyReport.kpis.filter { $0.1 == name }.map { $0.2 })
             let d = (try runner.run(def, params: this, only: only), try runner.run(def, params: last, only: only))
             cache[name] = d
             return d
         }
         var kpi = ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change", "source"])
         for (name, report, section, column) in WeeklyReport.kpis {
+            if filtered && WeeklyReport.unfilterable.contains(name) {
+                kpi.rows.append([.text(name), .null, .null, .null, .text("\(report).\(column) (not split by topic/env)")])
+                continue
+            }
             let (a, b) = try docs(report)
             let x = a.section(section)?.first(column) ?? .null
             let y = b.section(section)?.first(column) ?? .null
@@ -66,15 +80,28 @@ public struct WeeklyReport {
         var doc = try runner.run(weeklyDef, params: this)
         doc.sections.removeAll { $0.name == "basics" }
         doc.sections.insert(kpi, at: 0)
+        if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
+            doc.sections[i] = BucketFill.fill(doc.sections[i], label: "day", unit: .day,
+                                              from: start - WeeklyReport.week, until: start + WeeklyReport.week)
+        }
         doc.params = [("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
                       ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
-                      ("budget", .int(p.budget ?? 3))]
-        doc.title = "Weekly push health — \(label)"
-        if let opt = try? runner.run(runner.catalog.report("opt-out")!, params: ReportParams(until: start + WeeklyReport.week, unit: p.unit), only: ["by_cohort"]),
-           let cohorts = opt.section("by_cohort") {
-            var t = ResultTable(name: "trend_optout_cohorts", columns: ["cohort", "turned_off_share"])
-            let ci = cohorts.column("cohort")!, si = cohorts.column("turned_off_share")!
-            t.rows = cohorts.rows.suffix(8).map { [$0[ci], $0[si]] }
+                      ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
+                      ("env", p.env.map { .text($0) } ?? .null)]
+        var filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
+        if filtered {
+            filters = WeeklyReport.unfilterable.sorted().joined(separator: ", ")
+            doc.notes.append("filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
+                             + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")
+        } else if let optDef = runner.catalog.report("opt-out") {
+            // The turn-off rate of the last eight weeks, each against the units on at its start.
+            var t = ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"])
+            for k in stride(from: 7, through: 0, by: -1) {
+                let ws = start - Int64(k) * WeeklyReport.week
+                let d = try runner.run(optDef, params: ReportParams(since: ws, until: ws + WeeklyReport.week, unit: p.unit), only: ["turn_off_rate"])
+                t.rows.append([.text(TimeFormat.isoWeek(ms: ws)), d.section("turn_off_rate")?.first("turn_off_rate") ?? .null])
+            }
             doc.sections.append(t)
         }
         return doc

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The time units of `--by` (UTC buckets).
+public enum TimeUnit: String, CaseIterable, Sendable {
+    case minute, fiveMinutes = "5m", hour, day, week
+
+    /// Start of the bucket holding `ms`.
+    func start(_ ms: Int64) -> Int64 {
+        switch self {
+        case .week: return TimeFormat.weekStart(ms: ms)
+        default: return TimeFormat.floorDiv(ms, step) * step
+        }
+    }
+
+    var step: Int64 {
+        switch self {
+        case .minute: return 60_000
+        case .fiveMinutes: return 300_000
+        case .hour: return 3_600_000
+        case .day: return 86_400_000
+        case .week: return 7 * 86_400_000
+        }
+    }
+
+    func label(_ ms: Int64) -> String { TimeFormat.bucket(ms: ms, by: rawValue) }
+}
+
+/// Makes empty time buckets visible: every bucket between the range's ends is present, those
+/// with no records as a row of zeros (counts 0, rates and text empty), so an outage shows as a
+/// run of zeros instead of vanishing from the table and the charts.
+public enum BucketFill {
+    /// More buckets than this are left as they are (a year of minutes would drown the answer).
+    static let maxBuckets = 20_000
+
+    /// `table` with a row for each bucket of `unit` in [from, until) that it lacks. Rows whose
+    /// label falls outside the generated run stay where they were.
+    public static func fill(_ table: ResultTable, label column: String, unit: TimeUnit, from: Int64, until: Int64) -> ResultTable {
+        guard let li = table.column(column), until > from else { return table }
+        let first = unit.start(from)
+        guard (until - first) / unit.step < Int64(maxBuckets) else { return table }
+        var byLabel: [String: [[SQLValue]]] = [:]
+        var order: [String] = []
+        for r in table.rows {
+            let l = CellFormat.plain(r[li])
+            if byLabel[l] == nil { order.append(l) }
+            byLabel[l, default: []].append(r)
+        }
+        var out = table
+        out.rows = []
+        var placed: Set<String> = []
+        var t = first
+        while t < until {
+            let l = unit.label(t)
+            if let rows = byLabel[l] {
+                out.rows += rows
+            } else {
+                out.rows.append(zeroRow(table, labelIndex: li, label: l))
+            }
+            placed.insert(l)
+            t += unit.step
+        }
+        // Rows outside the run (a range that starts mid-bucket keeps its first bucket, etc.).
+        let rest = order.filter { !placed.contains($0) }
+        if !rest.isEmpty {
+            out.rows = rest.filter { $0 < (out.rows.first.map { CellFormat.plain($0[li]) } ?? "") }.flatMap { byLabel[$0]! }
+                + out.rows + rest.filter { $0 > (out.rows.last.map { CellFormat.plain($0[li]) } ?? "") }.flatMap { byLabel[$0]! }
+        }
+        return out
+    }
+
+    /// Counts 0; rates (a ratio over nothing), times, medians and text columns empty.
+    static func zeroRow(_ t: ResultTable, labelIndex: Int, label: String) -> [SQLValue] {
+        t.columns.indices.map { c in
+            if c == labelIndex { return .text(label) }
+            let name = t.columns[c]
+            let textual = t.rows.contains { if case .text = $0[c] { return true } else { return false } }
+            if textual || CellFormat.isRate(name) || nonCounts.contains(name) || name.hasPrefix("median") { return .null }
+            return .int(0)
+        }
+    }
+
+    /// Columns that describe a row rather than count it: empty in a filler row.
+    static let nonCounts: Set<String> = ["status", "reason", "category", "first_seen", "last_seen", "push_type", "topic", "env"]
+}
