@@ -34,11 +34,14 @@ SELECT coalesce(sum(n), 0) AS responses,
 FROM r;
 
 -- section: by_pair
+-- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
+-- count per pair (a token sent to both envs counts in each).
 SELECT reg_env AS registered_env, env AS sent_env, sum(n) AS responses, count(DISTINCT token_id) AS tokens
 FROM r WHERE mismatched GROUP BY reg_env, env ORDER BY responses DESC;
 
 -- section: by_app_version
--- app_version is that of the token's latest registration.
+-- app_version is that of the token's latest registration. Every column sums to the summary's
+-- column of the same name.
 SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
        coalesce(sum(bdt), 0) AS bad_device_token,
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,

@@ -23,6 +23,8 @@ GROUP BY s.status, s.reason, s.category
 ORDER BY responses DESC;
 
 -- section: by_bucket
+-- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
+-- no error are shown as one row with empty status/reason and 0 responses.
 SELECT bucket(b, :by) AS bucket, status, reason, category, responses
 FROM (
   SELECT bucket_start(s.t, :by) AS b, s.status, coalesce(s.reason, '') AS reason,

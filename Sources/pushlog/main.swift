@@ -25,7 +25,7 @@ extension Command {
 
 let commands: [Command.Type] = [
     IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
-    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self,
+    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self,
 ]
 
 func mainHelp() -> String {

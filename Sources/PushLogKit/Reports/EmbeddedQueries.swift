@@ -9,8 +9,8 @@ public enum EmbeddedQueries {
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
 -- param: by=week  bucket: hour, day or week
--- param: topic  only responses for this topic (superseded_sends)
--- param: env  only responses sent to this env (superseded_sends)
+-- param: topic  only responses for this topic (superseded_sends; the registration columns are then empty)
+-- param: env  only responses sent to this env (likewise)
 
 -- section: by_bucket
 -- active_devices: devices with a registration in the bucket. new_tokens: tokens whose first
@@ -18,6 +18,11 @@ public enum EmbeddedQueries {
 -- device's previous registration (history before the range counts). tokens_retired: tokens
 -- whose first 410 is in the bucket. superseded_sends: responses to a token whose device
 -- registered a different token after the token's own last registration and before the send.
+-- Additive across buckets (sum to the summary): new_tokens, rotations, tokens_retired,
+-- superseded_sends. Distinct counts, not additive: active_devices, devices_rotated (a device
+-- active in two buckets counts in both; once in the summary). rotation_rate is a ratio.
+-- Under --topic/--env only superseded_sends can be split (registrations, token runs and 410
+-- facts are per token and device, not per topic): the other columns are empty (null), not unfiltered.
 WITH active AS (
   SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices
   FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until GROUP BY b
@@ -43,17 +48,20 @@ WITH active AS (
   SELECT b FROM active UNION SELECT b FROM rot UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
 )
 SELECT bucket(k.b, :by) AS bucket,
-       coalesce(a.active_devices, 0) AS active_devices, coalesce(n.new_tokens, 0) AS new_tokens,
-       coalesce(o.rotations, 0) AS rotations, coalesce(o.devices_rotated, 0) AS devices_rotated,
-       round(1.0 * coalesce(o.devices_rotated, 0) / nullif(a.active_devices, 0), 6) AS rotation_rate,
-       coalesce(r.tokens_retired, 0) AS tokens_retired, coalesce(x.superseded_sends, 0) AS superseded_sends
-FROM buckets k
+       CASE WHEN f.whole THEN coalesce(a.active_devices, 0) END AS active_devices,
+       CASE WHEN f.whole THEN coalesce(n.new_tokens, 0) END AS new_tokens,
+       CASE WHEN f.whole THEN coalesce(o.rotations, 0) END AS rotations,
+       CASE WHEN f.whole THEN coalesce(o.devices_rotated, 0) END AS devices_rotated,
+       CASE WHEN f.whole THEN round(1.0 * coalesce(o.devices_rotated, 0) / nullif(a.active_devices, 0), 6) END AS rotation_rate,
+       CASE WHEN f.whole THEN coalesce(r.tokens_retired, 0) END AS tokens_retired,
+       coalesce(x.superseded_sends, 0) AS superseded_sends
+FROM buckets k CROSS JOIN (SELECT :topic IS NULL AND :env IS NULL AS whole) f
 LEFT JOIN active a ON a.b = k.b LEFT JOIN rot o ON o.b = k.b LEFT JOIN newt n ON n.b = k.b
 LEFT JOIN retired r ON r.b = k.b LEFT JOIN superseded x ON x.b = k.b
 ORDER BY k.b;
 
 -- section: summary
--- The same figures over the whole range (devices counted once).
+-- The same figures over the whole range (devices counted once); empty under --topic/--env but superseded_sends.
 WITH a AS (
   -- One probe of the (device, t) index per known device, instead of sorting every registration.
   SELECT count(*) AS active_devices FROM device_facts d
@@ -63,16 +71,16 @@ WITH a AS (
   SELECT count(*) AS rotations, count(DISTINCT device) AS devices_rotated
   FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until
 )
-SELECT a.active_devices,
-       (SELECT count(*) FROM token_facts WHERE first_reg >= :since AND first_reg < :until) AS new_tokens,
-       o.rotations, o.devices_rotated,
-       round(1.0 * o.devices_rotated / nullif(a.active_devices, 0), 6) AS rotation_rate,
-       (SELECT count(*) FROM token_facts WHERE first_410 >= :since AND first_410 < :until) AS tokens_retired,
+SELECT CASE WHEN f.whole THEN a.active_devices END AS active_devices,
+       CASE WHEN f.whole THEN (SELECT count(*) FROM token_facts WHERE first_reg >= :since AND first_reg < :until) END AS new_tokens,
+       CASE WHEN f.whole THEN o.rotations END AS rotations, CASE WHEN f.whole THEN o.devices_rotated END AS devices_rotated,
+       CASE WHEN f.whole THEN round(1.0 * o.devices_rotated / nullif(a.active_devices, 0), 6) END AS rotation_rate,
+       CASE WHEN f.whole THEN (SELECT count(*) FROM token_facts WHERE first_410 >= :since AND first_410 < :until) END AS tokens_retired,
        (SELECT count(*) FROM token_stale z CROSS JOIN sends s
           ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
         WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
           AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)) AS superseded_sends
-FROM a, o;
+FROM a, o, (SELECT :topic IS NULL AND :env IS NULL AS whole) f;
 """#,
         "env-mismatch": #"""
 -- title: Sandbox/production mismatches
@@ -111,11 +119,14 @@ SELECT coalesce(sum(n), 0) AS responses,
 FROM r;
 
 -- section: by_pair
+-- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
+-- count per pair (a token sent to both envs counts in each).
 SELECT reg_env AS registered_env, env AS sent_env, sum(n) AS responses, count(DISTINCT token_id) AS tokens
 FROM r WHERE mismatched GROUP BY reg_env, env ORDER BY responses DESC;
 
 -- section: by_app_version
--- app_version is that of the token's latest registration.
+-- app_version is that of the token's latest registration. Every column sums to the summary's
+-- column of the same name.
 SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
        coalesce(sum(bdt), 0) AS bad_device_token,
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,
@@ -148,6 +159,8 @@ GROUP BY s.status, s.reason, s.category
 ORDER BY responses DESC;
 
 -- section: by_bucket
+-- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
+-- no error are shown as one row with empty status/reason and 0 responses.
 SELECT bucket(b, :by) AS bucket, status, reason, category, responses
 FROM (
   SELECT bucket_start(s.t, :by) AS b, s.status, coalesce(s.reason, '') AS reason,
