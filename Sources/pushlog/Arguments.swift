@@ -141,7 +141,7 @@ struct OutputTarget {
     /// `--reveal-tokens` (the database supplies the tokens whose shape is not hex).
     func write(_ doc: ResultDocument, db: Database?) throws {
         let d = revealTokens ? doc : TokenMask(db: db).apply(doc)
-        let text = format.render(d)
+        let text = format.render(d, terminalWidth: path == nil ? Console.terminalColumns : nil)
         if let path {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -176,4 +176,11 @@ enum Console {
     static func err(_ s: String) { FileHandle.standardError.write((TerminalText.safe(s) + "\n").data(using: .utf8)!) }
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
+    /// Columns of the terminal on stdout ($COLUMNS first, as `ls` does); nil off a terminal.
+    static var terminalColumns: Int? {
+        guard stdoutIsTTY else { return nil }
+        if let c = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), c > 20 { return c }
+        var w = winsize()
+        return ioctl(1, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 20 ? Int(w.ws_col) : nil
+    }
 }

@@ -10,13 +10,15 @@ enum IngestCommand: Command {
       --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", "))); default: detected per file
       --format table|json   summary format (json: the shape of SPEC §2)
       --quiet               no progress line, no summary table
+      --verbose             list every file in the summary (default: only new, grown, incomplete
+                            or refused files, and the total line)
       --batch N             lines per transaction (default 200000)
       --no-wait             fail at once (exit 1) if another ingest holds the database
 
     """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch"], boolean: ["--quiet", "-q", "--no-wait"])
+        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch"], boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v"])
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
         }
@@ -52,7 +54,7 @@ enum IngestCommand: Command {
         if format == "json" {
             Console.out(IngestReport.json(summary))
         } else if !quiet {
-            Console.err(IngestReport.table(summary))
+            Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v")))
         }
         return summary.failed ? 1 : 0
     }

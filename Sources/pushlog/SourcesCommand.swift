@@ -41,7 +41,7 @@ enum RejectsCommand: Command {
         let limit = try args.int("--limit", command: name) ?? 100
         let db = try Store.openForReading(path: ctx.dbPath)
         let s = try db.prepare(Listings.rejects)
-        s.bind(1, args.value("--source"))
+        s.bind(1, args.value("--source").map(SourcePaths.canonical))
         s.bind(2, Int64(limit == 0 ? -1 : limit))
         try out.write(ResultDocument(report: "rejects", sections: [try ResultTable.from(s, name: "rejects")]), db: db)
         return 0

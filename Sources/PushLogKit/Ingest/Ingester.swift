@@ -43,6 +43,7 @@ public final class Ingester {
     public init(db: Database, options: IngestOptions = IngestOptions()) throws {
         self.db = db
         self.options = options
+        try SourcePaths.mergeDuplicates(db)
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         rowsAtStart = try Derived.RowMarks.now(db)
         writer = try RecordWriter(db: db)
@@ -70,7 +71,7 @@ public final class Ingester {
         let started = Date()
         var summary = IngestSummary()
         var problems: [String] = []
-        let files = FileWalker.expand(paths, problems: &problems)
+        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)

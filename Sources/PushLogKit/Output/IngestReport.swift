@@ -26,21 +26,24 @@ public enum IngestReport {
         return out + "}\n"
     }
 
-    public static func table(_ s: IngestSummary) -> String {
+    /// The summary for a terminal. Quiet on success, as cron wants it: only the files that
+    /// changed (new, grown, incomplete or refused) get a row, unless `verbose`; one total line.
+    public static func table(_ s: IngestSummary, verbose: Bool = false) -> String {
         var t = ResultTable(name: "ingest", columns: ["file", "format", "records", "by_kind", "duplicates", "rejects", "skipped", "status"])
         func kinds(_ r: [Int]) -> String {
             EventKind.allCases.filter { r[$0.rawValue] > 0 }.map { "\($0.name)=\(r[$0.rawValue])" }.joined(separator: " ")
         }
-        for f in s.files {
-            let status = f.unchanged ? "unchanged, skipped" : (f.complete ? (f.resumedAfterLine > 0 ? "resumed" : "complete") : "INCOMPLETE")
+        let unchanged = s.files.filter { $0.unchanged && $0.complete }.count
+        for f in s.files where verbose || !(f.unchanged && f.complete) {
+            let status = f.unchanged ? "unchanged" : (f.complete ? (f.resumedAfterLine > 0 ? "grown" : "new") : "INCOMPLETE")
             t.rows.append([.text(f.path), .text(f.format), .int(Int64(f.totalRecords)), .text(kinds(f.records)),
                            .int(Int64(f.duplicates)), .int(Int64(f.rejects)), .int(Int64(f.skipped)), .text(status)])
         }
-        var out = TableRenderer.renderTable(t)
+        var out = t.rows.isEmpty ? "" : TableRenderer.renderTable(t)
         let mb = Double(s.bytes) / 1_048_576
-        out += String(format: "total: %d new records (%@), %d duplicates, %d rejects, %d skipped; %.1f MB in %.2fs, %@ records/s",
+        out += String(format: "total: %d new records (%@), %d duplicates, %d rejects, %d skipped (other platforms); %d files read, %d unchanged; %.1f MB in %.2fs, %@ records/s",
                       s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
-                      s.skipped, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
+                      s.skipped, s.files.count - unchanged, unchanged, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
         if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog rejects" }
         return out
     }

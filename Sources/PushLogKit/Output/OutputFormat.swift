@@ -18,9 +18,10 @@ public enum OutputFormat: String, CaseIterable {
     }
 
     /// Renders a document.
-    public func render(_ doc: ResultDocument) -> String {
+    /// `terminalWidth`: the table format fits its text columns to it (a terminal's columns).
+    public func render(_ doc: ResultDocument, terminalWidth: Int? = nil) -> String {
         switch self {
-        case .table: return TableRenderer.render(doc)
+        case .table: return TableRenderer.render(doc, width: terminalWidth)
         case .csv: return DelimitedRenderer.render(doc, separator: ",")
         case .tsv: return DelimitedRenderer.render(doc, separator: "\t")
         case .json: return JSONRenderer.render(doc)

@@ -1,6 +1,7 @@
 /// Aligned text tables: numbers right-aligned, rates as percentages, one block per section.
 public enum TableRenderer {
-    public static func render(_ doc: ResultDocument) -> String {
+    /// `width`: the terminal's columns; text columns are cut (with `…`) until each table fits.
+    public static func render(_ doc: ResultDocument, width: Int? = nil) -> String {
         var out = ""
         if !doc.title.isEmpty {
             out += CellFormat.visible(doc.title) + "\n"
@@ -10,7 +11,7 @@ public enum TableRenderer {
         }
         for (k, t) in doc.sections.enumerated() {
             if doc.sections.count > 1 || !doc.title.isEmpty { out += "## \(t.name)\n" }
-            out += renderTable(t)
+            out += renderTable(t, width: width)
             if k < doc.sections.count - 1 { out += "\n" }
         }
         for n in doc.notes { out += "\nnote: \(CellFormat.visible(n))" }
@@ -18,7 +19,7 @@ public enum TableRenderer {
         return out
     }
 
-    public static func renderTable(_ t: ResultTable) -> String {
+    public static func renderTable(_ t: ResultTable, width: Int? = nil) -> String {
         if t.rows.isEmpty { return "(no rows)\n" }
         let cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
         var widths = t.columns.map { $0.count }
@@ -27,6 +28,13 @@ public enum TableRenderer {
             for (c, s) in r.enumerated() {
                 widths[c] = min(max(widths[c], s.count), 60)
                 if t.rows[ri][c] != .null && !CellFormat.isNumeric(t.rows[ri][c]) { numeric[c] = false }
+            }
+        }
+        if let width {
+            // Narrow the widest text column, a character at a time, down to 12.
+            while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
+                  let c = widths.indices.filter({ !numeric[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] }) {
+                widths[c] -= 1
             }
         }
         func fit(_ s: String, _ c: Int) -> String {
@@ -86,7 +94,8 @@ public enum DelimitedRenderer {
 
 /// Markdown tables, one per section.
 public enum MarkdownRenderer {
-    public static func render(_ doc: ResultDocument) -> String {
+    /// `width`: the terminal's columns; text columns are cut (with `…`) until each table fits.
+    public static func render(_ doc: ResultDocument, width: Int? = nil) -> String {
         var out = doc.title.isEmpty ? "" : "# \(CellFormat.visible(doc.title))\n\n"
         let ps = doc.params.filter { $0.1 != .null }.map { "`\($0.0)=\(CellFormat.plain($0.1))`" }
         if !ps.isEmpty { out += CellFormat.visible(ps.joined(separator: " ")) + "\n\n" }

@@ -36,6 +36,17 @@ public struct Trace {
         s.bind(2, suffix)
         var found: [(Int64, String)] = []
         while try s.step() { found.append((s.int(0), s.string(1) ?? "")) }
+        if found.isEmpty && k.count >= 4 {
+            // An apns-id prefix (the first block of a UUID is what people copy from a log line).
+            let a = try db.prepare("SELECT DISTINCT apns_id FROM sends WHERE apns_id >= ?1 AND apns_id < ?1 || x'ff' LIMIT 3")
+            a.bind(1, k)
+            var ids: [String] = []
+            while try a.step() { if let v = a.string(0) { ids.append(v) } }
+            if ids.count == 1 { return (.apnsID(ids[0]), "apns-id \(ids[0])") }
+            if ids.count > 1 {
+                throw CatalogError("'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
+            }
+        }
         guard !found.isEmpty else {
             throw CatalogError("nothing matches '\(key)': not an apns-id, device, user or token (prefix) in this database")
         }
@@ -57,8 +68,11 @@ public struct Trace {
         var arg = ""
         switch subject {
         case .tokens(let ids):
-            let list = ids.map(String.init).joined(separator: ",")
-            sql = "SELECT \(list) UNION SELECT token_id FROM registers WHERE device IN (SELECT device FROM registers WHERE token_id IN (\(list)))"
+            arg = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            sql = """
+                SELECT value FROM json_each(?1) UNION
+                SELECT token_id FROM registers WHERE device IN (SELECT device FROM registers WHERE token_id IN (SELECT value FROM json_each(?1)))
+                """
         case .device(let d): sql = "SELECT DISTINCT token_id FROM registers WHERE device = ?1"; arg = d
         case .user(let u):
             sql = """
@@ -77,22 +91,23 @@ public struct Trace {
 
     public func run(_ key: String) throws -> ResultDocument {
         let (subject, label) = try resolve(key)
-        let ids = try tokenIDs(subject).map(String.init).joined(separator: ",")
-        var devices: [String] = [], userFilter = "NULL", apnsFilter = "NULL"
+        let ids = try tokenIDs(subject)
+        var devices: [String] = [], user: String?, apns: String?
         switch subject {
         case .device(let d): devices = [d]
         case .user(let u):
-            userFilter = quote(u)
+            user = u
             let s = try db.prepare("SELECT dkey FROM device_facts WHERE user = ?1")
             s.bind(1, u)
             while try s.step() { devices.append(s.string(0) ?? "") }
-        case .apnsID(let a): apnsFilter = quote(a)
+        case .apnsID(let a): apns = a
         case .tokens: break
         }
-        let inTokens = ids.isEmpty ? "(NULL)" : "(\(ids))"
-        let inDevices = devices.isEmpty ? "(NULL)" : "(" + devices.map(quote).joined(separator: ",") + ")"
-        let sendsWhere = apnsFilter != "NULL" ? "s.apns_id = \(apnsFilter)" : "s.token_id IN \(inTokens)"
-        // Values are quoted with quote() of SQLite semantics below; the key never reaches SQL unquoted.
+        // Every value is bound: the lists as JSON arrays read through json_each.
+        let inTokens = "(SELECT value FROM json_each(:tokens))"
+        let inDevices = "(SELECT value FROM json_each(:devices))"
+        let userFilter = ":user", apnsFilter = ":apns"
+        let sendsWhere = apns != nil ? "s.apns_id = :apns" : "s.token_id IN \(inTokens)"
         let sql = """
             SELECT rfc3339(x.t) AS time, x.kind, k.token, x.detail, src.path AS source, x.line
             FROM (
@@ -127,6 +142,10 @@ public struct Trace {
             ORDER BY x.t, x.kind
             """
         let s = try db.prepare(sql)
+        s.bind(s.index(of: ":tokens"), "[" + ids.map(String.init).joined(separator: ",") + "]")
+        s.bind(s.index(of: ":devices"), "[" + devices.map { JSONRenderer.quote($0) }.joined(separator: ",") + "]")
+        s.bind(s.index(of: ":user"), user)
+        s.bind(s.index(of: ":apns"), apns)
         var doc = ResultDocument(report: "trace", title: "Trace of \(label)", params: [("key", .text(key))],
                                  sections: [try ResultTable.from(s, name: "timeline")])
         // The title never carries a full token: outputs mask tokens in columns, not in titles.
@@ -134,6 +153,4 @@ public struct Trace {
         return doc
     }
 
-    /// An SQL string literal (quotes doubled), for values already known to exist in the database.
-    func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
 }

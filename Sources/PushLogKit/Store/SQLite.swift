@@ -117,6 +117,12 @@ public final class Database {
             case SQLITE_FUNCTION:
                 guard let name else { return SQLITE_OK }
                 return strcasecmp(name, "load_extension") == 0 ? SQLITE_DENY : SQLITE_OK
+            case SQLITE_UPDATE:
+                // Table-valued functions (json_each, pragma_table_info) are eponymous virtual tables
+                // whose constructor is checked as an update of sqlite_master; the file is opened
+                // read-only, so no write can happen through it.
+                guard let arg1 else { return SQLITE_DENY }
+                return strcmp(arg1, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY
             case SQLITE_PRAGMA:
                 // Only pragmas that read the schema or settings, and the connection-local tuning
                 // pushlog itself sets on a reading connection.
