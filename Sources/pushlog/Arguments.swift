@@ -175,6 +175,7 @@ enum Console {
     }
     static func err(_ s: String) { FileHandle.standardError.write((TerminalText.safe(s) + "\n").data(using: .utf8)!) }
     static var stderrIsTTY: Bool { isatty(2) == 1 }
+    static var stdinIsTTY: Bool { isatty(0) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
     /// Columns of the terminal on stdout ($COLUMNS first, as `ls` does); nil off a terminal.
     static var terminalColumns: Int? {

@@ -8,7 +8,7 @@ enum IngestCommand: Command {
     static let usage = "pushlog ingest [--input-format NAME] [--format table|json] [--quiet] PATH..."
     static let options = """
       --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", "))); default: detected per file
-      --format table|json   summary format (json: the shape of SPEC §2)
+      --format table|json   summary format (json: {"files": [...], "totals": {...}}, see the README)
       --quiet               no progress line, no summary table
       --verbose             list every file in the summary (default: only new, grown, incomplete
                             or refused files, and the total line)
@@ -37,6 +37,12 @@ enum IngestCommand: Command {
         if let b = try args.int("--batch", command: name) { opts.batchLines = max(1, b) }
         let showProgress = !quiet && Console.stderrIsTTY
         if showProgress { opts.progress = ProgressLine.show }
+        // Nothing to read creates no database: every path missing is an error before anything is written.
+        let missing = args.positionals.filter { $0 != "-" && !FileManager.default.fileExists(atPath: $0) }
+        if missing.count == args.positionals.count {
+            for m in missing { Console.err("pushlog: \(m): no such file or directory") }
+            return 1
+        }
         let lock = try WriterLock(databasePath: ctx.dbPath, wait: !args.has("--no-wait")) {
             Console.err("pushlog: another ingest is writing to \(ctx.dbPath); waiting for it to finish (--no-wait to fail instead)")
         }

@@ -1,24 +1,41 @@
+import Foundation
 import PushLogKit
 
 /// `pushlog prune --before TIME`
 enum PruneCommand: Command {
     static let name = "prune"
     static let summary = "Delete records older than TIME (retention) and vacuum the database."
-    static let usage = "pushlog prune --before TIME [--no-vacuum]"
+    static let usage = "pushlog prune --before TIME [--dry-run] [--yes] [--no-vacuum]"
     static let options = """
       --before TIME    delete every record with a time before TIME (RFC 3339, 2026-11-02, 2026-W45, 90d, ...)
+      --dry-run        only count what would be deleted
+      --yes            do not ask (on a terminal prune shows the counts and asks first;
+                       off a terminal it does not ask)
       --no-vacuum      skip VACUUM (faster; the file does not shrink)
 
     """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--before"], boolean: ["--no-vacuum"])
+        let args = try Arguments(argv, command: name, valued: ["--before"], boolean: ["--no-vacuum", "--dry-run", "--yes", "-y"])
         try args.allowPositionals(0, command: name, timeOption: "--before")
         guard let b = args.value("--before") else {
             throw UsageError(message: "prune needs --before TIME", hint: "pushlog prune --before 90d")
         }
         guard let t = TimeArgument.parse(b) else {
             throw UsageError(message: "cannot read --before '\(b)'", hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, or -90d")
+        }
+        let counts = try Retention.count(try Store.openForReading(path: ctx.dbPath), before: t)
+        let total = counts.reduce(0) { $0 + $1.1 }
+        let what = counts.filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        Console.err("prune: \(total) records before \(TimeFormat.rfc3339(ms: t))\(what.isEmpty ? "" : " (\(what))") in \(ctx.dbPath)")
+        if args.has("--dry-run") || total == 0 { return 0 }
+        // Deleting cannot be undone: on a terminal, ask (scripts and cron are not asked, as with rm).
+        if !(args.has("--yes") || args.has("-y")) && Console.stdinIsTTY && Console.stderrIsTTY {
+            FileHandle.standardError.write("delete them? [y/N] ".data(using: .utf8)!)
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                Console.err("prune: nothing deleted")
+                return 1
+            }
         }
         let lock = try WriterLock(databasePath: ctx.dbPath) { Console.err("pushlog: waiting for the running ingest to finish") }
         defer { withExtendedLifetime(lock) {} }

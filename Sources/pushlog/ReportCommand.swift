@@ -153,7 +153,7 @@ enum ReportsCommand: Command {
         var t = ResultTable(name: "reports", columns: ["name", "title", "parameters", "sections", "description", "origin"])
         for r in catalog.reports {
             t.rows.append([.text(r.name), .text(r.title), .text(r.paramNames.joined(separator: " ")),
-                           .text(r.sections.map(\.name).joined(separator: " ")), .text(r.description), .text(r.origin)])
+                           .text(ReportRunner.sectionNames(r).joined(separator: " ")), .text(r.description), .text(r.origin)])
         }
         try out.write(ResultDocument(report: "reports", sections: [t]), db: nil)
         return 0

@@ -95,6 +95,10 @@ func runMain() -> Int32 {
         return usage(e)
     } catch let e as ExitStatus {
         return e.code
+    } catch let e as SQLiteError {
+        // A database error names the database (unless SQLite's message already does).
+        Console.err("pushlog: \(e.message.contains(ctx.dbPath) ? "" : ctx.dbPath + ": ")\(e.message) (SQLite error \(e.code))")
+        return 1
     } catch {
         Console.err("pushlog: \(error)")
         return 1

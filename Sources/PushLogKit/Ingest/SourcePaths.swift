@@ -40,9 +40,9 @@ public enum SourcePaths {
                 for other in group where other.id != keep.id {
                     try db.exec("""
                         UPDATE sources SET
-                          n_send = n_send + o.n_send, n_request = n_request + o.n_request, n_response = n_response + o.n_response,
-                          n_register = n_register + o.n_register, n_settings = n_settings + o.n_settings,
-                          n_receipt = n_receipt + o.n_receipt, n_unregister = n_unregister + o.n_unregister,
+                          n_send = sources.n_send + o.n_send, n_request = sources.n_request + o.n_request, n_response = sources.n_response + o.n_response,
+                          n_register = sources.n_register + o.n_register, n_settings = sources.n_settings + o.n_settings,
+                          n_receipt = sources.n_receipt + o.n_receipt, n_unregister = sources.n_unregister + o.n_unregister,
                           duplicates = sources.duplicates + o.duplicates, rejects = sources.rejects + o.rejects,
                           skipped = sources.skipped + o.skipped, ignored = sources.ignored + o.ignored,
                           first_ingest = min(sources.first_ingest, o.first_ingest), last_ingest = max(sources.last_ingest, o.last_ingest),

@@ -31,9 +31,11 @@ public enum TableRenderer {
             }
         }
         if let width {
-            // Narrow the widest text column, a character at a time, down to 12.
+            // Narrow the widest free-text column, a character at a time, down to 12; times and
+            // bucket labels keep their width (a cut time reads as another time).
+            let keep = t.columns.map { $0 == "time" || $0 == "bucket" || $0.hasSuffix("_seen") || $0.hasPrefix("window_") || $0.hasSuffix("_at") }
             while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
-                  let c = widths.indices.filter({ !numeric[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] }) {
+                  let c = widths.indices.filter({ !numeric[$0] && !keep[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] }) {
                 widths[c] -= 1
             }
         }

@@ -334,8 +334,8 @@ WITH units AS (
 ), base AS (
   SELECT * FROM units WHERE opt_in < :since AND (off IS NULL OR off >= :since)
 )
-SELECT count(*) AS on_at_start, coalesce(sum(off < :until), 0) AS turned_off,
-       round(1.0 * sum(off < :until) / nullif(count(*), 0), 6) AS turn_off_rate
+SELECT count(*) AS on_at_start, coalesce(sum(coalesce(off < :until, 0)), 0) AS turned_off,
+       round(1.0 * sum(coalesce(off < :until, 0)) / nullif(count(*), 0), 6) AS turn_off_rate
 FROM base;
 """#,
         "reconcile": #"""

@@ -12,7 +12,7 @@ public final class ReportRunner {
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
-        if name == "weekly" { return try WeeklyReport(runner: self).run(params) }
+        if name == "weekly" && catalog.report(name)?.origin == "built-in" { return try WeeklyReport(runner: self).run(params) }
         guard let def = catalog.report(name) else {
             throw CatalogError("no report named '\(name)' (see: pushlog reports)")
         }
@@ -43,6 +43,11 @@ public final class ReportRunner {
             sections = sections.map { $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: lo, until: hi) : $0 }
         }
         return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+    }
+
+    /// The sections a run of the report prints, in order (the weekly report assembles its own).
+    public static func sectionNames(_ def: ReportDefinition) -> [String] {
+        def.name == "weekly" && def.origin == "built-in" ? WeeklyReport.sectionNames(def) : def.sections.map(\.name)
     }
 
     /// The time unit of `--by` (or the report's default) when the report buckets by time.

@@ -26,6 +26,12 @@ public struct WeeklyReport {
         ("rejects", "weekly", "basics", "rejects"),
     ]
 
+    /// The sections the weekly document has, in order (what `pushlog reports` lists): the KPI
+    /// table first, weekly.sql's sections but `basics` (which feeds the KPIs), the turn-off trend.
+    public static func sectionNames(_ def: ReportDefinition) -> [String] {
+        ["kpis"] + def.sections.map(\.name).filter { $0 != "basics" } + ["trend_turn_off_rate"]
+    }
+
     /// KPIs whose records carry no topic or env (opt-in state, registrations, rejected lines).
     static let unfilterable: Set<String> = ["turn_off_rate", "rotation_rate", "rejects"]
 
@@ -91,6 +97,7 @@ public struct WeeklyReport {
         var filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
         doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
         if filtered {
+            doc.sections.append(ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"]))
             filters = WeeklyReport.unfilterable.sorted().joined(separator: ", ")
             doc.notes.append("filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
                              + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")

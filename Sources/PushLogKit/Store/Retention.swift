@@ -1,5 +1,15 @@
 /// Deletes old records (retention) and keeps the derived facts consistent.
 public enum Retention {
+    /// How many records of each table have a time before `t` (what `prune` would delete).
+    public static func count(_ db: Database, before t: Int64) throws -> [(String, Int64)] {
+        try ["sends", "registers", "settings", "receipts", "unregisters"].map { table in
+            let s = try db.prepare("SELECT count(*) FROM \(table) WHERE t < ?1")
+            s.bind(1, t)
+            _ = try s.step()
+            return (table, s.int(0))
+        }
+    }
+
     /// Deletes records with a time before `t`; returns how many went.
     public static func prune(_ db: Database, before t: Int64, vacuum: Bool) throws -> Int {
         var n = 0

@@ -23,7 +23,7 @@ extension Schema {
             ("aps_category", "aps.category"), ("thread_id", "aps.thread-id"), ("interruption_level", "aps.interruption-level"),
             ("relevance", "aps.relevance-score"), ("custom_keys", "custom top-level payload keys, comma-separated"),
             ("status", "HTTP status of the APNs response (NULL: no response, e.g. a transport error)"),
-            ("reason", "APNs reason (Unregistered, BadDeviceToken, …)"), ("category", "categories.category of the reason (SPEC §3.4)"),
+            ("reason", "APNs reason (Unregistered, BadDeviceToken, …)"), ("category", "categories.category of the reason (README: APNs reasons)"),
             ("apns_ts", "timestamp of a 410 body, epoch ms"), ("apns_unique_id", "apns-unique-id header (sandbox)"),
             ("latency_ms", "response latency in ms"), ("attempt", "attempt number as logged (2 = first retry)"),
             ("error", "transport error text when there was no APNs response"),
@@ -76,7 +76,7 @@ extension Schema {
             ("day", "UTC day, 2026-11-02"), ("push_type", "push type"), ("status", "Apple's status (Received, Delivered, …)"),
             ("count", "count"), ("src", "sources.id"),
         ]),
-        TableDoc(name: "reasons", meaning: "APNs reasons and their category (SPEC §3.4)", columns: [
+        TableDoc(name: "reasons", meaning: "APNs reasons and their category (README: APNs reasons)", columns: [
             ("reason", "APNs reason"), ("category", "its category"), ("status", "the status APNs sends it with"),
         ]),
         TableDoc(name: "categories", meaning: "reason categories", columns: [
@@ -103,7 +103,7 @@ extension Schema {
         TableDoc(name: "token_stale", meaning: "derived: intervals in which a token was superseded by its device's newer token", columns: [
             ("token_id", "tokens.id"), ("from_t", "superseded from"), ("to_t", "until it was registered again (or forever)"),
         ]),
-        TableDoc(name: "bg_pushes", meaning: "derived: background pushes answered by APNs (SPEC §4 silent)", columns: [
+        TableDoc(name: "bg_pushes", meaning: "derived: background pushes answered by APNs (the silent report)", columns: [
             ("hour", "t / 3600000"), ("token_id", "tokens.id (0 when none)"), ("t", "response time"),
             ("h1", "line hash, first half"), ("h2", "line hash, second half"), ("status", "HTTP status"),
             ("priority", "apns-priority"), ("with_alert", "payload has alert, sound or badge"), ("topic", "topic"),
