@@ -111,13 +111,17 @@ struct OutputTarget {
     let format: OutputFormat
     let path: String?
     let revealTokens: Bool
+    let pager: Bool
+    let color: Bool
 
-    static let valued = ["--format", "-o", "--output"]
-    static let boolean = ["--reveal-tokens"]
+    static let valued = ["--format", "-o", "--output", "--color"]
+    static let boolean = ["--reveal-tokens", "--no-pager"]
 
     init(_ args: Arguments, defaultFormat: OutputFormat? = nil) throws {
         path = args.value("-o") ?? args.value("--output")
         revealTokens = args.has("--reveal-tokens")
+        pager = !args.has("--no-pager")
+        color = try Console.colorWanted(args.value("--color"), path: args.value("-o") ?? args.value("--output"))
         if let f = args.value("--format") {
             guard let fmt = OutputFormat(rawValue: f.lowercased()) else {
                 throw UsageError(message: "unknown --format '\(f)'",
@@ -137,11 +141,16 @@ struct OutputTarget {
         }
     }
 
-    /// Writes a rendered document to the file or stdout, tokens masked by value unless
-    /// `--reveal-tokens` (the database supplies the tokens whose shape is not hex).
-    func write(_ doc: ResultDocument, db: Database?) throws {
+    /// The document as text, tokens masked by value unless `--reveal-tokens` (the database
+    /// supplies the tokens whose shape is not hex).
+    func render(_ doc: ResultDocument, db: Database?) -> String {
         let d = revealTokens ? doc : TokenMask(db: db).apply(doc)
-        let text = format.render(d, terminalWidth: path == nil ? Console.terminalColumns : nil)
+        return format.render(d, terminalWidth: path == nil ? Console.terminalColumns : nil, color: color)
+    }
+
+    /// Writes a rendered document to the file or stdout (through the pager when long).
+    func write(_ doc: ResultDocument, db: Database?) throws {
+        let text = render(doc, db: db)
         if let path {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -149,7 +158,7 @@ struct OutputTarget {
             var t = text
             t.withUTF8 { _ = Foundation.write(fd, $0.baseAddress, $0.count) }
         } else {
-            Console.out(text)
+            Pager.write(text, enabled: pager)
         }
     }
 }
@@ -177,6 +186,27 @@ enum Console {
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdinIsTTY: Bool { isatty(0) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
+    /// Rows of the terminal on stdout ($LINES first); nil off a terminal.
+    static var terminalRows: Int? {
+        guard stdoutIsTTY else { return nil }
+        if let r = ProcessInfo.processInfo.environment["LINES"].flatMap(Int.init), r > 2 { return r }
+        var w = winsize()
+        return ioctl(1, UInt(TIOCGWINSZ), &w) == 0 && w.ws_row > 2 ? Int(w.ws_row) : nil
+    }
+
+    /// `--color auto|always|never`: auto colours a terminal unless NO_COLOR is set (no-color.org).
+    static func colorWanted(_ when: String?, path: String?) throws -> Bool {
+        switch when ?? "auto" {
+        case "always": return true
+        case "never": return false
+        case "auto":
+            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return path == nil && stdoutIsTTY && !noColor
+        default:
+            throw UsageError(message: "unknown --color '\(when!)'", hint: "use auto, always or never")
+        }
+    }
+
     /// Columns of the terminal on stdout ($COLUMNS first, as `ls` does); nil off a terminal.
     static var terminalColumns: Int? {
         guard stdoutIsTTY else { return nil }

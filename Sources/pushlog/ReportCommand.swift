@@ -22,6 +22,9 @@ enum ReportCommand: Command {
       --reveal-tokens    show device tokens in full
       --fail-if EXPR     exit 3 when EXPR holds on the summary, e.g. 'gone_rate > 0.02'
       --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
+      --watch [SECONDS]  rerun and redraw every SECONDS (default 2) until Ctrl-C
+      --no-pager         never page long output on a terminal (default: $PAGER, less -FRX)
+      --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never
 
     """
     /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
@@ -29,7 +32,8 @@ enum ReportCommand: Command {
     static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week"]
     static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries"]
 
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+    static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
+        let (watch, argv) = try Watch.extract(argv0)
         let args = try Arguments(argv, command: name, valued: valued, boolean: OutputTarget.boolean)
         guard let reportName = args.positionals.first else {
             throw UsageError(message: "report needs a NAME", hint: "pushlog reports  (lists them), e.g. pushlog report gone")
@@ -61,6 +65,13 @@ enum ReportCommand: Command {
                 let guess = Arguments.closest(f.column, names)
                 throw UsageError(message: "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(reportName)",
                                  hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
+            }
+        }
+        if let watch {
+            guard out.path == nil else { throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o") }
+            return try Watch.loop(every: watch, title: "pushlog report " + argv.joined(separator: " ")) {
+                let d = try runner.run(name: reportName, params: try parseParams(args))
+                return out.render(d, db: db)
             }
         }
         for note in try DataCoverage(db: db).notes(for: params, report: def) { Console.err("pushlog: \(note)") }

@@ -25,7 +25,7 @@ extension Command {
 
 let commands: [Command.Type] = [
     IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
-    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self,
+    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self, CompletionCommand.self,
 ]
 
 func mainHelp() -> String {
@@ -37,7 +37,8 @@ func mainHelp() -> String {
     GLOBAL OPTIONS:
       --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
       --version        print the version
-      -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help)
+      -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help;
+                       pushlog help --man prints the man page)
 
     SUBCOMMANDS:
 
@@ -69,6 +70,7 @@ func runMain() -> Int32 {
     guard let name = args.first else { Console.err(mainHelp()); return 2 }
     args.removeFirst()
     if name == "help" {
+        if args.first == "--man" { Console.out(ManPage.render()); return 0 }
         if let sub = args.first {
             guard let c = commands.first(where: { $0.name == sub }) else {
                 return usage(UsageError(message: "no command '\(sub)'", hint: "pushlog help"))

@@ -19,9 +19,10 @@ public enum OutputFormat: String, CaseIterable {
 
     /// Renders a document.
     /// `terminalWidth`: the table format fits its text columns to it (a terminal's columns).
-    public func render(_ doc: ResultDocument, terminalWidth: Int? = nil) -> String {
+    /// `color`: the table format colours changes green or red by whether they are good news.
+    public func render(_ doc: ResultDocument, terminalWidth: Int? = nil, color: Bool = false) -> String {
         switch self {
-        case .table: return TableRenderer.render(doc, width: terminalWidth)
+        case .table: return TableRenderer.render(doc, width: terminalWidth, color: color)
         case .csv: return DelimitedRenderer.render(doc, separator: ",")
         case .tsv: return DelimitedRenderer.render(doc, separator: "\t")
         case .json: return JSONRenderer.render(doc)

@@ -1,7 +1,7 @@
 /// Aligned text tables: numbers right-aligned, rates as percentages, one block per section.
 public enum TableRenderer {
     /// `width`: the terminal's columns; text columns are cut (with `…`) until each table fits.
-    public static func render(_ doc: ResultDocument, width: Int? = nil) -> String {
+    public static func render(_ doc: ResultDocument, width: Int? = nil, color: Bool = false) -> String {
         var out = ""
         if !doc.title.isEmpty {
             out += CellFormat.visible(doc.title) + "\n"
@@ -11,7 +11,7 @@ public enum TableRenderer {
         }
         for (k, t) in doc.sections.enumerated() {
             if doc.sections.count > 1 || !doc.title.isEmpty { out += "## \(t.name)\n" }
-            out += renderTable(t, width: width)
+            out += renderTable(t, width: width, color: color)
             if k < doc.sections.count - 1 { out += "\n" }
         }
         for n in doc.notes { out += "\nnote: \(CellFormat.visible(n))" }
@@ -19,7 +19,7 @@ public enum TableRenderer {
         return out
     }
 
-    public static func renderTable(_ t: ResultTable, width: Int? = nil) -> String {
+    public static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {
         if t.rows.isEmpty { return "(no rows)\n" }
         let cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
         var widths = t.columns.map { $0.count }
@@ -48,10 +48,26 @@ public enum TableRenderer {
         var out = t.columns.enumerated().map { fit($0.element, $0.offset) }.joined(separator: "  ")
         out = trimRight(out) + "\n"
         out += widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ") + "\n"
-        for r in cells {
-            out += trimRight(r.enumerated().map { fit($0.element, $0.offset) }.joined(separator: "  ")) + "\n"
+        for (ri, r) in cells.enumerated() {
+            let line = r.enumerated().map { c, text -> String in
+                let cell = fit(text, c)
+                guard color, let code = changeColor(t, row: ri, column: c) else { return cell }
+                return code + cell + "\u{1B}[0m"
+            }
+            out += trimRight(line.joined(separator: "  ")) + "\n"
         }
         return out
+    }
+
+    /// Colour of a change cell: `change` in a KPI table (by its metric), `X_change` columns (by X).
+    static func changeColor(_ t: ResultTable, row: Int, column c: Int) -> String? {
+        let name = t.columns[c]
+        guard let d = t.rows[row][c].asDouble, CellFormat.isNumeric(t.rows[row][c]) else { return nil }
+        if name == "change", let m = t.column("metric"), case .text(let metric) = t.rows[row][m] {
+            return KPIDirection.ansi(metric, change: d)
+        }
+        if name.hasSuffix("_change") { return KPIDirection.ansi(String(name.dropLast(7)), change: d) }
+        return nil
     }
 
     static func trimRight(_ s: String) -> String {

@@ -1,0 +1,95 @@
+import PushLogKit
+
+/// What the help texts say, read back for completion scripts and the man page, so help,
+/// completion and man page cannot drift: an option exists for them when a command's help lists it.
+enum HelpText {
+    /// The options a command's help lists (`--since`, `-o`, …), in order.
+    static func options(of c: Command.Type) -> [String] {
+        var out: [String] = []
+        for line in (c.usage + "\n" + c.options).split(separator: "\n") {
+            for word in line.split(whereSeparator: { " [](|),".contains($0) }) where word.hasPrefix("-") && word.count > 1 {
+                let name = word.split(separator: "=").first.map(String.init) ?? String(word)
+                if name.dropFirst().first?.isLetter == true || name.hasPrefix("--"), !out.contains(name), name != "--" {
+                    out.append(name)
+                }
+            }
+        }
+        return out + ["--help"]
+    }
+
+    /// Values an option takes, where they are a closed list (for completion).
+    static func values(of option: String, catalog: QueryCatalog?) -> [String] {
+        switch option {
+        case "--format": return OutputFormat.allCases.map(\.rawValue) + ["lines"]
+        case "--by":
+            let all = catalog?.reports.compactMap(\.byValues).flatMap { $0 } ?? ["hour", "day", "week"]
+            var seen: [String] = []
+            for v in all where !seen.contains(v) { seen.append(v) }
+            return seen
+        case "--env": return ["production", "sandbox"]
+        case "--unit": return ["device", "user"]
+        case "--color": return ["auto", "always", "never"]
+        case "--input-format": return FormatDetector.names
+        default: return []
+        }
+    }
+}
+
+/// The man page `pushlog.1` (`pushlog help --man`), written from the same help texts as
+/// `pushlog help` and `pushlog COMMAND --help`.
+enum ManPage {
+    static func render() -> String {
+        var s = """
+        .TH PUSHLOG 1 "" "pushlog \(PushLog.version)" "User Commands"
+        .SH NAME
+        pushlog \\- APNs delivery logs into SQLite, and the answers ops need from them
+        .SH SYNOPSIS
+        .B pushlog
+        [\\fB\\-\\-db\\fR \\fIFILE\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR]
+        .SH DESCRIPTION
+        pushlog ingests an iOS push provider's send logs, APNs responses and app telemetry (plain or
+        gzipped) into one SQLite file and answers delivery questions from it: reports, ad-hoc SQL,
+        traces and a weekly page. The database is \\fB\\-\\-db\\fR \\fIFILE\\fR, else \\fB$PUSHLOG_DB\\fR,
+        else \\fI./pushlog.db\\fR.
+        .SH COMMANDS
+
+        """
+        for c in commands {
+            s += ".SS \(escape(c.name))\n\(escape(c.summary))\n.PP\n.B Usage:\n\(escape(c.usage))\n"
+            let lines = c.options.split(separator: "\n", omittingEmptySubsequences: true)
+            if !lines.isEmpty {
+                s += ".PP\n.nf\n" + lines.map { escape(String($0)) }.joined(separator: "\n") + "\n.fi\n"
+            }
+        }
+        s += """
+        .SH EXIT STATUS
+        0 success; 1 runtime failure (unreadable file, corrupt gzip, database error); 2 usage error;
+        3 a \\fB\\-\\-fail\\-if\\fR threshold breached.
+        .SH ENVIRONMENT
+        .TP
+        .B PUSHLOG_DB
+        the database when \\fB\\-\\-db\\fR is not given
+        .TP
+        .B PUSHLOG_QUERIES
+        a directory of user reports (\\fINAME\\fR.sql)
+        .TP
+        .B PAGER
+        the pager for long tables on a terminal (default: less \\-FRX)
+        .TP
+        .B NO_COLOR
+        no colour on a terminal
+        .SH SEE ALSO
+        .BR sqlite3 (1),
+        .BR jq (1)
+
+        """
+        return s
+    }
+
+    /// roff-safe text: backslashes doubled, hyphens as \-, a leading dot or quote escaped.
+    static func escape(_ t: String) -> String {
+        var s = t.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "-", with: "\\-")
+        if s.hasPrefix(".") || s.hasPrefix("'") { s = "\\&" + s }
+        return s
+    }
+}

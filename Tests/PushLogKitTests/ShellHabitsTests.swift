@@ -1,0 +1,121 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// At home in the shell: completion scripts and the man page from the help texts, a pager and
+/// colour on a terminal (through a real pseudo-terminal made by script(1)), `--watch`.
+final class ShellHabitsTests: XCTestCase {
+    func testBashCompletionOffersCommandsReportsAndValues() throws {
+        let script = try Run.pushlog(["completion", "bash"]).stdout
+        let tmp = TempDir()
+        let file = tmp.write("c.bash", script)
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let r = try Shell.run("source \(file); COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _pushlog; printf '%s\\n' \"${COMPREPLY[@]}\"")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return r.stdout.split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try complete(["pushlog", "rep"]), ["report", "reports"])
+        XCTAssertEqual(try complete(["pushlog", "report", "op"]), ["opt-out"])
+        XCTAssertTrue(try complete(["pushlog", "report", "gone", "--by", ""]).contains("week"))
+        XCTAssertEqual(try complete(["pushlog", "report", "gone", "--env", ""]), ["production", "sandbox"])
+        XCTAssertTrue(try complete(["pushlog", "ingest", "--"]).contains("--input-format"))
+        for shell in ["zsh", "fish"] {
+            let r = try Run.pushlog(["completion", shell])
+            XCTAssertEqual(r.status, 0)
+            XCTAssertTrue(r.stdout.contains("opt-out") && r.stdout.contains("reveal-tokens"), shell)
+        }
+        XCTAssertEqual(try Run.pushlog(["completion", "tcsh"]).status, 2)
+    }
+
+    func testManPageListsEveryCommandAndOption() throws {
+        let man = try Run.pushlog(["help", "--man"]).stdout
+        XCTAssertTrue(man.hasPrefix(".TH PUSHLOG 1"))
+        let help = try Run.pushlog(["help"]).stdout
+        for line in help.split(separator: "\n") where line.hasPrefix("  ") && !line.hasPrefix("   ") {
+            guard let cmd = line.split(separator: " ").first, !cmd.hasPrefix("-") else { continue }
+            XCTAssertTrue(man.contains(".SS \(cmd)\n"), "man page lacks \(cmd)")
+            let options = try Run.pushlog([String(cmd), "--help"]).stdout
+            for word in options.split(whereSeparator: { $0 == " " || $0 == "\n" }) where word.hasPrefix("--") && word.count > 2 {
+                let flag = word.split(separator: "=").first.map(String.init)!.trimmingCharacters(in: CharacterSet(charactersIn: "[]|(),`"))
+                XCTAssertTrue(man.contains(flag.replacingOccurrences(of: "-", with: "\\-")), "man page lacks \(flag) of \(cmd)")
+            }
+        }
+        if Shell.has("man") {
+            let tmp = TempDir()
+            let r = try Shell.run("man -l \(tmp.write("pushlog.1", man)) | head -5")
+            XCTAssertTrue(r.stdout.contains("PUSHLOG(1)"), r.stdout + r.stderr)
+        }
+    }
+
+    func testPagerAndColourOnATerminal() throws {
+        guard Shell.has("script") else { throw XCTSkip("script(1) is needed for a pseudo-terminal") }
+        let tmp = TempDir()
+        let db = tmp.file("r.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let bin = Fixtures.binary
+        // Longer than the 10-line screen: through $PAGER.
+        let paged = try Shell.tty("unset NO_COLOR; LINES=10 COLUMNS=120 PAGER='sed s/^/PAGED:/'", "\(bin) --db \(db) report gone")
+        XCTAssertTrue(paged.stdout.contains("PAGED:## summary"), paged.stdout)
+        let unpaged = try Shell.tty("unset NO_COLOR; LINES=10 COLUMNS=120 PAGER='sed s/^/PAGED:/'", "\(bin) --db \(db) report gone --no-pager")
+        XCTAssertFalse(unpaged.stdout.contains("PAGED:"), unpaged.stdout)
+        // Into a pipe: never paged.
+        let piped = try Shell.run("PAGER='sed s/^/PAGED:/' \(bin) --db \(db) report gone --format table")
+        XCTAssertFalse(piped.stdout.contains("PAGED:"))
+        // Colour: changes in a KPI table, on a terminal unless NO_COLOR (which swift test sets, so
+        // the coloured run unsets it); --color always/never.
+        let week = ["report", "weekly", "--week", "2026-W45", "--format", "table", "--no-pager"]
+        let coloured = try Shell.tty("unset NO_COLOR; COLUMNS=160", "\(bin) --db \(db) \(week.joined(separator: " "))")
+        XCTAssertTrue(coloured.stdout.contains("\u{1B}[3"), coloured.stdout.replacingOccurrences(of: "\u{1B}", with: "ESC").replacingOccurrences(of: "\r", with: ""))
+        let noColor = try Shell.tty("NO_COLOR=1 COLUMNS=160", "\(bin) --db \(db) \(week.joined(separator: " "))")
+        XCTAssertFalse(noColor.stdout.contains("\u{1B}[3"))
+        XCTAssertTrue(try Run.pushlog(["--db", db] + week + ["--color", "always"]).stdout.contains("\u{1B}[3"))
+        XCTAssertFalse(try Run.pushlog(["--db", db] + week).stdout.contains("\u{1B}["), "no colour into a pipe")
+        XCTAssertEqual(try Run.pushlog(["--db", db] + week + ["--color", "sometimes"]).status, 2)
+    }
+
+    func testWatchRedrawsUntilInterrupted() throws {
+        let tmp = TempDir()
+        let db = tmp.file("r.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        p.arguments = ["--db", db, "report", "gone", "--watch", "0.2", "--format", "tsv"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        Thread.sleep(forTimeInterval: 1.0)
+        p.interrupt()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "Ctrl-C ends a watch normally")
+        XCTAssertGreaterThanOrEqual(text.components(separatedBy: "# summary").count - 1, 2, text)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--watch", "0"]).status, 2)
+    }
+}
+
+/// Runs a bash command line.
+enum Shell {
+    /// A command under script(1)'s pseudo-terminal; stdin stays open meanwhile (script stops
+    /// relaying output at the end of its input).
+    static func tty(_ env: String, _ command: String) throws -> Run {
+        try run("\(env) script -qec \"\(command)\" /dev/null")
+    }
+
+    static func run(_ command: String) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", command]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static func has(_ tool: String) -> Bool { (try? run("command -v \(tool)"))?.status == 0 }
+}
