@@ -14,11 +14,16 @@ enum IngestCommand: Command {
                             or refused files, and the total line)
       --batch N             lines per transaction (default 200000)
       --no-wait             fail at once (exit 1) if another ingest holds the database
+      --follow, -f          keep reading: growing files, new files in the folders, rotation by
+                            rename or truncation; commits at least every 2 s; Ctrl-C or SIGTERM
+                            finishes the round in progress and exits 0
+      --interval SECONDS    --follow: seconds between polls (default 1)
 
     """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch"], boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v"])
+        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval"],
+                                 boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
         }
@@ -48,6 +53,20 @@ enum IngestCommand: Command {
         }
         defer { withExtendedLifetime(lock) {} }
         let db = try Store.openForWriting(path: ctx.dbPath)
+        if args.has("--follow") || args.has("-f") {
+            guard !args.positionals.contains("-") else {
+                throw UsageError(message: "--follow reads files and folders, not stdin", hint: "pushlog ingest --follow /var/log/pusher/")
+            }
+            var interval = 1.0
+            if let v = args.value("--interval") {
+                guard let i = Double(v), i >= 0.05, i <= 3600 else {
+                    throw UsageError(message: "--interval expects seconds (0.05 to 3600), got '\(v)'", hint: "--interval 1")
+                }
+                interval = i
+            }
+            opts.progress = nil
+            return try follow(db: db, paths: args.positionals, options: opts, interval: interval, quiet: quiet)
+        }
         let summary = try Ingester(db: db, options: opts).run(paths: args.positionals)
         if showProgress { ProgressLine.clear() }
         for f in summary.files {
@@ -63,6 +82,25 @@ enum IngestCommand: Command {
             Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v")))
         }
         return summary.failed ? 1 : 0
+    }
+}
+
+extension IngestCommand {
+    nonisolated(unsafe) static var stopFollowing: sig_atomic_t = 0
+
+    /// Polls until SIGINT/SIGTERM; each round that read something prints its total line.
+    static func follow(db: Database, paths: [String], options: IngestOptions, interval: Double, quiet: Bool) throws -> Int32 {
+        signal(SIGINT) { _ in IngestCommand.stopFollowing = 1 }
+        signal(SIGTERM) { _ in IngestCommand.stopFollowing = 1 }
+        if !quiet { Console.err("pushlog: following \(paths.joined(separator: " ")) (Ctrl-C to stop)") }
+        let follower = Follower(db: db, paths: paths, options: options)
+        _ = try follower.run(interval: interval, stop: { IngestCommand.stopFollowing != 0 }) { s in
+            for f in s.files where f.error != nil { Console.err("pushlog: \(f.path): \(f.error!)") }
+            for p in s.problems { Console.err("pushlog: \(p)") }
+            if !quiet { Console.err(IngestReport.table(s).split(separator: "\n").last.map(String.init) ?? "") }
+        }
+        if !quiet { Console.err("pushlog: stopped following; everything read is committed") }
+        return 0
     }
 }
 

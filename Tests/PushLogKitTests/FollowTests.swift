@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// `ingest --follow` on the built binary: growing files, rotation by rename and by truncation,
+/// new files (gzip read once complete), SIGTERM (exit 0, everything committed) and kill -9
+/// (a plain ingest completes it exactly). Waits poll the database, bounded at 15 s each.
+final class FollowTests: XCTestCase {
+    /// One send record; `n` makes its line (and so its identity) unique.
+    func line(_ n: Int) -> String {
+        String(format: "{\"time\":\"2026-11-02T08:%02d:%02dZ\",\"event\":\"send\",\"token\":\"%064x\",\"status\":200}\n", n / 60 % 60, n % 60, n)
+    }
+
+    func append(_ path: String, _ ns: ClosedRange<Int>) throws {
+        let text = ns.map(line).joined()
+        if let h = FileHandle(forWritingAtPath: path) {
+            h.seekToEndOfFile()
+            h.write(Data(text.utf8))
+            try h.close()
+        } else {
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+        }
+    }
+
+    func sends(_ db: String) -> Int64 { (try? count("SELECT count(*) FROM sends", db: db)) ?? -1 }
+
+    func waitFor(_ n: Int64, _ db: String, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date().addingTimeInterval(15)
+        while sends(db) != n && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertEqual(sends(db), n, file: file, line: line)
+    }
+
+    func start(_ args: [String]) throws -> (Process, Pipe) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        p.arguments = args
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        return (p, err)
+    }
+
+    func testFollowGrowthRotationTruncationNewFilesAndSIGTERM() throws {
+        let tmp = TempDir()
+        let dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = tmp.file("f.db")
+        let app = dir + "/app.log"
+        try append(app, 1...3)
+        let (p, err) = try start(["--db", db, "ingest", "--follow", "--interval", "0.1", dir, app])
+        waitFor(3, db)
+        // Growth.
+        try append(app, 4...5)
+        waitFor(5, db)
+        // Rotation by rename: a line written just before the move is read from the moved file.
+        try append(app, 6...6)
+        try FileManager.default.moveItem(atPath: app, toPath: dir + "/app.log.1")
+        try append(app, 7...8)
+        waitFor(8, db)
+        // copytruncate: the copy's lines are duplicates, the truncated file starts again at 0.
+        try FileManager.default.copyItem(atPath: app, toPath: dir + "/app.log.2")
+        try "".write(toFile: app, atomically: false, encoding: .utf8)
+        try append(app, 9...9)
+        waitFor(9, db)
+        // A new gzip file, moved in complete.
+        let gz = tmp.file("c.ndjson.gz")
+        let bytes = try GzipWriter.compress(Array((10...12).map(line).joined().utf8), level: 1)
+        _ = FileManager.default.createFile(atPath: gz, contents: Data(bytes))
+        try FileManager.default.moveItem(atPath: gz, toPath: dir + "/c.ndjson.gz")
+        waitFor(12, db)
+        p.terminate()  // SIGTERM
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertEqual(try count("SELECT count(DISTINCT token_id) FROM sends", db: db), 12, "each record once")
+        // A plain ingest afterwards finds nothing new.
+        let again = try ingest([dir], db: db)
+        XCTAssertEqual(again.totalRecords, 0)
+    }
+
+    func testKillNineWhileFollowingIsCompletedByAPlainIngest() throws {
+        let tmp = TempDir()
+        let dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = tmp.file("k.db")
+        try append(dir + "/a.log", 1...2)
+        let (p, _) = try start(["--db", db, "ingest", "--follow", "--interval", "0.1", dir])
+        waitFor(2, db)
+        // A large append, killed while it is being read.
+        try append(dir + "/a.log", 3...60_000)
+        let deadline = Date().addingTimeInterval(15)
+        while sends(db) <= 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        XCTAssertLessThan(sends(db), 60_000, "killed part-way (the batches committed so far are kept)")
+        _ = try ingest([dir], db: db)
+        XCTAssertEqual(sends(db), 60_000)
+        XCTAssertEqual(try count("SELECT count(DISTINCT token_id) FROM sends", db: db), 60_000)
+    }
+}
