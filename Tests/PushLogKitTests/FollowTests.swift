@@ -6,9 +6,16 @@ import XCTest
 /// new files (gzip read once complete), SIGTERM (exit 0, everything committed) and kill -9
 /// (a plain ingest completes it exactly). Waits poll the database, bounded at 15 s each.
 final class FollowTests: XCTestCase {
-    /// One send record; `n` makes its line (and so its identity) unique.
+    /// One send record (`n` makes its line, and so its identity, unique); every fourth line also
+    /// registers the token for one of seven devices, so tokens rotate and derived facts move.
     func line(_ n: Int) -> String {
-        String(format: "{\"time\":\"2026-11-02T08:%02d:%02dZ\",\"event\":\"send\",\"token\":\"%064x\",\"status\":200}\n", n / 60 % 60, n % 60, n)
+        var s = String(format: "{\"time\":\"2026-11-02T08:%02d:%02dZ\",\"event\":\"send\",\"token\":\"%064x\",\"status\":%d}\n",
+                       n / 60 % 60, n % 60, n, n % 5 == 0 ? 410 : 200)
+        if n % 4 == 0 {
+            s += String(format: "{\"time\":\"2026-11-02T07:%02d:%02dZ\",\"event\":\"register\",\"token\":\"%064x\",\"device\":\"dev-%d\",\"env\":\"production\",\"auth\":\"authorized\"}\n",
+                        n / 60 % 60, n % 60, n, n % 7)
+        }
+        return s
     }
 
     func append(_ path: String, _ ns: ClosedRange<Int>) throws {
@@ -76,6 +83,14 @@ final class FollowTests: XCTestCase {
         // A plain ingest afterwards finds nothing new.
         let again = try ingest([dir], db: db)
         XCTAssertEqual(again.totalRecords, 0)
+        // Derived facts, refreshed incrementally round by round, equal a fresh ingest's.
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([dir], db: fresh)
+        for report in ["gone", "churn", "silent", "env-mismatch"] {
+            let a = try Run.pushlog(["--db", db, "report", report, "--format", "json"]).stdout
+            let b = try Run.pushlog(["--db", fresh, "report", report, "--format", "json"]).stdout
+            XCTAssertEqual(a, b, report)
+        }
     }
 
     func testKillNineWhileFollowingIsCompletedByAPlainIngest() throws {
