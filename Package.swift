@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(name: "pushlog", dependencies: ["PushLogKit"], path: "Sources/pushlog"),
         .testTarget(
             name: "PushLogKitTests",
-            dependencies: ["PushLogKit"],
+            dependencies: ["PushLogKit", "pushlog"],
             path: "Tests/PushLogKitTests"
         ),
     ]
