@@ -63,7 +63,7 @@ enum TokensCommand: Command {
                 Console.out(text)
             }
         } else {
-            try OutputTarget(args).write(doc)
+            try OutputTarget(args).write(doc, db: db)
         }
         return 0
     }
