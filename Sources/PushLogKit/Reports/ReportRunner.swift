@@ -9,6 +9,7 @@ public final class ReportRunner {
         self.db = db
         self.catalog = try catalog ?? QueryCatalog()
         try QueryFunctions.register(db)
+        try BucketFunctions.register(db)
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
@@ -22,7 +23,9 @@ public final class ReportRunner {
     public func run(_ def: ReportDefinition, params: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
         let defaults = def.paramDefaults
         var sections: [ResultTable] = []
-        for (name, sql) in def.sections where only == nil || only!.contains(name) {
+        // A report whose `by` has no default (env-mismatch, silent) breaks down only when asked.
+        let skipBuckets = params.by == nil && defaults["by"] == nil
+        for (name, sql) in def.sections where (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") {
             let s: Statement
             do { s = try db.prepare(sql) } catch let e as SQLiteError {
                 throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), section \(name): \(e.message)")
