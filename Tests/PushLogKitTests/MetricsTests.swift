@@ -46,19 +46,19 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(value(f, "pushlog_background_over_budget_share"), 0.333333)
         XCTAssertEqual(value(f, "pushlog_mismatched_sends"), 1)
         XCTAssertEqual(value(f, "pushlog_too_many_requests"), 1)
-        // Opted in: dev1, dev2, dev4 (settings on 11-05), dev5, dev6; turned off: dev1, dev4.
-        XCTAssertEqual(value(f, "pushlog_turn_off_rate"), 0.4)
+        // The turn-off rate needs a window start (opt-out's turn_off_rate has no value without one).
+        XCTAssertNil(f["pushlog_turn_off_rate"])
         XCTAssertEqual(value(f, "pushlog_rejected_lines"), 0)
         XCTAssertEqual(value(f, "pushlog_newest_record_timestamp_seconds"), 1_794_045_600)
         XCTAssertEqual(value(f, "pushlog_seconds_since_newest_record"), 90)
         XCTAssertNil(f["pushlog_window_start_timestamp_seconds"])
 
-        // A window from Wednesday: one response (id-17, a 410). The five opted-in devices were all
-        // still on at its start; dev1 (Wednesday) and dev4 (Friday) turned off in it.
+        // A window from Wednesday: one response (id-17, a 410). On at its start: dev1, dev2, dev5,
+        // dev6 (opted in on Monday; dev4 opted in on Thursday); dev1 turned off on Wednesday.
         let wed = try families(since: TimeArgument.parse("2026-11-04")!)
         XCTAssertEqual(value(wed, "pushlog_responses", app), 1)
         XCTAssertEqual(value(wed, "pushlog_gone_rate"), 1)
-        XCTAssertEqual(value(wed, "pushlog_turn_off_rate"), 2.0 / 5)
+        XCTAssertEqual(value(wed, "pushlog_turn_off_rate"), 0.25)
         XCTAssertEqual(value(wed, "pushlog_window_start_timestamp_seconds"), 1_793_750_400)
         // Nothing answered after Friday: the rates are absent, the counts are empty.
         let late = try families(since: TimeArgument.parse("2026-11-08")!)

@@ -95,17 +95,13 @@ public struct MetricsExport {
                                     help: "Responses sent to the APNs env other than the token's registered env (env-mismatch report)", samples: [([], v)]))
         }
 
-        // Turn-off rate: devices that turned notifications off in the window / devices that were
-        // on at some moment of it (opted in before its end and not turned off before its start).
-        let off = try db.prepare("""
-            SELECT coalesce(sum(off >= ?1 AND off < ?2), 0), count(*) FROM device_facts
-            WHERE dkey NOT LIKE 'user:%' AND opt_in IS NOT NULL AND opt_in < ?2 AND (off IS NULL OR off >= ?1)
-            """)
-        off.bind(1, lo); off.bind(2, hi)
-        if try off.step(), off.int(1) > 0 {
+        // The opt-out report's age-invariant turn-off rate: of the devices opted in and still on at
+        // the window's start, the share that turned notifications off in it (needs --since).
+        if since != nil, let def = runner.catalog.report("opt-out"),
+           let v = try runner.run(def, params: params, only: ["turn_off_rate"]).section("turn_off_rate")?.first("turn_off_rate")?.asDouble {
             out.append(MetricFamily(name: "pushlog_turn_off_rate",
-                                    help: "Devices that turned notifications off in the window / devices opted in and on at some moment of it",
-                                    samples: [([], Double(off.int(0)) / Double(off.int(1)))]))
+                                    help: "Devices opted in and on at the window's start that turned notifications off in it / those devices (opt-out report)",
+                                    samples: [([], v)]))
         }
 
         let rejects = try db.scalarInt("SELECT coalesce(sum(rejects), 0) FROM sources") ?? 0
