@@ -23,8 +23,7 @@ public final class ReportRunner {
     public func run(_ def: ReportDefinition, params: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
         let defaults = def.paramDefaults
         var sections: [ResultTable] = []
-        // A report whose `by` has no default (env-mismatch, silent) breaks down only when asked.
-        let skipBuckets = params.by == nil && defaults["by"] == nil
+        let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
         for (name, sql) in def.sections where (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") {
             let s: Statement
             do { s = try db.prepare(sql) } catch let e as SQLiteError {
@@ -50,7 +49,13 @@ public final class ReportRunner {
 
     /// The sections a run of the report prints, in order (the weekly report assembles its own).
     public static func sectionNames(_ def: ReportDefinition) -> [String] {
-        def.name == "weekly" && def.origin == "built-in" ? WeeklyReport.sectionNames(def) : def.sections.map(\.name)
+        if def.name == "weekly" && def.origin == "built-in" { return WeeklyReport.sectionNames(def) }
+        return def.sections.map(\.name).filter { !(bucketsOnlyWithBy(def) && $0 == "by_bucket") }
+    }
+
+    /// A report whose `by` has no default (env-mismatch, silent) prints by_bucket only with --by.
+    static func bucketsOnlyWithBy(_ def: ReportDefinition) -> Bool {
+        def.paramNames.contains("by") && def.paramDefaults["by"] == nil
     }
 
     /// The time unit of `--by` (or the report's default) when the report buckets by time.
