@@ -64,24 +64,47 @@ final class BreakdownTests: XCTestCase {
 
     /// For every report and dimension it takes, the buckets add up to the summary.
     func testBucketsAddUpToTheSummary() throws {
+        try checkBucketsAddUp(dbPath: BreakdownTests.dbPath, ranges: [ReportParams()])
+    }
+
+    /// The same on a demo corpus, over all of it and over a range cut mid-hour (gone reads whole
+    /// hours from resp_hourly and the partial hours from sends).
+    func testBucketsAddUpOnTheDemoCorpus() throws {
+        let tmp = TempDir()
+        _ = try DemoGenerator(smallDemo(devices: 150)).write(to: tmp.path + "/logs")
+        let dbPath = tmp.file("demo.db")
+        _ = try ingest([tmp.path + "/logs"], db: dbPath)
+        let db = try Store.openForReading(path: dbPath)
+        let lo = try XCTUnwrap(db.scalarInt("SELECT min(t) FROM sends")), hi = try XCTUnwrap(db.scalarInt("SELECT max(t) FROM sends"))
+        let mid = lo + (hi - lo) / 3 + 1_234_567
+        try checkBucketsAddUp(dbPath: dbPath, ranges: [ReportParams(), ReportParams(since: mid, until: mid + 4 * 86_400_000 + 999_999)])
+    }
+
+    func checkBucketsAddUp(dbPath: String, ranges: [ReportParams]) throws {
+        let runner = try ReportRunner(db: try Store.openForReading(path: dbPath))
         let cases: [(String, [String], [String])] = [
-            ("gone", ["topic", "env", "app_version", "push_type", "reason"], ["responses", "gone"]),
+            ("gone", ["topic", "env", "app_version", "push_type", "reason"], ["responses", "gone", "tokens_gone"]),
             ("env-mismatch", ["topic", "env", "app_version", "push_type", "reason"],
              ["responses", "mismatched_sends", "bad_device_token", "bad_device_token_explained", "malformed_token_sends", "env_key_errors"]),
             ("silent", ["topic", "env", "app_version"],
              ["background_sends", "accepted", "token_hours", "over_budget_sends", "priority_not_5", "with_alert", "too_many_requests"]),
             ("errors", ["topic", "env", "app_version", "push_type", "reason"], ["responses"]),
         ]
-        for budget in [Int64(1), 3] {
-            for (report, dims, columns) in cases {
-                for by in dims {
-                    let d = try doc(report, ReportParams(by: by, budget: budget))
-                    let summary = try XCTUnwrap(d.section("summary")), buckets = try XCTUnwrap(d.section("by_bucket"))
-                    XCTAssertFalse(buckets.rows.isEmpty, "\(report) --by \(by)")
-                    for c in columns {
-                        let total = summary.rows.reduce(0) { $0 + ($1[summary.column(c)!].asDouble ?? 0) }
-                        let sum = buckets.rows.reduce(0) { $0 + ($1[buckets.column(c)!].asDouble ?? 0) }
-                        XCTAssertEqual(sum, total, "\(report) --by \(by) --budget \(budget): \(c)")
+        for range in ranges {
+            for budget in [Int64(1), 3] {
+                for (report, dims, columns) in cases {
+                    for by in dims {
+                        var p = range
+                        p.by = by
+                        p.budget = budget
+                        let d = try runner.run(name: report, params: p)
+                        let summary = try XCTUnwrap(d.section("summary")), buckets = try XCTUnwrap(d.section("by_bucket"))
+                        XCTAssertFalse(buckets.rows.isEmpty, "\(report) --by \(by)")
+                        for c in columns {
+                            let total = summary.rows.reduce(0) { $0 + ($1[summary.column(c)!].asDouble ?? 0) }
+                            let sum = buckets.rows.reduce(0) { $0 + ($1[buckets.column(c)!].asDouble ?? 0) }
+                            XCTAssertEqual(sum, total, "\(report) --by \(by) --budget \(budget): \(c)")
+                        }
                     }
                 }
             }
