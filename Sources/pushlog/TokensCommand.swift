@@ -3,7 +3,7 @@ import PushLogKit
 /// `pushlog tokens --gone|--superseded|--bad|--mismatched`
 enum TokensCommand: Command {
     static let name = "tokens"
-    static let summary = "The tokens to remove or fix in your database (gone, superseded, bad, mismatched), with the evidence."
+    static let summary = "The tokens to remove or fix in your own database, with the evidence."
     static let usage = "pushlog tokens (--gone | --superseded | --bad | --mismatched)... [--since TIME] [--format FMT|lines] [-o FILE] [--reveal-tokens]"
     static let options = """
       --gone           a 410 (or ExpiredToken) and no registration of the token after the

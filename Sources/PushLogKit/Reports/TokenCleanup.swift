@@ -106,7 +106,7 @@ public struct TokenCleanup {
         // mismatched: responses sent to the env other than the token's registered env (the env of
         // its latest registration), as in the env-mismatch report.
         .mismatched: """
-            SELECT k.token, f.reg_device AS device, f.reg_user AS user, max(s.topic) AS topic,
+            SELECT k.token, f.reg_device AS device, f.reg_user AS user, s.topic AS topic,  -- of the latest: every max() is max(s.t)
                    f.reg_env AS registered_env, s.env AS sent_env, count(*) AS mismatched_sends,
                    rfc3339(max(s.t)) AS latest_mismatched, sum(s.reason = 'BadDeviceToken') AS bad_device_token,
                    max(s.t) AS evidence_t
