@@ -22,7 +22,8 @@ public struct TrendChart {
         self.rate = rate
     }
 
-    static let w = 360.0, h = 172.0, left = 50.0, right = 12.0, top = 16.0, bottom = 26.0
+    // right: room for half of a centred date label under the last point.
+    static let w = 360.0, h = 172.0, left = 50.0, right = 18.0, top = 16.0, bottom = 26.0
 
     /// Round ticks from 0 to at least `maxValue`, about four steps.
     static func ticks(maxValue: Double, rate: Bool) -> [Double] {
