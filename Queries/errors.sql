@@ -3,7 +3,7 @@
 -- description: category, and retries of responses that must never be retried.
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
--- param: by=hour  bucket: minute, 5m, hour or day
+-- param: by=hour  bucket: minute, 5m, hour or day, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 
@@ -24,10 +24,14 @@ ORDER BY responses DESC;
 
 -- section: by_bucket
 -- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
--- no error are shown as one row with empty status/reason and 0 responses.
-SELECT bucket(b, :by) AS bucket, status, reason, category, responses
+-- no error are shown as one row with empty status/reason and 0 responses. With --by
+-- topic|env|app_version|push_type|reason, bucket is that value instead of a time (app_version: of
+-- the token's latest registration), with the same sums.
+SELECT by_label(b, :by) AS bucket, status, reason, category, responses
 FROM (
-  SELECT bucket_start(s.t, :by) AS b, s.status, coalesce(s.reason, '') AS reason,
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
+         s.status, coalesce(s.reason, '') AS reason,
          coalesce(s.category, 'unknown') AS category, count(*) AS responses
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until

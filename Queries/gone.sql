@@ -3,29 +3,34 @@
 -- description: retired, and whether the provider kept sending to tokens after their first 410.
 -- param: since  start of the range (responses by time)
 -- param: until  end of the range, exclusive
--- param: by=day  bucket: hour, day or week
+-- param: by=day  bucket: hour, day or week, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to production or sandbox
 
 -- common:
 -- Whole UTC hours of the range are counted from resp_hourly (derived at ingest); only the
 -- partial hours at its ends, [since, e1) and [e2, until), are read from sends. Buckets finer
--- than an hour read everything from sends (e1 = until).
+-- than an hour, and dimensions resp_hourly lacks (app_version, push_type, reason), read
+-- everything from sends (e1 = until). k: the by_bucket key (by_key: a bucket start or a value).
 span AS (
-  SELECT CASE WHEN :by IN ('minute', '5m') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
-         CASE WHEN :by IN ('minute', '5m') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
-         CASE WHEN :by IN ('minute', '5m') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
+  SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
+         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
+         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
 ), edge AS (
   SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
 ), hourly AS (
-  SELECT h.hour * 3600000 AS t, h.responses, h.gone FROM resp_hourly h, edge
+  SELECT by_key(:by, h.hour * 3600000, h.topic, h.env, NULL, NULL, NULL) AS k, h.responses, h.gone FROM resp_hourly h, edge
   WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
 ), edges AS (
-  SELECT s.t, 1 AS responses, s.status = 410 AS gone FROM sends s, edge
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
+         1 AS responses, s.status = 410 AS gone FROM sends s, edge
   WHERE s.t >= :since AND s.t < edge.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   UNION ALL
-  SELECT s.t, 1, s.status = 410 FROM sends s, edge
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END),
+         1, s.status = 410 FROM sends s, edge
   WHERE s.t >= edge.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
@@ -61,20 +66,24 @@ FROM counts;
 -- first 410 over all history falls in the bucket, exactly as the summary counts them).
 -- Not additive: gone_rate (a ratio) and tokens_with_410 (distinct tokens with any 410 response in
 -- the bucket; a token gone in two buckets counts in both). Buckets inside the range with no
--- responses are shown with zeros.
+-- responses are shown with zeros. With --by topic|env|app_version|push_type|reason, bucket is
+-- that value instead of a time (app_version: of the token's latest registration; a token's first
+-- 410 counts in the bucket of that response), with the same sums.
 WITH rows AS (
-  SELECT bucket_start(t, :by) AS b, sum(responses) AS responses, sum(gone) AS gone
-  FROM (SELECT t, responses, gone FROM hourly UNION ALL SELECT t, responses, gone FROM edges)
+  SELECT k AS b, sum(responses) AS responses, sum(gone) AS gone
+  FROM (SELECT k, responses, gone FROM hourly UNION ALL SELECT k, responses, gone FROM edges)
   GROUP BY b
 ), tg AS (
-  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_with_410,
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN f.reg_app_version END) AS b,
+         count(DISTINCT s.token_id) AS tokens_with_410,
          count(DISTINCT CASE WHEN s.t = f.first_410 THEN s.token_id END) AS tokens_gone
   FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.status = 410 AND s.kind IN (0, 2) AND +s.t >= :since AND +s.t < :until  -- unary +: through sends_gone, not a time range
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY b
 )
-SELECT bucket(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
+SELECT by_label(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
        coalesce(tg.tokens_gone, 0) AS tokens_gone, coalesce(tg.tokens_with_410, 0) AS tokens_with_410
 FROM rows r LEFT JOIN tg ON tg.b = r.b
 ORDER BY r.b;

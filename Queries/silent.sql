@@ -6,6 +6,7 @@
 -- param: budget=3  background pushes per token and clock hour before iOS throttles
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
+-- param: by  by_bucket by a dimension: topic, env, app_version (no by_bucket without --by)
 
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
@@ -53,3 +54,39 @@ SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
        round(1.0 * count(rt) / count(*), 6) AS receipt_rate,
        round(median((rt - t) / 1000.0), 3) AS median_lag_s
 FROM rec GROUP BY 1 ORDER BY min(load);
+
+-- section: by_bucket
+-- Only with --by: the summary's figures per topic, env or app_version (of the token's latest
+-- registration), adding up to the summary. A token-hour counts in the bucket of its first
+-- accepted push; a push is over budget when more than `budget` accepted pushes to its token came
+-- before it in that hour (so Σ max(0, load − budget) is split push by push).
+WITH p AS (
+  SELECT by_key(:by, t, topic, env, NULL, NULL,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = b.token_id) END) AS k,
+         status, priority, with_alert,
+         CASE WHEN status = 200 THEN row_number() OVER (PARTITION BY hour, token_id, status = 200 ORDER BY t, h1, h2) END AS nth
+  FROM bg_pushes b
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+), buckets AS (
+  SELECT k, count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
+         coalesce(sum(nth = 1), 0) AS token_hours, coalesce(sum(nth > :budget), 0) AS over_budget_sends,
+         coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5, coalesce(sum(with_alert), 0) AS with_alert
+  FROM p GROUP BY k
+), tmr AS (
+  SELECT by_key(:by, s.t, s.topic, s.env, NULL, NULL,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
+         count(*) AS too_many_requests
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND s.status <> 200 AND s.reason = 'TooManyRequests'
+  GROUP BY k
+), keys AS (SELECT k FROM buckets UNION SELECT k FROM tmr)
+SELECT keys.k AS bucket, coalesce(b.background_sends, 0) AS background_sends, coalesce(b.accepted, 0) AS accepted,
+       coalesce(b.token_hours, 0) AS token_hours, coalesce(b.over_budget_sends, 0) AS over_budget_sends,
+       round(1.0 * b.over_budget_sends / nullif(b.accepted, 0), 6) AS over_budget_share,
+       coalesce(b.priority_not_5, 0) AS priority_not_5, coalesce(b.with_alert, 0) AS with_alert,
+       coalesce(tmr.too_many_requests, 0) AS too_many_requests
+FROM keys LEFT JOIN buckets b ON b.k = keys.k LEFT JOIN tmr ON tmr.k = keys.k
+ORDER BY background_sends DESC, bucket;

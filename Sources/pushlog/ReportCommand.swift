@@ -10,7 +10,9 @@ enum ReportCommand: Command {
       --since TIME       start of the range, inclusive; TIME: RFC 3339, 2026-11-02, 2026-W45,
                          epoch s/ms, now, today, yesterday, -2h, 7d, 90m
       --until TIME       end of the range, exclusive
-      --by UNIT          bucket: minute, 5m, hour, day, week (per report)
+      --by UNIT          bucket: minute, 5m, hour, day, week, or a dimension: topic, env,
+                         app_version, push_type, reason (per report: pushlog reports)
+      --compare previous add COL_prev and COL_change for the same-length range before
       --topic T          only this APNs topic
       --env ENV          production or sandbox
       --budget N         silent: background pushes per token-hour (default 3)
@@ -30,7 +32,7 @@ enum ReportCommand: Command {
     /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
     /// `-- param: NAME` take it.
     static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week"]
-    static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries"]
+    static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries", "--compare"]
 
     static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
         let (watch, argv) = try Watch.extract(argv0)
@@ -46,7 +48,8 @@ enum ReportCommand: Command {
             throw UsageError(message: "no report named '\(reportName)'", hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog reports lists them")
         }
         try refuseUndeclared(args, def)
-        let params = try parseParams(args)
+        var params = try parseParams(args)
+        let compare = try comparePrevious(args, def, &params)
         var conditions: [FailCondition] = []
         for e in args.all("--fail-if") {
             guard let c = FailCondition(e) else {
@@ -57,7 +60,7 @@ enum ReportCommand: Command {
         }
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc = try runner.run(name: reportName, params: params)
+        let doc = compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
         // Every condition is checked against the result before anything is printed.
         for c in conditions {
             for f in c.comparisons where !f.isKnown(in: doc) {
@@ -118,7 +121,7 @@ enum ReportCommand: Command {
             throw UsageError(message: "--since must be before --until", hint: "the range is [since, until)")
         }
         if let b = args.value("--by") {
-            let units = ["minute", "5m", "hour", "day", "week"]
+            let units = ["minute", "5m", "hour", "day", "week", "topic", "env", "app_version", "push_type", "reason"]
             guard units.contains(b) else {
                 throw UsageError(message: "unknown --by '\(b)'", hint: "use one of: \(units.joined(separator: ", "))")
             }

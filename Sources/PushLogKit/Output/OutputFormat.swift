@@ -108,6 +108,13 @@ enum CellFormat {
             return name == "change" ? (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") : percent(d)
         }
         if name == "change", let d = t.rows[row][c].asDouble, d > 0 { return "+" + human(t.rows[row][c], column: name) }
+        // --compare previous: COL_prev reads as COL; COL_change is signed, in percentage points for rates.
+        if name.hasSuffix("_prev") { return human(t.rows[row][c], column: String(name.dropLast(5))) }
+        if name.hasSuffix("_change"), let d = t.rows[row][c].asDouble {
+            let base = String(name.dropLast(7))
+            if isRate(base) { return (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") }
+            return (d > 0 ? "+" : "") + human(t.rows[row][c], column: base)
+        }
         return human(t.rows[row][c], column: name)
     }
 

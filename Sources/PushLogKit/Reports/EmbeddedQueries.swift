@@ -90,6 +90,7 @@ FROM a, o, (SELECT :topic IS NULL AND :env IS NULL AS whole) f;
 -- param: until  end of the range, exclusive
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
+-- param: by  by_bucket by a dimension: topic, env, app_version, push_type, reason (no by_bucket without --by)
 
 -- common:
 -- Responses aggregated per token and env first (through the covering index sends_token),
@@ -132,6 +133,31 @@ SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS response
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,
        coalesce(sum(n * malformed), 0) AS malformed_token_sends
 FROM r GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;
+
+-- section: by_bucket
+-- Only with --by: the summary's figures per topic, env (sent env), app_version (of the token's
+-- latest registration), push_type or reason; the buckets add up to the summary. Its own per-token
+-- pass (keyed by the dimension too), so the sections above keep their cheaper grouping.
+WITH perk AS (
+  SELECT s.token_id, s.env, by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason, NULL) AS dk,
+         count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt, sum(s.category = 'env-config') AS env_key
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= :since AND +s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  GROUP BY s.token_id, s.env, dk
+), rk AS (
+  SELECT p.*, coalesce(f.reg_app_version, '(unknown)') AS app_version, coalesce(f.malformed, 0) AS malformed,
+         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
+  FROM perk p LEFT JOIN token_facts f ON f.token_id = p.token_id
+)
+SELECT CASE WHEN :by = 'app_version' THEN app_version ELSE dk END AS bucket,
+       sum(n) AS responses,
+       coalesce(sum(n * mismatched), 0) AS mismatched_sends,
+       coalesce(sum(bdt), 0) AS bad_device_token,
+       coalesce(sum(bdt * mismatched), 0) AS bad_device_token_explained,
+       coalesce(sum(n * malformed), 0) AS malformed_token_sends,
+       coalesce(sum(env_key), 0) AS env_key_errors
+FROM rk GROUP BY 1 ORDER BY responses DESC, bucket;
 """#,
         "errors": #"""
 -- title: APNs errors
@@ -139,7 +165,7 @@ FROM r GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;
 -- description: category, and retries of responses that must never be retried.
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
--- param: by=hour  bucket: minute, 5m, hour or day
+-- param: by=hour  bucket: minute, 5m, hour or day, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 
@@ -160,10 +186,14 @@ ORDER BY responses DESC;
 
 -- section: by_bucket
 -- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
--- no error are shown as one row with empty status/reason and 0 responses.
-SELECT bucket(b, :by) AS bucket, status, reason, category, responses
+-- no error are shown as one row with empty status/reason and 0 responses. With --by
+-- topic|env|app_version|push_type|reason, bucket is that value instead of a time (app_version: of
+-- the token's latest registration), with the same sums.
+SELECT by_label(b, :by) AS bucket, status, reason, category, responses
 FROM (
-  SELECT bucket_start(s.t, :by) AS b, s.status, coalesce(s.reason, '') AS reason,
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
+         s.status, coalesce(s.reason, '') AS reason,
          coalesce(s.category, 'unknown') AS category, count(*) AS responses
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
@@ -178,29 +208,34 @@ ORDER BY b, responses DESC;
 -- description: retired, and whether the provider kept sending to tokens after their first 410.
 -- param: since  start of the range (responses by time)
 -- param: until  end of the range, exclusive
--- param: by=day  bucket: hour, day or week
+-- param: by=day  bucket: hour, day or week, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to production or sandbox
 
 -- common:
 -- Whole UTC hours of the range are counted from resp_hourly (derived at ingest); only the
 -- partial hours at its ends, [since, e1) and [e2, until), are read from sends. Buckets finer
--- than an hour read everything from sends (e1 = until).
+-- than an hour, and dimensions resp_hourly lacks (app_version, push_type, reason), read
+-- everything from sends (e1 = until). k: the by_bucket key (by_key: a bucket start or a value).
 span AS (
-  SELECT CASE WHEN :by IN ('minute', '5m') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
-         CASE WHEN :by IN ('minute', '5m') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
-         CASE WHEN :by IN ('minute', '5m') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
+  SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
+         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
+         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
 ), edge AS (
   SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
 ), hourly AS (
-  SELECT h.hour * 3600000 AS t, h.responses, h.gone FROM resp_hourly h, edge
+  SELECT by_key(:by, h.hour * 3600000, h.topic, h.env, NULL, NULL, NULL) AS k, h.responses, h.gone FROM resp_hourly h, edge
   WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
 ), edges AS (
-  SELECT s.t, 1 AS responses, s.status = 410 AS gone FROM sends s, edge
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
+         1 AS responses, s.status = 410 AS gone FROM sends s, edge
   WHERE s.t >= :since AND s.t < edge.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   UNION ALL
-  SELECT s.t, 1, s.status = 410 FROM sends s, edge
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END),
+         1, s.status = 410 FROM sends s, edge
   WHERE s.t >= edge.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 )
@@ -236,20 +271,24 @@ FROM counts;
 -- first 410 over all history falls in the bucket, exactly as the summary counts them).
 -- Not additive: gone_rate (a ratio) and tokens_with_410 (distinct tokens with any 410 response in
 -- the bucket; a token gone in two buckets counts in both). Buckets inside the range with no
--- responses are shown with zeros.
+-- responses are shown with zeros. With --by topic|env|app_version|push_type|reason, bucket is
+-- that value instead of a time (app_version: of the token's latest registration; a token's first
+-- 410 counts in the bucket of that response), with the same sums.
 WITH rows AS (
-  SELECT bucket_start(t, :by) AS b, sum(responses) AS responses, sum(gone) AS gone
-  FROM (SELECT t, responses, gone FROM hourly UNION ALL SELECT t, responses, gone FROM edges)
+  SELECT k AS b, sum(responses) AS responses, sum(gone) AS gone
+  FROM (SELECT k, responses, gone FROM hourly UNION ALL SELECT k, responses, gone FROM edges)
   GROUP BY b
 ), tg AS (
-  SELECT bucket_start(s.t, :by) AS b, count(DISTINCT s.token_id) AS tokens_with_410,
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+                CASE WHEN :by = 'app_version' THEN f.reg_app_version END) AS b,
+         count(DISTINCT s.token_id) AS tokens_with_410,
          count(DISTINCT CASE WHEN s.t = f.first_410 THEN s.token_id END) AS tokens_gone
   FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
   WHERE s.status = 410 AND s.kind IN (0, 2) AND +s.t >= :since AND +s.t < :until  -- unary +: through sends_gone, not a time range
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
   GROUP BY b
 )
-SELECT bucket(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
+SELECT by_label(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
        coalesce(tg.tokens_gone, 0) AS tokens_gone, coalesce(tg.tokens_with_410, 0) AS tokens_with_410
 FROM rows r LEFT JOIN tg ON tg.b = r.b
 ORDER BY r.b;
@@ -400,6 +439,7 @@ ORDER BY day, push_type, status;
 -- param: budget=3  background pushes per token and clock hour before iOS throttles
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
+-- param: by  by_bucket by a dimension: topic, env, app_version (no by_bucket without --by)
 
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
@@ -447,6 +487,42 @@ SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
        round(1.0 * count(rt) / count(*), 6) AS receipt_rate,
        round(median((rt - t) / 1000.0), 3) AS median_lag_s
 FROM rec GROUP BY 1 ORDER BY min(load);
+
+-- section: by_bucket
+-- Only with --by: the summary's figures per topic, env or app_version (of the token's latest
+-- registration), adding up to the summary. A token-hour counts in the bucket of its first
+-- accepted push; a push is over budget when more than `budget` accepted pushes to its token came
+-- before it in that hour (so Σ max(0, load − budget) is split push by push).
+WITH p AS (
+  SELECT by_key(:by, t, topic, env, NULL, NULL,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = b.token_id) END) AS k,
+         status, priority, with_alert,
+         CASE WHEN status = 200 THEN row_number() OVER (PARTITION BY hour, token_id, status = 200 ORDER BY t, h1, h2) END AS nth
+  FROM bg_pushes b
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+), buckets AS (
+  SELECT k, count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
+         coalesce(sum(nth = 1), 0) AS token_hours, coalesce(sum(nth > :budget), 0) AS over_budget_sends,
+         coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5, coalesce(sum(with_alert), 0) AS with_alert
+  FROM p GROUP BY k
+), tmr AS (
+  SELECT by_key(:by, s.t, s.topic, s.env, NULL, NULL,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
+         count(*) AS too_many_requests
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND s.status <> 200 AND s.reason = 'TooManyRequests'
+  GROUP BY k
+), keys AS (SELECT k FROM buckets UNION SELECT k FROM tmr)
+SELECT keys.k AS bucket, coalesce(b.background_sends, 0) AS background_sends, coalesce(b.accepted, 0) AS accepted,
+       coalesce(b.token_hours, 0) AS token_hours, coalesce(b.over_budget_sends, 0) AS over_budget_sends,
+       round(1.0 * b.over_budget_sends / nullif(b.accepted, 0), 6) AS over_budget_share,
+       coalesce(b.priority_not_5, 0) AS priority_not_5, coalesce(b.with_alert, 0) AS with_alert,
+       coalesce(tmr.too_many_requests, 0) AS too_many_requests
+FROM keys LEFT JOIN buckets b ON b.k = keys.k LEFT JOIN tmr ON tmr.k = keys.k
+ORDER BY background_sends DESC, bucket;
 """#,
         "weekly": #"""
 -- title: Weekly push health

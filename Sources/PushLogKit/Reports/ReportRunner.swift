@@ -9,6 +9,7 @@ public final class ReportRunner {
         self.db = db
         self.catalog = try catalog ?? QueryCatalog()
         try QueryFunctions.register(db)
+        try BucketFunctions.register(db)
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
@@ -22,7 +23,8 @@ public final class ReportRunner {
     public func run(_ def: ReportDefinition, params: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
         let defaults = def.paramDefaults
         var sections: [ResultTable] = []
-        for (name, sql) in def.sections where only == nil || only!.contains(name) {
+        let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
+        for (name, sql) in def.sections where (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") {
             let s: Statement
             do { s = try db.prepare(sql) } catch let e as SQLiteError {
                 throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), section \(name): \(e.message)")
@@ -47,7 +49,13 @@ public final class ReportRunner {
 
     /// The sections a run of the report prints, in order (the weekly report assembles its own).
     public static func sectionNames(_ def: ReportDefinition) -> [String] {
-        def.name == "weekly" && def.origin == "built-in" ? WeeklyReport.sectionNames(def) : def.sections.map(\.name)
+        if def.name == "weekly" && def.origin == "built-in" { return WeeklyReport.sectionNames(def) }
+        return def.sections.map(\.name).filter { !(bucketsOnlyWithBy(def) && $0 == "by_bucket") }
+    }
+
+    /// A report whose `by` has no default (env-mismatch, silent) prints by_bucket only with --by.
+    static func bucketsOnlyWithBy(_ def: ReportDefinition) -> Bool {
+        def.paramNames.contains("by") && def.paramDefaults["by"] == nil
     }
 
     /// The time unit of `--by` (or the report's default) when the report buckets by time.

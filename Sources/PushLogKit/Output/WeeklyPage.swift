@@ -1,0 +1,163 @@
+import Foundation
+
+/// The Monday page (`report weekly --format html`): a "what changed" paragraph (the largest KPI
+/// moves and the incidents), the KPIs under human labels with the change coloured by whether it
+/// is good or bad for that KPI, daily charts with this week and the incidents marked, then the
+/// other sections. Rates read as percentages throughout; JSON and CSV keep the machine names.
+enum WeeklyPage {
+    static let headings: [String: String] = [
+        "kpis": "Key figures", "top_reasons": "Top error reasons", "incidents": "Incidents",
+        "worst_app_versions": "Worst app versions", "trend_daily": "Day by day",
+        "trend_turn_off_rate": "Turn-off rate by week",
+    ]
+
+    static func heading(_ section: String) -> String { headings[section] ?? KPIDescription.of(section).label }
+
+    static func render(_ doc: ResultDocument) -> String {
+        let title = doc.title.isEmpty ? "Weekly push health" : doc.title
+        var body = "<h1>\(HTMLRenderer.escape(title))</h1>\n" + HTMLRenderer.params(doc)
+        body += "<p class=changed><b>What changed.</b> \(whatChanged(doc))</p>\n"
+        if let kpis = doc.section("kpis") { body += kpiTable(kpis) }
+        body += charts(doc)
+        for t in doc.sections where t.name != "kpis" { body += HTMLRenderer.section(t, heading: heading(t.name)) }
+        for n in doc.notes { body += "<p class=note>\(HTMLRenderer.escape(n))</p>\n" }
+        return HTMLRenderer.page(title: title, body: body, style: style)
+    }
+
+    static let style = """
+    .changed{background:#f7f7f9;border-left:4px solid #0a64d8;padding:8px 12px;margin:12px 0 4px;white-space:normal}
+    .good{color:#1a7f37} td.good.moved{background:#e6f4ea} .bad{color:#b3261e} td.bad.moved{background:#fce8e6} .flat{color:#555}
+    td.change{font-weight:600} td.source{color:#999;font-size:12px} .legend{color:#666;font-size:12px;margin:6px 0 0}
+    .legend .swatch{display:inline-block;width:12px;height:10px;vertical-align:-1px;margin:0 4px 0 10px}
+    """
+
+    // MARK: - KPIs
+
+    struct Move {
+        let metric: String, label: String, this: SQLValue, last: SQLValue, delta: Double, size: Double, verdict: String
+    }
+
+    /// KPIs that moved by at least 10 % (and by 5 for counts, 0.1 percentage point for rates),
+    /// largest relative move first; a move from zero counts as the largest.
+    static func moves(_ kpis: ResultTable) -> [Move] {
+        guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week") else { return [] }
+        var out: [Move] = []
+        for r in kpis.rows {
+            guard case .text(let metric) = r[m], let x = r[a].asDouble, let y = r[b].asDouble, x != y else { continue }
+            let d = x - y
+            let rate = CellFormat.isRate(metric)
+            guard abs(d) >= (rate ? 0.001 : 5) else { continue }
+            let size = y == 0 ? Double.infinity : abs(d) / abs(y)
+            guard size >= 0.1 else { continue }
+            let info = KPIDescription.of(metric)
+            out.append(Move(metric: metric, label: info.label, this: r[a], last: r[b], delta: d, size: size, verdict: info.verdict(d)))
+        }
+        return out.sorted { ($0.size, abs($0.delta)) > ($1.size, abs($1.delta)) }
+    }
+
+    /// A KPI value as the page shows it: rates as percentages.
+    static func show(_ v: SQLValue, metric: String) -> String {
+        CellFormat.isRate(metric) ? (v.asDouble.map(CellFormat.percent) ?? "–") : CellFormat.human(v, column: metric)
+    }
+
+    static func showChange(_ d: Double, metric: String) -> String {
+        if CellFormat.isRate(metric) { return (d >= 0 ? "+" : "−") + CellFormat.percent(abs(d)).replacingOccurrences(of: "%", with: " pp") }
+        let whole = d.rounded() == d
+        let n = whole ? CellFormat.grouped(Int64(abs(d))) : String(format: "%.2f", abs(d))
+        return (d >= 0 ? "+" : "−") + n
+    }
+
+    static func whatChanged(_ doc: ResultDocument) -> String {
+        var parts: [String] = []
+        let top = doc.section("kpis").map(moves) ?? []
+        if top.isEmpty {
+            parts.append("No KPI moved by 10 % or more from last week.")
+        } else {
+            for mv in top.prefix(3) {
+                let verb = mv.delta > 0 ? "rose" : "fell"
+                let why = mv.verdict == "good" ? " (better)" : mv.verdict == "bad" ? " (worse)" : ""
+                parts.append("<span class=\(mv.verdict)><b>\(HTMLRenderer.escape(mv.label))</b> \(verb) from "
+                             + "\(show(mv.last, metric: mv.metric)) to \(show(mv.this, metric: mv.metric)) "
+                             + "(\(showChange(mv.delta, metric: mv.metric)))\(why).</span>")
+            }
+        }
+        let incidents = incidentWindows(doc)
+        if incidents.isEmpty {
+            parts.append("No incidents.")
+        } else {
+            let list = incidents.prefix(3).map { HTMLRenderer.escape($0.title) }.joined(separator: "; ")
+            parts.append("<span class=bad>\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(list)\(incidents.count > 3 ? "; …" : "").</span>")
+        }
+        return parts.joined(separator: " ")
+    }
+
+    static func kpiTable(_ kpis: ResultTable) -> String {
+        guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week"),
+              let c = kpis.column("change") else { return HTMLRenderer.section(kpis, heading: heading("kpis")) }
+        let src = kpis.column("source")
+        // Every change is coloured by its direction; the moves large enough for "what changed" also get a background.
+        let moved = Set(moves(kpis).map(\.metric))
+        var s = "<section><h2>\(heading("kpis"))</h2>\n<div class=scroll><table class=kpis><thead><tr>"
+        s += "<th>KPI</th><th>This week</th><th>Last week</th><th>Change</th>" + (src != nil ? "<th>From</th>" : "")
+        s += "</tr></thead><tbody>\n"
+        for (ri, r) in kpis.rows.enumerated() {
+            let metric = CellFormat.plain(r[m])
+            let info = KPIDescription.of(metric)
+            let delta = r[c].asDouble
+            let verdict = delta.map(info.verdict) ?? "flat"
+            let arrow = delta.map { $0 > 0 ? "▲ " : $0 < 0 ? "▼ " : "" } ?? ""
+            s += "<tr><td title=\"\(HTMLRenderer.escape(metric))\">\(HTMLRenderer.escape(info.label))</td>"
+            s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: a)))</td>"
+            s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: b)))</td>"
+            s += "<td class=\"num change \(verdict)\(moved.contains(metric) ? " moved" : "")\">\(arrow)\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: c)))</td>"
+            if let src { s += "<td class=source>\(HTMLRenderer.escape(CellFormat.plain(r[src])))</td>" }
+            s += "</tr>\n"
+        }
+        return s + "</tbody></table></div></section>\n"
+    }
+
+    // MARK: - Charts
+
+    /// The incidents section as time bands with a one-line description.
+    static func incidentWindows(_ doc: ResultDocument) -> [(from: Int64, until: Int64, title: String)] {
+        guard let t = doc.section("incidents"), let ws = t.column("window_start"), let we = t.column("window_end") else { return [] }
+        let reason = t.column("reason"), errors = t.column("errors")
+        return t.rows.compactMap { r in
+            guard let a = TimeParser.parse(CellFormat.plain(r[ws])), let b = TimeParser.parse(CellFormat.plain(r[we])) else { return nil }
+            var title = "\(dayName(a)) \(TrendChart.shortLabel(TimeFormat.day(ms: a))) \(clock(a))–\(clock(b)) UTC"
+            if let reason, case .text(let why) = r[reason] { title += ", \(why)" }
+            if let errors, let n = r[errors].asDouble { title += " (\(CellFormat.grouped(Int64(n))) errors in \((b - a) / 60_000) min)" }
+            return (a, b, title)
+        }
+    }
+
+    static func dayName(_ ms: Int64) -> String {
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][Int((TimeFormat.floorDiv(ms, 86_400_000) + 3) % 7)]
+    }
+
+    static func clock(_ ms: Int64) -> String { String(TimeFormat.rfc3339(ms: ms, fraction: false).dropFirst(11).prefix(5)) }
+
+    static func charts(_ doc: ResultDocument) -> String {
+        var charts = Charts.trendCharts(doc)
+        guard !charts.isEmpty else { return "" }
+        // This week starts at the report's `since`; the daily trend shows the week before too.
+        let weekStart = doc.params.first { $0.0 == "since" }.flatMap { TimeParser.parse(CellFormat.plain($0.1)) }
+        let bands = incidentWindows(doc)
+        var marked = false
+        for i in charts.indices {
+            let daily = charts[i].labels.first.flatMap(TrendChart.dayStart) != nil
+            charts[i].title = KPIDescription.of(charts[i].title).label + (daily ? ", per day" : ", per week")
+            if daily, let weekStart {
+                charts[i].boundary = charts[i].labels.firstIndex { (TrendChart.dayStart($0) ?? 0) >= weekStart }
+                charts[i].bands = bands
+                marked = true
+            }
+        }
+        var s = "<section><h2>Trends</h2>\n<div class=charts>\n" + charts.map { $0.figure() }.joined() + "</div>\n"
+        if marked {
+            s += "<p class=legend>Rates in percent.<span class=swatch style=\"background:#eef4fd;border:1px solid #7a8ca6\"></span>this week"
+            s += "<span class=swatch style=\"background:#d93025;opacity:.5\"></span>incidents (bursts of auth, server or rate errors)</p>\n"
+        }
+        return s + "</section>\n"
+    }
+}

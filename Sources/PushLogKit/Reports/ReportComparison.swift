@@ -1,0 +1,130 @@
+import Foundation
+
+/// `--compare previous`: runs a report on its range and on the same-length range just before,
+/// and adds `COL_prev` and `COL_change` (the difference; for rates a difference of fractions,
+/// which tables show in percentage points) after every figure of `summary` and `by_bucket`.
+public struct ReportComparison {
+    /// Columns that identify a row (matched between the two ranges); the other numeric columns
+    /// are figures and get compared.
+    static let keyColumns: Set<String> = [
+        "bucket", "status", "reason", "category", "registered_env", "sent_env", "app_version", "rate",
+        "cohort", "topic", "env", "push_type", "day",
+    ]
+    static let comparedSections: Set<String> = ["summary", "by_bucket"]
+
+    /// The range before [since, until), of the same length.
+    public static func previousRange(since: Int64, until: Int64) -> (since: Int64, until: Int64) {
+        (since - (until - since), since)
+    }
+
+    /// Merges `previous` into `current`. `by` is the bucket unit or dimension of by_bucket; time
+    /// buckets are matched with the bucket `shift` ms earlier (the same place in the range).
+    public static func merge(current: ResultDocument, previous: ResultDocument, shift: Int64, by: String?) -> ResultDocument {
+        var doc = current
+        for si in doc.sections.indices where comparedSections.contains(doc.sections[si].name) {
+            guard let prev = previous.section(doc.sections[si].name) else { continue }
+            doc.sections[si] = merge(doc.sections[si], prev, shift: shift, by: by)
+        }
+        return doc
+    }
+
+    static func merge(_ cur: ResultTable, _ prev: ResultTable, shift: Int64, by: String?) -> ResultTable {
+        let keys = cur.columns.indices.filter { keyColumns.contains(cur.columns[$0]) }
+        func isText(_ v: SQLValue) -> Bool { if case .text = v { return true } else { return false } }
+        let figures = cur.columns.indices.filter { c in !keys.contains(c) && !(cur.rows + prev.rows).contains { isText($0[c]) } }
+        let timeBuckets = cur.columns.contains("bucket") && (by.map { TimeBucket.units.contains($0) } ?? false)
+        func key(_ row: [SQLValue], shifted: Bool) -> [String] {
+            keys.map { c in
+                let v = CellFormat.plain(row[c])
+                if shifted, timeBuckets, cur.columns[c] == "bucket", let by, let start = TimeBucket.start(label: v, by: by) {
+                    return TimeFormat.bucket(ms: start - shift, by: by)
+                }
+                return v
+            }
+        }
+        var prevRows: [[String]: [SQLValue]] = [:]
+        var prevOrder: [[String]] = []
+        for r in prev.rows {
+            let k = key(r, shifted: false)
+            if prevRows[k] == nil { prevOrder.append(k) }
+            prevRows[k] = r
+        }
+        var out = ResultTable(name: cur.name, columns: [])
+        for (c, name) in cur.columns.enumerated() {
+            out.columns.append(name)
+            if figures.contains(c) { out.columns += [name + "_prev", name + "_change"] }
+        }
+        func row(_ r: [SQLValue], _ p: [SQLValue]?) -> [SQLValue] {
+            var o: [SQLValue] = []
+            for (c, v) in r.enumerated() {
+                o.append(v)
+                guard figures.contains(c) else { continue }
+                let pv = p?[c] ?? .null
+                o += [pv, change(v, pv)]
+            }
+            return o
+        }
+        var used = Set<[String]>()
+        for r in cur.rows {
+            let k = key(r, shifted: true)
+            used.insert(k)
+            out.rows.append(row(r, prevRows[k]))
+        }
+        // Rows only the previous range has (a reason that stopped): shown with zero counts now,
+        // so the previous figures still add up. Time buckets of the previous range never match.
+        if !timeBuckets {
+            for k in prevOrder where !used.contains(k) {
+                let p = prevRows[k]!
+                var now = p
+                for c in cur.columns.indices where !keys.contains(c) {
+                    now[c] = figures.contains(c) && !CellFormat.isRate(cur.columns[c]) ? .int(0) : .null
+                }
+                out.rows.append(row(now, p))
+            }
+        }
+        return out
+    }
+
+    /// x − y: whole for two whole numbers, else rounded to 6 decimals; null when either is null.
+    static func change(_ x: SQLValue, _ y: SQLValue) -> SQLValue {
+        guard let a = x.asDouble, let b = y.asDouble else { return .null }
+        if case .int(let i) = x, case .int(let j) = y { return .int(i - j) }
+        return .double(((a - b) * 1e6).rounded() / 1e6)
+    }
+}
+
+/// Time-bucket labels back to their start (the inverse of `bucket(ms, unit)`).
+enum TimeBucket {
+    static let units: Set<String> = ["minute", "5m", "hour", "day", "week"]
+
+    static func start(label: String, by: String) -> Int64? {
+        switch by {
+        case "week": return TimeArgument.week(label)
+        case "day": return TimeParser.parse(label + "T00:00:00Z")
+        case "hour": return TimeParser.parse(label + ":00:00Z")
+        case "5m", "minute": return TimeParser.parse(label + ":00Z")
+        default: return nil
+        }
+    }
+}
+
+extension ReportRunner {
+    /// Runs a report on `params`' range and on the same-length range before, merged as above.
+    /// `params.since` and `params.until` must be set.
+    public func runComparingPrevious(name: String, params: ReportParams) throws -> ResultDocument {
+        guard let since = params.since, let until = params.until else {
+            throw CatalogError("--compare previous needs a range with a start and an end")
+        }
+        let (ps, pu) = ReportComparison.previousRange(since: since, until: until)
+        var before = params
+        before.since = ps
+        before.until = pu
+        let cur = try run(name: name, params: params)
+        let prev = try run(name: name, params: before)
+        let by = params.by ?? catalog.report(name)?.paramDefaults["by"]
+        var doc = ReportComparison.merge(current: cur, previous: prev, shift: until - since, by: by)
+        doc.params += [("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
+                       ("previous_until", .text(TimeFormat.rfc3339(ms: pu)))]
+        return doc
+    }
+}
