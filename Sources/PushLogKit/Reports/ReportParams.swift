@@ -10,11 +10,13 @@ public struct ReportParams {
     public var unit: String?
     public var week: String?
     public var limit: Int64?
+    /// hygiene: only this rule (so `--fail-if` reads one row).
+    public var rule: String?
 
     public init(since: Int64? = nil, until: Int64? = nil, by: String? = nil, topic: String? = nil, env: String? = nil,
-                budget: Int64? = nil, unit: String? = nil, week: String? = nil, limit: Int64? = nil) {
+                budget: Int64? = nil, unit: String? = nil, week: String? = nil, limit: Int64? = nil, rule: String? = nil) {
         self.since = since; self.until = until; self.by = by; self.topic = topic; self.env = env
-        self.budget = budget; self.unit = unit; self.week = week; self.limit = limit
+        self.budget = budget; self.unit = unit; self.week = week; self.limit = limit; self.rule = rule
     }
 
     /// The value bound to `:name`, with `defaults` from the report header.
@@ -28,6 +30,7 @@ public struct ReportParams {
         case "budget": return .int(budget ?? Int64(defaults["budget"] ?? "3") ?? 3)
         case "unit": return .text(unit ?? defaults["unit"] ?? "device")
         case "limit": return .int(limit ?? Int64(defaults["limit"] ?? "10") ?? 10)
+        case "rule": return rule.map { .text($0) } ?? .null
         default: return .null
         }
     }
