@@ -8,18 +8,39 @@
 -- param: env  only responses sent to this env
 
 -- section: summary
--- retried_non_retryable: responses that came after a token-gone, token-bad or request error
--- for the same apns_id (counted on the row of that first error).
-SELECT s.status, coalesce(s.reason, '') AS reason, coalesce(s.category, 'unknown') AS category,
-       count(*) AS responses, count(DISTINCT s.token_id) AS tokens,
-       rfc3339(min(s.t)) AS first_seen, rfc3339(max(s.t)) AS last_seen,
-       coalesce(sum(CASE WHEN c.never_retry = 1 AND s.apns_id IS NOT NULL THEN
-         (SELECT count(*) FROM sends s2 WHERE s2.apns_id = s.apns_id AND s2.kind IN (0, 2)
-            AND s2.status IS NOT NULL AND s2.t > s.t) END), 0) AS retried_non_retryable
-FROM sends s LEFT JOIN categories c ON c.category = s.category
-WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
-  AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-GROUP BY s.status, s.reason, s.category
+-- retried_non_retryable: retries of a response that must never be retried (category token-gone,
+-- token-bad or request): later responses to the same token and topic (a missing topic matches a
+-- missing topic) within one hour of the error (at most 3,600,000 ms later), with the same
+-- apns-id, an attempt above 1 or the same collapse-id, and no registration of the token after
+-- the error and at or before the retry (a re-registered token may be sent to again). A retry
+-- that follows several such errors counts once, on the row of the latest of them; a retry that
+-- is itself such an error is a row of its own too. The hygiene report's non_retryable_retried
+-- is the sum of this column.
+WITH e AS (
+  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.reason, s.category
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), nr AS (
+  SELECT e.* FROM e JOIN categories c ON c.category = e.category AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
+), retries AS (
+  SELECT e.id AS error_id, count(*) AS n
+  FROM nr e JOIN sends r ON r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000
+  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
+    AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
+    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
+    AND NOT EXISTS (SELECT 1 FROM sends e2 JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+                    WHERE e2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND e2.t < r.t AND (e2.t > e.t OR (e2.t = e.t AND e2.id > e.id)) AND e2.topic IS e.topic
+                      AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
+  GROUP BY e.id
+)
+SELECT e.status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
+       count(*) AS responses, count(DISTINCT e.token_id) AS tokens,
+       rfc3339(min(e.t)) AS first_seen, rfc3339(max(e.t)) AS last_seen,
+       coalesce(sum(r.n), 0) AS retried_non_retryable
+FROM e LEFT JOIN retries r ON r.error_id = e.id
+GROUP BY e.status, e.reason, e.category
 ORDER BY responses DESC;
 
 -- section: by_bucket

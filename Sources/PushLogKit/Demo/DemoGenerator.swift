@@ -25,7 +25,8 @@ public struct DemoResult {
 /// delayed 410s, development builds sent to production, a client version that uploads
 /// malformed tokens, background pushes at several rates with receipts that thin out as the
 /// rate grows, users who turn notifications off more often when they get more alerts, an
-/// expired-JWT incident, 5xx retries, 429s and oversized payloads.
+/// expired-JWT incident, 5xx retries, 429s and oversized payloads; and a second app's provider
+/// that breaks the hygiene rules (DemoGenerator+Hygiene).
 public final class DemoGenerator {
     let o: DemoOptions
     var devices: [DemoDevice] = []
@@ -61,6 +62,7 @@ public final class DemoGenerator {
                 var r = DemoRandom(seed: o.seed, UInt64(i) + 1, UInt64(d) + 1)
                 simulate(&devices[i], dayStart: dayStart, rng: &r, provider: &provider, app: &app)
             }
+            sloppySender(dayStart: dayStart, day: d, provider: &provider)
             let label = TimeFormat.day(ms: dayStart)
             for (name, var lines) in [("provider/sends-\(label).ndjson.gz", provider), ("app/events-\(label).ndjson.gz", app)] {
                 lines.sort { $0.0 < $1.0 }

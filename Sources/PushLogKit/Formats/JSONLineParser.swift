@@ -222,6 +222,11 @@ public final class JSONLineParser {
             case .payload:
                 if c == 0x7B && field == .aps {
                     try object(p, n, &i, .aps)
+                    // An aps object without alert, sound or badge says "none" (0), not "not logged"
+                    // (NULL): the hygiene rules tell the two apart.
+                    if b.event.hasAlert == nil { b.event.hasAlert = false }
+                    if b.event.hasSound == nil { b.event.hasSound = false }
+                    if b.event.hasBadge == nil { b.event.hasBadge = false }
                 } else {
                     if field != .aps, let kp = key.baseAddress { b.addCustomKey(kp, key.count) }
                     try skipValue(p, n, &i)
