@@ -18,6 +18,7 @@ enum ReportCommand: Command {
       --budget N         silent: background pushes per token-hour (default 3)
       --unit UNIT        opt-out: device or user (default device)
       --week 2026-W47    weekly: the week (default: the last complete week)
+      --rule ID          hygiene: only this rule, so --fail-if reads its row
       --format FMT       table, csv, tsv, json, ndjson, markdown, html (default: table
                          on a terminal, tsv into a pipe or file)
       -o FILE            write to FILE (format from its extension)
@@ -31,7 +32,7 @@ enum ReportCommand: Command {
     """
     /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
     /// `-- param: NAME` take it.
-    static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week"]
+    static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week", "--rule"]
     static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries", "--compare"]
 
     static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
@@ -61,6 +62,7 @@ enum ReportCommand: Command {
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
         let doc = compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
+        try checkRule(def, params: params, conditions: conditions, doc: doc, runner: runner)
         // Every condition is checked against the result before anything is printed.
         for c in conditions {
             for f in c.comparisons where !f.isKnown(in: doc) {
@@ -79,12 +81,49 @@ enum ReportCommand: Command {
         }
         for note in try DataCoverage(db: db).notes(for: params, report: def) { Console.err("pushlog: \(note)") }
         try out.write(doc, db: db)
+        try refuseNotObservable(conditions, doc: doc)
         let breached = conditions.filter { $0.holds(in: doc) }
         for c in breached {
             let seen = c.comparisons.map { f in "\(f.column) = \(f.observed(in: doc).map(FailIf.show) ?? "null")" }
             Console.err("pushlog: --fail-if breached: \(c.source) (\(seen.joined(separator: ", ")))")
         }
         return breached.isEmpty ? 0 : 3
+    }
+
+    /// `--rule` must name one of the report's rules, and `--fail-if` on a report with rules needs
+    /// it: the rules section has one row per rule, and reading the first would answer for the
+    /// wrong rule.
+    static func checkRule(_ def: ReportDefinition, params: ReportParams, conditions: [FailCondition], doc: ResultDocument,
+                          runner: ReportRunner) throws {
+        guard def.paramNames.contains("rule"), let rules = doc.section("rules") else { return }
+        func ruleIDs() -> String {
+            // An empty range still lists every rule.
+            guard let all = try? runner.run(def, params: ReportParams(since: 0, until: 0), only: ["rules"]).section("rules"),
+                  let c = all.column("rule") else { return "" }
+            return all.rows.map { plainText($0[c]) }.joined(separator: ", ")
+        }
+        if let rule = params.rule, rules.rows.isEmpty {
+            let ids = ruleIDs()
+            let guess = Arguments.closest(rule, ids.components(separatedBy: ", "))
+            throw UsageError(message: "no rule '\(rule)' in report \(def.name)", hint: (guess.map { "did you mean --rule \($0)? " } ?? "") + "rules: \(ids)")
+        }
+        if params.rule == nil, !conditions.isEmpty, doc.section("summary") == nil, rules.rows.count > 1 {
+            throw UsageError(message: "--fail-if on report \(def.name) needs --rule ID (one row per rule)",
+                             hint: "e.g. --rule non_retryable_retried --fail-if 'violations > 0'; rules: \(ruleIDs())")
+        }
+    }
+
+    /// A condition on a cell that holds text instead of a number (`not observable`) can be neither
+    /// a pass nor a breach: exit 1 rather than 0.
+    static func refuseNotObservable(_ conditions: [FailCondition], doc: ResultDocument) throws {
+        let section = doc.section("summary") ?? doc.sections.first
+        for f in conditions.flatMap(\.comparisons) where doc.section("kpis") == nil {
+            guard let cell = section?.first(f.column), case .text(let text) = cell, Double(text) == nil else { continue }
+            let detail = section?.first("detail").map(plainText) ?? ""
+            let rule = section?.first("rule").map { " of rule " + plainText($0) } ?? ""
+            Console.err("pushlog: --fail-if cannot be checked: \(f.column)\(rule) is '\(text)'" + (detail.isEmpty ? "" : " (\(detail))"))
+            throw ExitStatus(code: 1)
+        }
     }
 
     /// A parameter option the report does not declare is a usage error, with the likely fix.
@@ -140,6 +179,7 @@ enum ReportCommand: Command {
             guard u == "device" || u == "user" else { throw UsageError(message: "unknown --unit '\(u)'", hint: "use device or user") }
             p.unit = u
         }
+        p.rule = args.value("--rule")
         if let w = args.value("--week") {
             guard TimeArgument.week(w) != nil else { throw UsageError(message: "cannot read --week '\(w)'", hint: "use an ISO week such as 2026-W47") }
             p.week = w.uppercased()
@@ -171,5 +211,15 @@ enum ReportsCommand: Command {
         }
         try out.write(ResultDocument(report: "reports", sections: [t]), db: nil)
         return 0
+    }
+}
+
+/// A cell as plain text (for messages).
+private func plainText(_ v: SQLValue) -> String {
+    switch v {
+    case .null: return ""
+    case .int(let i): return String(i)
+    case .double(let d): return String(d)
+    case .text(let s): return s
     }
 }
