@@ -39,6 +39,11 @@
 -- `not observable` instead of a count: the logs of the range lack the data the rule needs
 -- (no APNs headers, no payloads, no priorities, no apns-id/attempt/collapse-id, only masked
 -- tokens); `detail` says which.
+--
+-- weeks: the periods whose facts are told apart (here one, the range). The weekly report's
+-- provider_hygiene section copies every CTE below this one (with the range starting a week
+-- earlier) and splits the facts into this week and last; a test keeps the copy the same.
+weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
   -- The responses of the range with the flags the per-response rules need.
   SELECT s.id, s.src, s.t, s.t / 86400000 AS day, s.push_type IS NULL AS untyped, s.has_alert IS NOT NULL AS payload,
@@ -54,12 +59,13 @@ resp_rows AS NOT MATERIALIZED (
 ), resp AS (
   -- One pass over them, per source and UTC day (the costly part of the report: a scan of the
   -- range, with as few aggregates as will do; first/last times are looked up afterwards).
-  SELECT src, day, count(*) AS n, max(headers) AS headers, sum(untyped) AS untyped_v,
+  SELECT src, day, count(*) AS n, max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(untyped) AS untyped_v,
          sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
   FROM resp_rows GROUP BY src, day
 ), resp_daily AS (
   -- Per day; missing_push_type counts only the sources that log APNs headers that day.
   SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
+         max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
          sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
   FROM resp GROUP BY day
 ), resp_ends AS (
@@ -164,50 +170,56 @@ resp_rows AS NOT MATERIALIZED (
   UNION ALL SELECT 'sent_after_gone', t / 86400000, count(*), min(t), max(t), min(id) FROM gone GROUP BY 2
   UNION ALL SELECT 'malformed_token', t / 86400000, count(*), min(t), max(t), min(id) FROM odd WHERE masked = 0 GROUP BY 2
   UNION ALL SELECT 'provider_token_refresh', t / 86400000, count(*), min(t), max(t), min(id) FROM jwt GROUP BY 2
+), day_facts AS (
+  -- What the logs record, per UTC day: a rule without its data is not observable, and the
+  -- responses each rule applies to (checked).
+  SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
+         0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
+  UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 FROM odd WHERE masked = 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 FROM retried
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr
+  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)
 ), seen AS (
-  -- What the logs of the range record at all: a rule without its data is not observable.
-  SELECT coalesce(sum(n), 0) AS responses, coalesce(max(headers), 0) AS headers,
-         EXISTS (SELECT 1 FROM resp_rows WHERE payload) AS payload,
-         EXISTS (SELECT 1 FROM resp_rows WHERE ids) AS ids,
-         coalesce(sum(CASE WHEN headers THEN n END), 0) AS header_responses,
-         coalesce(sum(alert_n), 0) AS alert_n, coalesce(sum(mutable_n), 0) AS mutable_n,
-         (SELECT count(*) FROM odd WHERE masked = 1) AS masked,
-         (SELECT coalesce(sum(n), 0) FROM bg) AS background,
-         (SELECT coalesce(sum(priorities), 0) FROM bg) AS bg_priorities,
-         coalesce(sum(n), 0) > coalesce(sum(untyped_v), 0) AS typed
-  FROM resp
-), rule_list(ord, rule, checked, missing, advice) AS (
+  SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
+         coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
+         coalesce(sum(f.header_n), 0) AS header_responses, coalesce(sum(f.alert_n), 0) AS alert_n,
+         coalesce(sum(f.mutable_n), 0) AS mutable_n, coalesce(sum(f.background), 0) AS background,
+         coalesce(sum(f.bg_priorities), 0) AS bg_priorities, coalesce(sum(f.masked), 0) AS masked,
+         coalesce(sum(f.retried), 0) AS retried, coalesce(sum(f.nr_checked), 0) AS nr_checked
+  FROM weeks w LEFT JOIN day_facts f ON f.day * 86400000 >= w.lo AND f.day * 86400000 < w.hi
+  GROUP BY w.wk
+), rule_list(wk, ord, rule, checked, missing, advice) AS (
   -- checked: the responses the rule applies to; missing: why it is not observable (NULL: it is).
-  SELECT 1, 'background_with_alert', background,
+  SELECT wk, 1, 'background_with_alert', background,
          CASE WHEN background = 0 AND NOT typed AND NOT payload THEN 'no push_type or payload logged: background pushes cannot be told apart' END,
          'send background pushes with content-available only; put alert, sound and badge in an alert push'
   FROM seen UNION ALL
-  SELECT 2, 'background_priority_10', background,
+  SELECT wk, 2, 'background_priority_10', background,
          CASE WHEN background = 0 AND NOT typed AND NOT payload THEN 'no push_type or payload logged: background pushes cannot be told apart'
               WHEN background > 0 AND bg_priorities = 0 THEN 'no apns-priority logged for background pushes' END,
          'send background pushes with apns-priority 5' FROM seen UNION ALL
-  SELECT 3, 'alert_without_content', alert_n,
+  SELECT wk, 3, 'alert_without_content', alert_n,
          CASE WHEN NOT payload THEN 'no payloads logged' END,
          'give every alert push an alert (title/body), sound or badge, or send it as background' FROM seen UNION ALL
-  SELECT 4, 'missing_push_type', header_responses,
+  SELECT wk, 4, 'missing_push_type', header_responses,
          CASE WHEN NOT headers THEN 'no APNs headers logged (push_type, priority, collapse_id, expiration)' END,
          'set apns-push-type on every request (alert, background, voip, ...)' FROM seen UNION ALL
-  SELECT 5, 'mutable_without_alert', mutable_n,
+  SELECT wk, 5, 'mutable_without_alert', mutable_n,
          CASE WHEN NOT payload THEN 'no payloads logged' END,
          'set mutable-content only on pushes with an alert: the service extension never runs without one' FROM seen UNION ALL
-  SELECT 6, 'retry_without_backoff', (SELECT count(*) FROM retried),
+  SELECT wk, 6, 'retry_without_backoff', retried,
          CASE WHEN NOT ids THEN 'no apns-id, attempt or collapse-id logged: retries cannot be told apart' END,
          'back off exponentially after 429 and 5xx: wait at least 1 s, longer at each attempt' FROM seen UNION ALL
-  SELECT 7, 'non_retryable_retried',
-         (SELECT count(*) FROM nr) + (SELECT count(*) FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)),
+  SELECT wk, 7, 'non_retryable_retried', nr_checked,
          CASE WHEN NOT ids THEN 'no apns-id, attempt or collapse-id logged: retries cannot be told apart' END,
          'never retry 400 and 410 answers: fix the request, or drop the token' FROM seen UNION ALL
-  SELECT 8, 'sent_after_gone', responses, NULL,
+  SELECT wk, 8, 'sent_after_gone', responses, NULL,
          'stop sending to a token after its 410 until the app registers it again' FROM seen UNION ALL
-  SELECT 9, 'malformed_token', responses - masked,
+  SELECT wk, 9, 'malformed_token', responses - masked,
          CASE WHEN responses > 0 AND responses = masked THEN 'every token in the logs is masked' END,
          'upload tokens as hex (the bytes of deviceToken, hex-encoded), not the description of the Data' FROM seen UNION ALL
-  SELECT 10, 'provider_token_refresh', responses, NULL,
+  SELECT wk, 10, 'provider_token_refresh', responses, NULL,
          'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
@@ -216,8 +228,8 @@ resp_rows AS NOT MATERIALIZED (
 )
 
 -- section: rules
--- One row per rule, in a fixed order. example: the apns-id of one violating response (the one
--- with the lowest row id), example_token its token.
+-- One row per rule, in a fixed order. example: the apns-id of one violating response (the
+-- first for the per-response rules, else the one stored first), example_token its token.
 SELECT l.rule,
        CASE WHEN l.missing IS NULL THEN coalesce(t.v, 0) ELSE 'not observable' END AS violations,
        l.checked,

@@ -214,6 +214,23 @@ final class HygieneTests: XCTestCase {
         XCTAssertTrue(bare.stderr.contains("not observable"), bare.stderr)
     }
 
+    func testWeeklyBlockCopiesTheHygieneDefinitions() throws {
+        // weekly.sql's provider_hygiene section repeats hygiene.sql's common block (comments
+        // left out) with the range starting a week earlier: editing one without the other fails here.
+        let dir = Fixtures.root.appendingPathComponent("Queries").path
+        let hygiene = try String(contentsOfFile: dir + "/hygiene.sql", encoding: .utf8)
+        let weekly = try String(contentsOfFile: dir + "/weekly.sql", encoding: .utf8)
+        let common = try XCTUnwrap(hygiene.components(separatedBy: "-- common:\n").last?.components(separatedBy: "\n-- section:").first)
+        let code = common.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let afterWeeks = try XCTUnwrap(code.split(separator: "\n", maxSplits: 1).last.map(String.init))
+        XCTAssertTrue(code.hasPrefix("weeks(wk, lo, hi) AS (SELECT 0,"))
+        let copy = afterWeeks.replacingOccurrences(of: ":since", with: "(:since - 604800000)")
+        let section = try XCTUnwrap(weekly.components(separatedBy: "-- section: provider_hygiene").last)
+        XCTAssertTrue(section.contains(copy), "weekly.sql's provider_hygiene no longer copies hygiene.sql's common block")
+    }
+
     // MARK: the demo corpus
 
     func testDemoCorpusAgreesWithSilentGoneAndErrors() throws {
@@ -248,6 +265,20 @@ final class HygieneTests: XCTestCase {
         let gone = try XCTUnwrap(try runner.run(name: "errors", params: ReportParams()).section("summary"))
         let unregistered = try XCTUnwrap(gone.rows.first { $0[1] == .text("Unregistered") })
         XCTAssertGreaterThan(unregistered[gone.column("retried_non_retryable")!].asDouble ?? 0, 0)
+        // The weekly page's provider hygiene block: each rule broken in either week, with the
+        // figures of the hygiene report run on each week.
+        let weekly = try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek))
+        let block = try XCTUnwrap(weekly.section("provider_hygiene"))
+        XCTAssertEqual(block.columns, ["rule", "this_week", "last_week", "change"])
+        let this = try XCTUnwrap(try runner.run(name: "hygiene", params: ReportParams(since: start, until: start + 7 * 86_400_000)).section("rules"))
+        let last = try XCTUnwrap(try runner.run(name: "hygiene", params: ReportParams(since: start - 7 * 86_400_000, until: start)).section("rules"))
+        let broken = this.rows.indices.filter { (this.rows[$0][1].asDouble ?? 0) > 0 || (last.rows[$0][1].asDouble ?? 0) > 0 }
+        XCTAssertEqual(block.rows.map { $0[0] }, broken.map { this.rows[$0][0] })
+        for (row, i) in zip(block.rows, broken) {
+            XCTAssertEqual(row[1], this.rows[i][1], "\(row[0]) this week")
+            XCTAssertEqual(row[2], last.rows[i][1], "\(row[0]) last week")
+        }
+        XCTAssertGreaterThanOrEqual(block.rows.count, 8)
         // The widgets app's violations stay on its own topic: the main app keeps these rules.
         let main = try XCTUnwrap(try runner.run(name: "hygiene", params: ReportParams(topic: DemoGenerator.topic)).section("rules"))
         for id in ["background_with_alert", "alert_without_content", "mutable_without_alert"] {

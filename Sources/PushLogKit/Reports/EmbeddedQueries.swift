@@ -356,6 +356,11 @@ ORDER BY r.b;
 -- `not observable` instead of a count: the logs of the range lack the data the rule needs
 -- (no APNs headers, no payloads, no priorities, no apns-id/attempt/collapse-id, only masked
 -- tokens); `detail` says which.
+--
+-- weeks: the periods whose facts are told apart (here one, the range). The weekly report's
+-- provider_hygiene section copies every CTE below this one (with the range starting a week
+-- earlier) and splits the facts into this week and last; a test keeps the copy the same.
+weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
   -- The responses of the range with the flags the per-response rules need.
   SELECT s.id, s.src, s.t, s.t / 86400000 AS day, s.push_type IS NULL AS untyped, s.has_alert IS NOT NULL AS payload,
@@ -371,12 +376,13 @@ resp_rows AS NOT MATERIALIZED (
 ), resp AS (
   -- One pass over them, per source and UTC day (the costly part of the report: a scan of the
   -- range, with as few aggregates as will do; first/last times are looked up afterwards).
-  SELECT src, day, count(*) AS n, max(headers) AS headers, sum(untyped) AS untyped_v,
+  SELECT src, day, count(*) AS n, max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(untyped) AS untyped_v,
          sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
   FROM resp_rows GROUP BY src, day
 ), resp_daily AS (
   -- Per day; missing_push_type counts only the sources that log APNs headers that day.
   SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
+         max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
          sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
   FROM resp GROUP BY day
 ), resp_ends AS (
@@ -481,50 +487,56 @@ resp_rows AS NOT MATERIALIZED (
   UNION ALL SELECT 'sent_after_gone', t / 86400000, count(*), min(t), max(t), min(id) FROM gone GROUP BY 2
   UNION ALL SELECT 'malformed_token', t / 86400000, count(*), min(t), max(t), min(id) FROM odd WHERE masked = 0 GROUP BY 2
   UNION ALL SELECT 'provider_token_refresh', t / 86400000, count(*), min(t), max(t), min(id) FROM jwt GROUP BY 2
+), day_facts AS (
+  -- What the logs record, per UTC day: a rule without its data is not observable, and the
+  -- responses each rule applies to (checked).
+  SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
+         0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
+  UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 FROM odd WHERE masked = 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 FROM retried
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr
+  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)
 ), seen AS (
-  -- What the logs of the range record at all: a rule without its data is not observable.
-  SELECT coalesce(sum(n), 0) AS responses, coalesce(max(headers), 0) AS headers,
-         EXISTS (SELECT 1 FROM resp_rows WHERE payload) AS payload,
-         EXISTS (SELECT 1 FROM resp_rows WHERE ids) AS ids,
-         coalesce(sum(CASE WHEN headers THEN n END), 0) AS header_responses,
-         coalesce(sum(alert_n), 0) AS alert_n, coalesce(sum(mutable_n), 0) AS mutable_n,
-         (SELECT count(*) FROM odd WHERE masked = 1) AS masked,
-         (SELECT coalesce(sum(n), 0) FROM bg) AS background,
-         (SELECT coalesce(sum(priorities), 0) FROM bg) AS bg_priorities,
-         coalesce(sum(n), 0) > coalesce(sum(untyped_v), 0) AS typed
-  FROM resp
-), rule_list(ord, rule, checked, missing, advice) AS (
+  SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
+         coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
+         coalesce(sum(f.header_n), 0) AS header_responses, coalesce(sum(f.alert_n), 0) AS alert_n,
+         coalesce(sum(f.mutable_n), 0) AS mutable_n, coalesce(sum(f.background), 0) AS background,
+         coalesce(sum(f.bg_priorities), 0) AS bg_priorities, coalesce(sum(f.masked), 0) AS masked,
+         coalesce(sum(f.retried), 0) AS retried, coalesce(sum(f.nr_checked), 0) AS nr_checked
+  FROM weeks w LEFT JOIN day_facts f ON f.day * 86400000 >= w.lo AND f.day * 86400000 < w.hi
+  GROUP BY w.wk
+), rule_list(wk, ord, rule, checked, missing, advice) AS (
   -- checked: the responses the rule applies to; missing: why it is not observable (NULL: it is).
-  SELECT 1, 'background_with_alert', background,
+  SELECT wk, 1, 'background_with_alert', background,
          CASE WHEN background = 0 AND NOT typed AND NOT payload THEN 'no push_type or payload logged: background pushes cannot be told apart' END,
          'send background pushes with content-available only; put alert, sound and badge in an alert push'
   FROM seen UNION ALL
-  SELECT 2, 'background_priority_10', background,
+  SELECT wk, 2, 'background_priority_10', background,
          CASE WHEN background = 0 AND NOT typed AND NOT payload THEN 'no push_type or payload logged: background pushes cannot be told apart'
               WHEN background > 0 AND bg_priorities = 0 THEN 'no apns-priority logged for background pushes' END,
          'send background pushes with apns-priority 5' FROM seen UNION ALL
-  SELECT 3, 'alert_without_content', alert_n,
+  SELECT wk, 3, 'alert_without_content', alert_n,
          CASE WHEN NOT payload THEN 'no payloads logged' END,
          'give every alert push an alert (title/body), sound or badge, or send it as background' FROM seen UNION ALL
-  SELECT 4, 'missing_push_type', header_responses,
+  SELECT wk, 4, 'missing_push_type', header_responses,
          CASE WHEN NOT headers THEN 'no APNs headers logged (push_type, priority, collapse_id, expiration)' END,
          'set apns-push-type on every request (alert, background, voip, ...)' FROM seen UNION ALL
-  SELECT 5, 'mutable_without_alert', mutable_n,
+  SELECT wk, 5, 'mutable_without_alert', mutable_n,
          CASE WHEN NOT payload THEN 'no payloads logged' END,
          'set mutable-content only on pushes with an alert: the service extension never runs without one' FROM seen UNION ALL
-  SELECT 6, 'retry_without_backoff', (SELECT count(*) FROM retried),
+  SELECT wk, 6, 'retry_without_backoff', retried,
          CASE WHEN NOT ids THEN 'no apns-id, attempt or collapse-id logged: retries cannot be told apart' END,
          'back off exponentially after 429 and 5xx: wait at least 1 s, longer at each attempt' FROM seen UNION ALL
-  SELECT 7, 'non_retryable_retried',
-         (SELECT count(*) FROM nr) + (SELECT count(*) FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)),
+  SELECT wk, 7, 'non_retryable_retried', nr_checked,
          CASE WHEN NOT ids THEN 'no apns-id, attempt or collapse-id logged: retries cannot be told apart' END,
          'never retry 400 and 410 answers: fix the request, or drop the token' FROM seen UNION ALL
-  SELECT 8, 'sent_after_gone', responses, NULL,
+  SELECT wk, 8, 'sent_after_gone', responses, NULL,
          'stop sending to a token after its 410 until the app registers it again' FROM seen UNION ALL
-  SELECT 9, 'malformed_token', responses - masked,
+  SELECT wk, 9, 'malformed_token', responses - masked,
          CASE WHEN responses > 0 AND responses = masked THEN 'every token in the logs is masked' END,
          'upload tokens as hex (the bytes of deviceToken, hex-encoded), not the description of the Data' FROM seen UNION ALL
-  SELECT 10, 'provider_token_refresh', responses, NULL,
+  SELECT wk, 10, 'provider_token_refresh', responses, NULL,
          'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
@@ -533,8 +545,8 @@ resp_rows AS NOT MATERIALIZED (
 )
 
 -- section: rules
--- One row per rule, in a fixed order. example: the apns-id of one violating response (the one
--- with the lowest row id), example_token its token.
+-- One row per rule, in a fixed order. example: the apns-id of one violating response (the
+-- first for the per-response rules, else the one stored first), example_token its token.
 SELECT l.rule,
        CASE WHEN l.missing IS NULL THEN coalesce(t.v, 0) ELSE 'not observable' END AS violations,
        l.checked,
@@ -884,6 +896,189 @@ WITH d AS (
 SELECT bucket(d.day * 86400000, 'day') AS day, d.responses, round(1.0 * d.gone / d.responses, 6) AS gone_rate,
        d.mismatched_sends, coalesce(bg.over_budget_sends, 0) AS over_budget_sends
 FROM d LEFT JOIN bg ON bg.day = d.day ORDER BY d.day;
+
+-- section: provider_hygiene
+-- The hygiene report's rules broken this week or last: violations per week, 'not observable'
+-- when that week's logs lack the rule's data. The CTEs after `weeks` are hygiene.sql's common
+-- block (without its comments), the range starting a week earlier (HygieneTests keeps them equal).
+WITH weeks(wk, lo, hi) AS (SELECT 0, :since - 604800000, :since UNION ALL SELECT 1, :since, :until),
+resp_rows AS NOT MATERIALIZED (
+  SELECT s.id, s.src, s.t, s.t / 86400000 AS day, s.push_type IS NULL AS untyped, s.has_alert IS NOT NULL AS payload,
+         (s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL) AS ids,
+         (s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL) AS headers,
+         coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0) AS alert_n,
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0, 0) AS alert_v,
+         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0) AS mutable_n,
+         coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0) AS mutable_v
+  FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= (:since - 604800000) AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), resp AS (
+  SELECT src, day, count(*) AS n, max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(untyped) AS untyped_v,
+         sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+  FROM resp_rows GROUP BY src, day
+), resp_daily AS (
+  SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
+         max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
+         sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+  FROM resp GROUP BY day
+), resp_ends AS (
+  SELECT rule, d1, d2,
+         (SELECT min(r.t) FROM resp_rows r WHERE r.t >= d1 * 86400000 AND r.t < (d1 + 1) * 86400000 AND CASE rule
+            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d1 AND headers)
+            WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS f,
+         (SELECT max(r.t) FROM resp_rows r WHERE r.t >= d2 * 86400000 AND r.t < (d2 + 1) * 86400000 AND CASE rule
+            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d2 AND headers)
+            WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS l
+  FROM (SELECT 'missing_push_type' AS rule, min(day) AS d1, max(day) AS d2 FROM resp_daily WHERE untyped_v > 0
+        UNION ALL SELECT 'alert_without_content', min(day), max(day) FROM resp_daily WHERE alert_v > 0
+        UNION ALL SELECT 'mutable_without_alert', min(day), max(day) FROM resp_daily WHERE mutable_v > 0)
+  WHERE d1 IS NOT NULL
+), resp_first AS (
+  SELECT e.rule, e.f, e.l,
+         (SELECT min(r.id) FROM resp_rows r WHERE r.t = e.f AND CASE e.rule
+            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = e.d1 AND headers)
+            WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS ex
+  FROM resp_ends e
+), bg AS (
+  SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
+         sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN t END) AS alert_f,
+         max(CASE WHEN with_alert = 1 THEN t END) AS alert_l,
+         min(CASE WHEN with_alert = 1 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS alert_ex,
+         sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_f,
+         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l,
+         min(CASE WHEN coalesce(priority, 10) <> 5 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS p10_ex
+  FROM bg_pushes b
+  WHERE hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000 AND t >= (:since - 604800000) AND t < :until
+    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+  GROUP BY day
+), nr AS (
+  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id
+  FROM sends s JOIN categories c ON c.category = s.category AND c.never_retry = 1
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= (:since - 604800000) AND s.t < :until
+    AND s.token_id IS NOT NULL AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), nr_retries AS (
+  SELECT e.id AS error_id, e.t AS error_t, r.id AS retry_id
+  FROM nr e JOIN sends r ON r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000
+  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
+    AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
+    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
+    AND NOT EXISTS (SELECT 1 FROM sends e2 JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+                    WHERE e2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND e2.t < r.t AND (e2.t > e.t OR (e2.t = e.t AND e2.id > e.id)) AND e2.topic IS e.topic
+                      AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
+), backoff AS (
+  SELECT e.id, e.t,
+         (SELECT r.id FROM sends r
+          WHERE r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000 AND r.kind IN (0, 2)
+            AND r.status IS NOT NULL AND r.topic IS e.topic AND (r.apns_id = e.apns_id OR r.attempt > 1)
+          ORDER BY r.t, r.id LIMIT 1) AS rid,
+         (SELECT max(p.t) FROM sends p
+          WHERE p.token_id = e.token_id AND p.t < e.t AND p.t >= e.t - 3600000 AND p.kind IN (0, 2)
+            AND p.status IS NOT NULL AND p.category IN ('rate', 'server') AND p.topic IS e.topic
+            AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS pt
+  FROM sends e
+  WHERE e.kind IN (0, 2) AND e.status IS NOT NULL AND e.status <> 200 AND e.category IN ('rate', 'server')
+    AND e.t >= (:since - 604800000) AND e.t < :until AND e.token_id IS NOT NULL
+    AND (:topic IS NULL OR e.topic = :topic) AND (:env IS NULL OR e.env = :env)
+), retried AS (
+  SELECT b.id, b.t, r.id AS rid, (r.t - b.t < 1000 OR (b.pt IS NOT NULL AND r.t - b.t <= b.t - b.pt)) AS bad
+  FROM backoff b JOIN sends r ON r.id = b.rid
+), gone AS (
+  SELECT s.id, s.t
+  FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.t > f.first_410
+  WHERE f.first_410 IS NOT NULL
+    AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= (:since - 604800000) AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = f.token_id
+                    AND x.t > coalesce(f.first_410_ts, f.first_410) AND x.t <= s.t)
+), odd AS (
+  SELECT s.id, s.t, s.token_id, k.masked
+  FROM tokens k JOIN sends s ON s.token_id = k.id
+  WHERE k.malformed = 1 AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= (:since - 604800000) AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), jwt AS (
+  SELECT s.id, s.t, s.reason FROM sends s
+  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= (:since - 604800000) AND s.t < :until
+    AND s.reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), daily AS (
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, alert_ex AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, p10_ex FROM bg WHERE p10_v > 0
+  UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
+  UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
+  UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
+  UNION ALL SELECT 'retry_without_backoff', t / 86400000, count(*), min(t), max(t), min(rid) FROM retried WHERE bad GROUP BY 2
+  UNION ALL SELECT 'non_retryable_retried', error_t / 86400000, count(*), min(error_t), max(error_t), min(retry_id) FROM nr_retries GROUP BY 2
+  UNION ALL SELECT 'sent_after_gone', t / 86400000, count(*), min(t), max(t), min(id) FROM gone GROUP BY 2
+  UNION ALL SELECT 'malformed_token', t / 86400000, count(*), min(t), max(t), min(id) FROM odd WHERE masked = 0 GROUP BY 2
+  UNION ALL SELECT 'provider_token_refresh', t / 86400000, count(*), min(t), max(t), min(id) FROM jwt GROUP BY 2
+), day_facts AS (
+  SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
+         0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
+  UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 FROM odd WHERE masked = 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 FROM retried
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr
+  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)
+), seen AS (
+  SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
+         coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
+         coalesce(sum(f.header_n), 0) AS header_responses, coalesce(sum(f.alert_n), 0) AS alert_n,
+         coalesce(sum(f.mutable_n), 0) AS mutable_n, coalesce(sum(f.background), 0) AS background,
+         coalesce(sum(f.bg_priorities), 0) AS bg_priorities, coalesce(sum(f.masked), 0) AS masked,
+         coalesce(sum(f.retried), 0) AS retried, coalesce(sum(f.nr_checked), 0) AS nr_checked
+  FROM weeks w LEFT JOIN day_facts f ON f.day * 86400000 >= w.lo AND f.day * 86400000 < w.hi
+  GROUP BY w.wk
+), rule_list(wk, ord, rule, checked, missing, advice) AS (
+  SELECT wk, 1, 'background_with_alert', background,
+         CASE WHEN background = 0 AND NOT typed AND NOT payload THEN 'no push_type or payload logged: background pushes cannot be told apart' END,
+         'send background pushes with content-available only; put alert, sound and badge in an alert push'
+  FROM seen UNION ALL
+  SELECT wk, 2, 'background_priority_10', background,
+         CASE WHEN background = 0 AND NOT typed AND NOT payload THEN 'no push_type or payload logged: background pushes cannot be told apart'
+              WHEN background > 0 AND bg_priorities = 0 THEN 'no apns-priority logged for background pushes' END,
+         'send background pushes with apns-priority 5' FROM seen UNION ALL
+  SELECT wk, 3, 'alert_without_content', alert_n,
+         CASE WHEN NOT payload THEN 'no payloads logged' END,
+         'give every alert push an alert (title/body), sound or badge, or send it as background' FROM seen UNION ALL
+  SELECT wk, 4, 'missing_push_type', header_responses,
+         CASE WHEN NOT headers THEN 'no APNs headers logged (push_type, priority, collapse_id, expiration)' END,
+         'set apns-push-type on every request (alert, background, voip, ...)' FROM seen UNION ALL
+  SELECT wk, 5, 'mutable_without_alert', mutable_n,
+         CASE WHEN NOT payload THEN 'no payloads logged' END,
+         'set mutable-content only on pushes with an alert: the service extension never runs without one' FROM seen UNION ALL
+  SELECT wk, 6, 'retry_without_backoff', retried,
+         CASE WHEN NOT ids THEN 'no apns-id, attempt or collapse-id logged: retries cannot be told apart' END,
+         'back off exponentially after 429 and 5xx: wait at least 1 s, longer at each attempt' FROM seen UNION ALL
+  SELECT wk, 7, 'non_retryable_retried', nr_checked,
+         CASE WHEN NOT ids THEN 'no apns-id, attempt or collapse-id logged: retries cannot be told apart' END,
+         'never retry 400 and 410 answers: fix the request, or drop the token' FROM seen UNION ALL
+  SELECT wk, 8, 'sent_after_gone', responses, NULL,
+         'stop sending to a token after its 410 until the app registers it again' FROM seen UNION ALL
+  SELECT wk, 9, 'malformed_token', responses - masked,
+         CASE WHEN responses > 0 AND responses = masked THEN 'every token in the logs is masked' END,
+         'upload tokens as hex (the bytes of deviceToken, hex-encoded), not the description of the Data' FROM seen UNION ALL
+  SELECT wk, 10, 'provider_token_refresh', responses, NULL,
+         'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
+), totals AS (
+  SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
+  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first)
+  GROUP BY rule
+),
+per_week AS (
+  SELECT rule, sum(CASE WHEN day * 86400000 >= :since THEN v END) AS this_v,
+         sum(CASE WHEN day * 86400000 < :since THEN v END) AS last_v
+  FROM daily GROUP BY rule
+)
+SELECT l.rule,
+       CASE WHEN l.missing IS NULL THEN coalesce(d.this_v, 0) ELSE 'not observable' END AS this_week,
+       CASE WHEN p.missing IS NULL THEN coalesce(d.last_v, 0) ELSE 'not observable' END AS last_week,
+       CASE WHEN l.missing IS NULL AND p.missing IS NULL THEN coalesce(d.this_v, 0) - coalesce(d.last_v, 0) END AS change
+FROM rule_list l JOIN rule_list p ON p.rule = l.rule AND p.wk = 0
+JOIN per_week d ON d.rule = l.rule
+WHERE l.wk = 1 AND (coalesce(d.this_v, 0) > 0 OR coalesce(d.last_v, 0) > 0)
+ORDER BY l.ord;
 """#,
     ]
 }
