@@ -45,23 +45,53 @@
 -- earlier) and splits the facts into this week and last; a test keeps the copy the same.
 weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
-  -- The responses of the range with the flags the per-response rules need.
-  SELECT s.id, s.src, s.t, s.t / 86400000 AS day, s.push_type IS NULL AS untyped, s.has_alert IS NOT NULL AS payload,
-         (s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL) AS ids,
-         (s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL) AS headers,
-         coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0) AS alert_n,
-         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0, 0) AS alert_v,
-         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0) AS mutable_n,
+  -- The responses of the range with the flags of the per-response rules, read only around a
+  -- rule's first and last violation.
+  SELECT s.id, coalesce(s.src, 0) AS src, s.t, s.push_type IS NULL AS untyped,
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0) AS alert_v,
          coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0) AS mutable_v
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), hyg_edge AS (
+  -- Whole UTC hours of the range [h0, h1) are read from hygiene_hourly (derived at ingest); the
+  -- partial hours at its ends, [since, e1) and [e2, until), from sends.
+  SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
+         max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
+         bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
+), hyg_rows AS (
+  SELECT h.src, h.hour / 24 AS day, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
+         h.alert_n, h.alert_v, h.mutable_n, h.mutable_v
+  FROM hygiene_hourly h, hyg_edge e
+  WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
+  UNION ALL
+  SELECT coalesce(s.src, 0), s.t / 86400000, 1,
+         s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
+         s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
+         s.push_type IS NULL, coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0),
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
+         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
+  FROM sends s, hyg_edge e
+  WHERE s.t >= :since AND s.t < e.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  UNION ALL
+  SELECT coalesce(s.src, 0), s.t / 86400000, 1,
+         s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
+         s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
+         s.push_type IS NULL, coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0),
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
+         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
+  FROM sends s, hyg_edge e
+  WHERE s.t >= e.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), resp AS (
-  -- One pass over them, per source and UTC day (the costly part of the report: a scan of the
-  -- range, with as few aggregates as will do; first/last times are looked up afterwards).
-  SELECT src, day, count(*) AS n, max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(untyped) AS untyped_v,
-         sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
-  FROM resp_rows GROUP BY src, day
+  -- Per source and UTC day. headers: some response has a push_type, priority, collapse_id or
+  -- expiration; payload: a payload was logged (has_alert is 0 or 1 then); ids: an apns_id,
+  -- attempt or collapse_id.
+  SELECT src, day, sum(responses) AS n, max(with_headers > 0) AS headers, max(with_payload > 0) AS payload,
+         max(with_ids > 0) AS ids, sum(untyped) AS untyped_v, sum(alert_n) AS alert_n, sum(alert_v) AS alert_v,
+         sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+  FROM hyg_rows GROUP BY src, day
 ), resp_daily AS (
   -- Per day; missing_push_type counts only the sources that log APNs headers that day.
   SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
@@ -107,16 +137,23 @@ resp_rows AS NOT MATERIALIZED (
   FROM sends s JOIN categories c ON c.category = s.category AND c.never_retry = 1
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
     AND s.token_id IS NOT NULL AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), nr_envs AS (
+  -- The envs each of their tokens was sent to: retries are looked for per env through the
+  -- (token_id, env, t) index, an hour of sends at a time, not through all of a token's sends.
+  SELECT DISTINCT s.token_id, s.env FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), nr_retries AS (
   -- Their retries; a retry that follows several such errors belongs to the latest one.
   SELECT e.id AS error_id, e.t AS error_t, r.id AS retry_id
-  FROM nr e JOIN sends r ON r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000
+  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
+  JOIN sends r ON r.token_id = e.token_id AND r.env IS v.env AND r.t > e.t AND r.t <= e.t + 3600000
   WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
-    AND NOT EXISTS (SELECT 1 FROM sends e2 JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
-                    WHERE e2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND e2.t < r.t AND (e2.t > e.t OR (e2.t = e.t AND e2.id > e.id)) AND e2.topic IS e.topic
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env IS v2.env
+                      AND e2.t >= e.t AND e2.t < r.t
+                    JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND (e2.t > e.t OR e2.id > e.id) AND e2.topic IS e.topic
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
 ), backoff AS (
   -- 429/5xx responses of the range with their first retry (rid) and, when the error was itself a
@@ -150,8 +187,8 @@ resp_rows AS NOT MATERIALIZED (
 ), odd AS (
   -- Responses to non-hex tokens, malformed (the provider's fault) or masked (the log's).
   SELECT s.id, s.t, s.token_id, k.masked
-  FROM tokens k JOIN sends s ON s.token_id = k.id
-  WHERE k.malformed = 1 AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
+  FROM tokens k CROSS JOIN sends s ON s.token_id = k.id  -- from the few odd tokens, through sends_token
+  WHERE k.malformed = 1 AND s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= :since AND +s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), jwt AS (
   SELECT s.id, s.t, s.reason FROM sends s

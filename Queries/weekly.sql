@@ -91,20 +91,46 @@ FROM d LEFT JOIN bg ON bg.day = d.day ORDER BY d.day;
 -- block (without its comments), the range starting a week earlier (HygieneTests keeps them equal).
 WITH weeks(wk, lo, hi) AS (SELECT 0, :since - 604800000, :since UNION ALL SELECT 1, :since, :until),
 resp_rows AS NOT MATERIALIZED (
-  SELECT s.id, s.src, s.t, s.t / 86400000 AS day, s.push_type IS NULL AS untyped, s.has_alert IS NOT NULL AS payload,
-         (s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL) AS ids,
-         (s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL) AS headers,
-         coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0) AS alert_n,
-         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0, 0) AS alert_v,
-         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0) AS mutable_n,
+  SELECT s.id, coalesce(s.src, 0) AS src, s.t, s.push_type IS NULL AS untyped,
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0) AS alert_v,
          coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0) AS mutable_v
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= (:since - 604800000) AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), hyg_edge AS (
+  SELECT min(bucket_start((:since - 604800000) + 3599999, 'hour'), :until) AS e1,
+         max(bucket_start(:until, 'hour'), min(bucket_start((:since - 604800000) + 3599999, 'hour'), :until)) AS e2,
+         bucket_start((:since - 604800000) + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
+), hyg_rows AS (
+  SELECT h.src, h.hour / 24 AS day, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
+         h.alert_n, h.alert_v, h.mutable_n, h.mutable_v
+  FROM hygiene_hourly h, hyg_edge e
+  WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
+  UNION ALL
+  SELECT coalesce(s.src, 0), s.t / 86400000, 1,
+         s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
+         s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
+         s.push_type IS NULL, coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0),
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
+         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
+  FROM sends s, hyg_edge e
+  WHERE s.t >= (:since - 604800000) AND s.t < e.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  UNION ALL
+  SELECT coalesce(s.src, 0), s.t / 86400000, 1,
+         s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
+         s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
+         s.push_type IS NULL, coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0),
+         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
+         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
+  FROM sends s, hyg_edge e
+  WHERE s.t >= e.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), resp AS (
-  SELECT src, day, count(*) AS n, max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(untyped) AS untyped_v,
-         sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
-  FROM resp_rows GROUP BY src, day
+  SELECT src, day, sum(responses) AS n, max(with_headers > 0) AS headers, max(with_payload > 0) AS payload,
+         max(with_ids > 0) AS ids, sum(untyped) AS untyped_v, sum(alert_n) AS alert_n, sum(alert_v) AS alert_v,
+         sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+  FROM hyg_rows GROUP BY src, day
 ), resp_daily AS (
   SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
          max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
@@ -145,15 +171,20 @@ resp_rows AS NOT MATERIALIZED (
   FROM sends s JOIN categories c ON c.category = s.category AND c.never_retry = 1
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= (:since - 604800000) AND s.t < :until
     AND s.token_id IS NOT NULL AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+), nr_envs AS (
+  SELECT DISTINCT s.token_id, s.env FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), nr_retries AS (
   SELECT e.id AS error_id, e.t AS error_t, r.id AS retry_id
-  FROM nr e JOIN sends r ON r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000
+  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
+  JOIN sends r ON r.token_id = e.token_id AND r.env IS v.env AND r.t > e.t AND r.t <= e.t + 3600000
   WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
-    AND NOT EXISTS (SELECT 1 FROM sends e2 JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
-                    WHERE e2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND e2.t < r.t AND (e2.t > e.t OR (e2.t = e.t AND e2.id > e.id)) AND e2.topic IS e.topic
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env IS v2.env
+                      AND e2.t >= e.t AND e2.t < r.t
+                    JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND (e2.t > e.t OR e2.id > e.id) AND e2.topic IS e.topic
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
 ), backoff AS (
   SELECT e.id, e.t,
@@ -182,8 +213,8 @@ resp_rows AS NOT MATERIALIZED (
                     AND x.t > coalesce(f.first_410_ts, f.first_410) AND x.t <= s.t)
 ), odd AS (
   SELECT s.id, s.t, s.token_id, k.masked
-  FROM tokens k JOIN sends s ON s.token_id = k.id
-  WHERE k.malformed = 1 AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= (:since - 604800000) AND s.t < :until
+  FROM tokens k CROSS JOIN sends s ON s.token_id = k.id  -- from the few odd tokens, through sends_token
+  WHERE k.malformed = 1 AND s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= (:since - 604800000) AND +s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), jwt AS (
   SELECT s.id, s.t, s.reason FROM sends s

@@ -9,7 +9,7 @@ final class DerivedTests: XCTestCase {
         var out: [String: [[SQLValue]]] = [:]
         for (table, order) in [("token_facts", "token_id"), ("token_runs", "device, start"), ("device_facts", "dkey"),
                                ("token_stale", "token_id, from_t"), ("bg_pushes", "hour, token_id, t, h1, h2"),
-                               ("resp_hourly", "hour, topic, env")] {
+                               ("resp_hourly", "hour, topic, env"), ("hygiene_hourly", "hour, src, topic, env")] {
             let s = try c.prepare("SELECT * FROM \(table) ORDER BY \(order)")
             var rows: [[SQLValue]] = []
             while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
@@ -69,11 +69,28 @@ final class DerivedTests: XCTestCase {
         XCTAssertFalse(before.isEmpty)
         do {
             let w = try Store.openForWriting(path: db)
-            try w.exec("DROP TABLE bg_pushes; DROP TABLE resp_hourly; PRAGMA user_version = 1")
+            try w.exec("DROP TABLE bg_pushes; DROP TABLE resp_hourly; DROP TABLE hygiene_hourly; PRAGMA user_version = 1")
         }
         XCTAssertThrowsError(try Store.openForReading(path: db))  // reports ask for an ingest first
         let again = try ingest([Fixtures.path("reports.ndjson")], db: db)
         XCTAssertTrue(again.files[0].unchanged)
         XCTAssertTrue(try dump(db)["bg_pushes"]! == before)
+    }
+
+    /// A version-2 database (before hygiene_hourly) gets the table, filled, at the next ingest.
+    func testVersion2DatabaseGetsHygieneCounts() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("hygiene.ndjson")], db: db)
+        let before = try dump(db)["hygiene_hourly"]!
+        XCTAssertFalse(before.isEmpty)
+        do {
+            let w = try Store.openForWriting(path: db)
+            try w.exec("DROP TABLE hygiene_hourly; PRAGMA user_version = 2")
+        }
+        XCTAssertThrowsError(try Store.openForReading(path: db))
+        let again = try ingest([Fixtures.path("hygiene.ndjson")], db: db)
+        XCTAssertTrue(again.files[0].unchanged)
+        XCTAssertTrue(try dump(db)["hygiene_hourly"]! == before)
     }
 }

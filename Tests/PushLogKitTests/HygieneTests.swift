@@ -255,6 +255,35 @@ final class HygieneTests: XCTestCase {
             let retried = errors.rows.reduce(Int64(0)) { $0 + ($1[errors.column("retried_non_retryable")!].asDouble.map { Int64($0) } ?? 0) }
             XCTAssertEqual(rule("non_retryable_retried"), .int(retried), "\(p)")
         }
+        // Whole hours come from hygiene_hourly and the partial hours at the ends from sends: the
+        // same figures as counting sends directly, for ranges cut mid-hour and a topic filter.
+        let db = try Store.openForReading(path: dbPath)
+        let cut = start - 3 * 86_400_000 + 12 * 3_600_000 + 1_234_567, cut2 = start + 2 * 86_400_000 + 765_432
+        for p in [ReportParams(since: cut, until: cut2), ReportParams(since: cut, until: cut + 2_000_000),
+                  ReportParams(since: cut, topic: DemoGenerator.widgetsTopic), ReportParams(until: cut2)] {
+            let since = p.since ?? -9_000_000_000_000_000, until = p.until ?? 9_000_000_000_000_000
+            let filter = "kind IN (0, 2) AND status IS NOT NULL AND t >= \(since) AND t < \(until)" + (p.topic.map { " AND topic = '\($0)'" } ?? "")
+            let direct = try db.prepare("""
+                WITH r AS (SELECT coalesce(src, 0) AS src, t / 86400000 AS day, * FROM sends WHERE \(filter)),
+                     h AS (SELECT src, day FROM r GROUP BY 1, 2
+                           HAVING max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL))
+                SELECT (SELECT count(*) FROM r JOIN h USING (src, day)), (SELECT count(*) FROM r JOIN h USING (src, day) WHERE push_type IS NULL),
+                       coalesce(sum(push_type = 'alert' AND has_alert IS NOT NULL), 0),
+                       coalesce(sum(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0), 0),
+                       coalesce(sum(mutable_content = 1 AND has_alert IS NOT NULL), 0), coalesce(sum(mutable_content = 1 AND has_alert = 0), 0)
+                FROM r
+                """)
+            XCTAssertTrue(try direct.step())
+            let h = try XCTUnwrap(try runner.run(name: "hygiene", params: p).section("rules"))
+            func cells(_ id: String) -> [SQLValue] {
+                let row = h.rows.first { $0[0] == .text(id) }!
+                return [row[h.column("checked")!], row[h.column("violations")!]]
+            }
+            XCTAssertEqual(cells("missing_push_type"), [.int(direct.int(0)), .int(direct.int(1))], "\(p)")
+            XCTAssertEqual(cells("alert_without_content"), [.int(direct.int(2)), .int(direct.int(3))], "\(p)")
+            XCTAssertEqual(cells("mutable_without_alert")[0], .int(direct.int(4)), "\(p)")
+            if direct.int(4) > 0 { XCTAssertEqual(cells("mutable_without_alert")[1], .int(direct.int(5)), "\(p)") }
+        }
         // The demo breaks every rule a few times, and its retried 410s count as retries now
         // (they have a new apns-id and attempt 2; they were 0 under the old same-apns-id rule).
         let all = try XCTUnwrap(try runner.run(name: "hygiene", params: ReportParams()).section("rules"))

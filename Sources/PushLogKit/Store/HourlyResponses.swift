@@ -1,17 +1,29 @@
-/// `resp_hourly`: responses and 410s per UTC clock hour, topic and env, so a report counts whole
-/// hours without reading `sends`. A full rebuild reads the responses once in time order (the
-/// identity index, so no sort) and writes each hour as it ends; an incremental one adds the
-/// rows a run inserted.
+/// `resp_hourly`: responses and 410s per UTC clock hour, topic and env; and `hygiene_hourly`:
+/// per hour, source, topic and env, the response counts the hygiene rules need. Reports count
+/// whole hours here without reading `sends`. A full rebuild reads the responses once in time
+/// order (the identity index, so no sort) and writes each hour as it ends; an incremental one
+/// adds the rows a run inserted.
 enum HourlyResponses {
     static let hour: Int64 = 3_600_000
 
     static func rebuild(_ db: Database) throws {
-        try db.exec("DELETE FROM resp_hourly")
-        let scan = try db.prepare("SELECT t, topic, env, status = 410 FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL ORDER BY t")
+        try db.exec("DELETE FROM resp_hourly; DELETE FROM hygiene_hourly")
+        let scan = try db.prepare("""
+            SELECT t, topic, env, status = 410, coalesce(src, 0), push_type, priority, collapse_id, expiration,
+                   has_alert, has_sound, has_badge, mutable_content, apns_id, attempt
+            FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL ORDER BY t
+            """)
         let ins = try db.prepare("INSERT INTO resp_hourly(hour, topic, env, responses, gone) VALUES (?1, ?2, ?3, ?4, ?5)")
+        let insHygiene = try db.prepare("""
+            INSERT INTO hygiene_hourly(hour, src, topic, env, responses, with_headers, with_payload, with_ids, untyped,
+                                       alert_n, alert_v, mutable_n, mutable_v)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """)
         struct Cell { let topic: [UInt8], env: [UInt8]; var responses: Int64, gone: Int64 }
+        struct HygieneCell { let src: Int64, topic: [UInt8], env: [UInt8]; var counts: [Int64] }
         var current: Int64?
         var cells: [Cell] = []  // the current hour's topic/env pairs: a handful
+        var hygiene: [HygieneCell] = []  // and its source/topic/env triples: a handful more
         func flush() throws {
             guard let current else { return }
             for c in cells {
@@ -22,7 +34,16 @@ enum HourlyResponses {
                 ins.bind(5, c.gone)
                 try ins.run()
             }
+            for c in hygiene {
+                insHygiene.bind(1, current)
+                insHygiene.bind(2, c.src)
+                insHygiene.bind(3, String(decoding: c.topic, as: UTF8.self))
+                insHygiene.bind(4, String(decoding: c.env, as: UTF8.self))
+                for (k, n) in c.counts.enumerated() { insHygiene.bind(Int32(5 + k), n) }
+                try insHygiene.run()
+            }
             cells.removeAll(keepingCapacity: true)
+            hygiene.removeAll(keepingCapacity: true)
         }
         while try scan.step() {
             let h = TimeFormat.floorDiv(scan.int(0), hour)
@@ -37,9 +58,45 @@ enum HourlyResponses {
             } else {
                 cells.append(Cell(topic: Array(topic), env: Array(env), responses: 1, gone: gone))
             }
+            let counts = hygieneCounts(scan)
+            let src = scan.int(4)
+            if let i = hygiene.firstIndex(where: { $0.src == src && $0.topic.elementsEqual(topic) && $0.env.elementsEqual(env) }) {
+                for k in counts.indices { hygiene[i].counts[k] += counts[k] }
+            } else {
+                hygiene.append(HygieneCell(src: src, topic: Array(topic), env: Array(env), counts: counts))
+            }
         }
         try flush()
     }
+
+    /// One response's contribution to the hygiene_hourly counts, in column order (responses,
+    /// with_headers, with_payload, with_ids, untyped, alert_n, alert_v, mutable_n, mutable_v): the
+    /// same tests as `hygieneColumns` below makes in SQL.
+    static func hygieneCounts(_ s: Statement) -> [Int64] {
+        func has(_ i: Int32) -> Bool { !s.isNull(i) }
+        func isZero(_ i: Int32) -> Bool { has(i) && s.int(i) == 0 }
+        let typed = has(5), payload = has(9)
+        let alert = typed && s.bytes(5).elementsEqual("alert".utf8)
+        let mutable = has(12) && s.int(12) == 1
+        return [1,
+                typed || has(6) || has(7) || has(8) ? 1 : 0,
+                payload ? 1 : 0,
+                has(13) || has(14) || has(7) ? 1 : 0,
+                typed ? 0 : 1,
+                alert && payload ? 1 : 0,
+                alert && isZero(9) && isZero(10) && isZero(11) ? 1 : 0,
+                mutable && payload ? 1 : 0,
+                mutable && isZero(9) ? 1 : 0]
+    }
+
+    /// The hygiene_hourly counts of a group of `sends` rows, in SQL (the incremental path).
+    static let hygieneColumns = """
+        count(*), coalesce(sum(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL), 0),
+        coalesce(sum(has_alert IS NOT NULL), 0), coalesce(sum(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL), 0),
+        count(*) - count(push_type), coalesce(sum(push_type = 'alert' AND has_alert IS NOT NULL), 0),
+        coalesce(sum(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0), 0),
+        coalesce(sum(mutable_content = 1 AND has_alert IS NOT NULL), 0), coalesce(sum(mutable_content = 1 AND has_alert = 0), 0)
+        """
 
     /// Adds the responses among the send rows above `rowid`.
     static func add(_ db: Database, after rowid: Int64) throws {
@@ -48,6 +105,15 @@ enum HourlyResponses {
               SELECT bucket_start(t, 'hour') / \(hour), coalesce(topic, ''), coalesce(env, ''), count(*), sum(status = 410)
               FROM sends WHERE rowid > \(rowid) AND kind IN (0, 2) AND status IS NOT NULL GROUP BY 1, 2, 3
             ON CONFLICT(hour, topic, env) DO UPDATE SET responses = responses + excluded.responses, gone = gone + excluded.gone;
+            INSERT INTO hygiene_hourly(hour, src, topic, env, responses, with_headers, with_payload, with_ids, untyped,
+                                       alert_n, alert_v, mutable_n, mutable_v)
+              SELECT bucket_start(t, 'hour') / \(hour), coalesce(src, 0), coalesce(topic, ''), coalesce(env, ''), \(hygieneColumns)
+              FROM sends WHERE rowid > \(rowid) AND kind IN (0, 2) AND status IS NOT NULL GROUP BY 1, 2, 3, 4
+            ON CONFLICT(hour, src, topic, env) DO UPDATE SET responses = responses + excluded.responses,
+              with_headers = with_headers + excluded.with_headers, with_payload = with_payload + excluded.with_payload,
+              with_ids = with_ids + excluded.with_ids, untyped = untyped + excluded.untyped,
+              alert_n = alert_n + excluded.alert_n, alert_v = alert_v + excluded.alert_v,
+              mutable_n = mutable_n + excluded.mutable_n, mutable_v = mutable_v + excluded.mutable_v;
             """)
     }
 }

@@ -113,5 +113,13 @@ extension Schema {
             ("hour", "t / 3600000"), ("topic", "topic ('' when absent)"), ("env", "env ('' when absent)"),
             ("responses", "responses in the hour"), ("gone", "410 responses in the hour"),
         ]),
+        TableDoc(name: "hygiene_hourly", meaning: "derived: the hygiene report's response counts per UTC hour, source, topic and env", columns: [
+            ("hour", "t / 3600000"), ("src", "sources.id of the file"), ("topic", "topic ('' when absent)"), ("env", "env ('' when absent)"),
+            ("responses", "responses in the hour"), ("with_headers", "with a push_type, priority, collapse_id or expiration"),
+            ("with_payload", "whose payload was logged"), ("with_ids", "with an apns_id, attempt or collapse_id"),
+            ("untyped", "without push_type"), ("alert_n", "push type alert with a logged payload"),
+            ("alert_v", "... with no alert, sound or badge"), ("mutable_n", "mutable-content 1 with a logged payload"),
+            ("mutable_v", "... with no alert"),
+        ]),
     ]
 }

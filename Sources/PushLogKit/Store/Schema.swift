@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 2
+    public static let version: Int64 = 3
 
     /// Tables of version 1. Every record table is keyed for identity by (t, h1, h2): the record
     /// time leads, so inserts land near the end of the tree (see PERF-NOTES).
@@ -141,6 +141,26 @@ public enum Schema {
     ) WITHOUT ROWID;
     """
 
+    /// Added in version 3 (the hygiene report); an older database gets it with derived_stale = 1.
+    static let v3 = """
+    -- Per UTC clock hour, source, topic and env ('' when absent): the response counts of the
+    -- hygiene rules, so the report reads whole hours here and `sends` only for the partial hours
+    -- at the ends of a range. HourlyResponses.
+    CREATE TABLE hygiene_hourly(
+        hour INTEGER NOT NULL, src INTEGER NOT NULL, topic TEXT NOT NULL, env TEXT NOT NULL,
+        responses INTEGER NOT NULL,
+        with_headers INTEGER NOT NULL,       -- with a push_type, priority, collapse_id or expiration
+        with_payload INTEGER NOT NULL,       -- whose payload was logged (has_alert not NULL)
+        with_ids INTEGER NOT NULL,           -- with an apns_id, attempt or collapse_id
+        untyped INTEGER NOT NULL,            -- without push_type
+        alert_n INTEGER NOT NULL,            -- push type alert, payload logged
+        alert_v INTEGER NOT NULL,            -- ... without alert, sound or badge
+        mutable_n INTEGER NOT NULL,          -- mutable-content 1, payload logged
+        mutable_v INTEGER NOT NULL,          -- ... without alert
+        PRIMARY KEY(hour, src, topic, env)
+    ) WITHOUT ROWID;
+    """
+
     /// The SPEC §4 rule for a background push, on `sends` columns; the partial index
     /// sends_background has the same WHERE, so the planner uses it.
     public static let backgroundRule = "push_type = 'background' OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
@@ -204,6 +224,10 @@ public enum Schema {
             if current < 2 {
                 try db.exec(v2)
                 if current == 1 { try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'") }
+            }
+            if current < 3 {
+                try db.exec(v3)
+                if current >= 1 { try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'") }
             }
             try db.exec("PRAGMA user_version = \(version)")
             try db.exec("COMMIT")
