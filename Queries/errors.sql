@@ -23,15 +23,22 @@ WITH e AS (
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), nr AS (
   SELECT e.* FROM e JOIN categories c ON c.category = e.category AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
+), nr_envs AS (
+  -- The envs each of their tokens was sent to: retries are looked for per env through the
+  -- (token_id, env, t) index, an hour of sends at a time, not through all of a token's sends.
+  SELECT DISTINCT s.token_id, s.env FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), retries AS (
   SELECT e.id AS error_id, count(*) AS n
-  FROM nr e JOIN sends r ON r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000
+  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
+  JOIN sends r ON r.token_id = e.token_id AND r.env IS v.env AND r.t > e.t AND r.t <= e.t + 3600000
   WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
-    AND NOT EXISTS (SELECT 1 FROM sends e2 JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
-                    WHERE e2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND e2.t < r.t AND (e2.t > e.t OR (e2.t = e.t AND e2.id > e.id)) AND e2.topic IS e.topic
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env IS v2.env
+                      AND e2.t >= e.t AND e2.t < r.t
+                    JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND (e2.t > e.t OR e2.id > e.id) AND e2.topic IS e.topic
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
   GROUP BY e.id
 )

@@ -123,14 +123,21 @@ resp_rows AS NOT MATERIALIZED (
   SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
          sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN t END) AS alert_f,
          max(CASE WHEN with_alert = 1 THEN t END) AS alert_l,
-         min(CASE WHEN with_alert = 1 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS alert_ex,
          sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_f,
-         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l,
-         min(CASE WHEN coalesce(priority, 10) <> 5 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS p10_ex
+         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l
   FROM bg_pushes b
   WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
     AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
   GROUP BY day
+), bg_first AS (
+  -- The example of the background rules: the first violation, looked up by its time.
+  SELECT rule, (SELECT x.id FROM bg_pushes b JOIN sends x ON x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2
+                WHERE b.hour = f / 3600000 AND b.t = f AND (:topic IS NULL OR b.topic = :topic) AND (:env IS NULL OR b.env = :env)
+                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
+                ORDER BY x.id LIMIT 1) AS ex
+  FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
+        UNION ALL SELECT 'background_priority_10', min(p10_f) FROM bg)
+  WHERE f IS NOT NULL
 ), nr AS (
   -- Non-retryable errors of the range (token-gone, token-bad, request).
   SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id
@@ -197,8 +204,8 @@ resp_rows AS NOT MATERIALIZED (
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), daily AS (
   -- Violations per rule and UTC day: count, first and last time, an example (a sends row id).
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, alert_ex AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, p10_ex FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, NULL FROM bg WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
@@ -213,10 +220,11 @@ resp_rows AS NOT MATERIALIZED (
   SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
          0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
   UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 FROM odd WHERE masked = 1
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 FROM retried
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr
-  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0, 0 FROM odd WHERE masked = 1 GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0 FROM retried GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr GROUP BY 1
+  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr_retries
+    WHERE retry_id NOT IN (SELECT id FROM nr) GROUP BY 1
 ), seen AS (
   SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
          coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
@@ -260,13 +268,15 @@ resp_rows AS NOT MATERIALIZED (
          'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
-  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first)
+  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first
+        UNION ALL SELECT rule, 0, NULL, NULL, ex FROM bg_first)
   GROUP BY rule
 )
 
 -- section: rules
 -- One row per rule, in a fixed order. example: the apns-id of one violating response (the
--- first for the per-response rules, else the one stored first), example_token its token.
+-- first for the per-response and background rules, else the one stored first), example_token
+-- its token.
 SELECT l.rule,
        CASE WHEN l.missing IS NULL THEN coalesce(t.v, 0) ELSE 'not observable' END AS violations,
        l.checked,

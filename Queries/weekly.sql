@@ -158,14 +158,20 @@ resp_rows AS NOT MATERIALIZED (
   SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
          sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN t END) AS alert_f,
          max(CASE WHEN with_alert = 1 THEN t END) AS alert_l,
-         min(CASE WHEN with_alert = 1 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS alert_ex,
          sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_f,
-         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l,
-         min(CASE WHEN coalesce(priority, 10) <> 5 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS p10_ex
+         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l
   FROM bg_pushes b
   WHERE hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000 AND t >= (:since - 604800000) AND t < :until
     AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
   GROUP BY day
+), bg_first AS (
+  SELECT rule, (SELECT x.id FROM bg_pushes b JOIN sends x ON x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2
+                WHERE b.hour = f / 3600000 AND b.t = f AND (:topic IS NULL OR b.topic = :topic) AND (:env IS NULL OR b.env = :env)
+                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
+                ORDER BY x.id LIMIT 1) AS ex
+  FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
+        UNION ALL SELECT 'background_priority_10', min(p10_f) FROM bg)
+  WHERE f IS NOT NULL
 ), nr AS (
   SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id
   FROM sends s JOIN categories c ON c.category = s.category AND c.never_retry = 1
@@ -222,8 +228,8 @@ resp_rows AS NOT MATERIALIZED (
     AND s.reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), daily AS (
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, alert_ex AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, p10_ex FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, NULL FROM bg WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
@@ -282,7 +288,8 @@ resp_rows AS NOT MATERIALIZED (
          'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
-  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first)
+  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first
+        UNION ALL SELECT rule, 0, NULL, NULL, ex FROM bg_first)
   GROUP BY rule
 ),
 per_week AS (

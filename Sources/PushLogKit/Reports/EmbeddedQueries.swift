@@ -185,15 +185,22 @@ WITH e AS (
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), nr AS (
   SELECT e.* FROM e JOIN categories c ON c.category = e.category AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
+), nr_envs AS (
+  -- The envs each of their tokens was sent to: retries are looked for per env through the
+  -- (token_id, env, t) index, an hour of sends at a time, not through all of a token's sends.
+  SELECT DISTINCT s.token_id, s.env FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), retries AS (
   SELECT e.id AS error_id, count(*) AS n
-  FROM nr e JOIN sends r ON r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000
+  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
+  JOIN sends r ON r.token_id = e.token_id AND r.env IS v.env AND r.t > e.t AND r.t <= e.t + 3600000
   WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
-    AND NOT EXISTS (SELECT 1 FROM sends e2 JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
-                    WHERE e2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND e2.t < r.t AND (e2.t > e.t OR (e2.t = e.t AND e2.id > e.id)) AND e2.topic IS e.topic
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env IS v2.env
+                      AND e2.t >= e.t AND e2.t < r.t
+                    JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND (e2.t > e.t OR e2.id > e.id) AND e2.topic IS e.topic
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
   GROUP BY e.id
 )
@@ -440,14 +447,21 @@ resp_rows AS NOT MATERIALIZED (
   SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
          sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN t END) AS alert_f,
          max(CASE WHEN with_alert = 1 THEN t END) AS alert_l,
-         min(CASE WHEN with_alert = 1 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS alert_ex,
          sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_f,
-         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l,
-         min(CASE WHEN coalesce(priority, 10) <> 5 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS p10_ex
+         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l
   FROM bg_pushes b
   WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
     AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
   GROUP BY day
+), bg_first AS (
+  -- The example of the background rules: the first violation, looked up by its time.
+  SELECT rule, (SELECT x.id FROM bg_pushes b JOIN sends x ON x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2
+                WHERE b.hour = f / 3600000 AND b.t = f AND (:topic IS NULL OR b.topic = :topic) AND (:env IS NULL OR b.env = :env)
+                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
+                ORDER BY x.id LIMIT 1) AS ex
+  FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
+        UNION ALL SELECT 'background_priority_10', min(p10_f) FROM bg)
+  WHERE f IS NOT NULL
 ), nr AS (
   -- Non-retryable errors of the range (token-gone, token-bad, request).
   SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id
@@ -514,8 +528,8 @@ resp_rows AS NOT MATERIALIZED (
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), daily AS (
   -- Violations per rule and UTC day: count, first and last time, an example (a sends row id).
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, alert_ex AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, p10_ex FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, NULL FROM bg WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
@@ -530,10 +544,11 @@ resp_rows AS NOT MATERIALIZED (
   SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
          0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
   UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 FROM odd WHERE masked = 1
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 FROM retried
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr
-  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0, 0 FROM odd WHERE masked = 1 GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0 FROM retried GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr GROUP BY 1
+  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr_retries
+    WHERE retry_id NOT IN (SELECT id FROM nr) GROUP BY 1
 ), seen AS (
   SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
          coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
@@ -577,13 +592,15 @@ resp_rows AS NOT MATERIALIZED (
          'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
-  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first)
+  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first
+        UNION ALL SELECT rule, 0, NULL, NULL, ex FROM bg_first)
   GROUP BY rule
 )
 
 -- section: rules
 -- One row per rule, in a fixed order. example: the apns-id of one violating response (the
--- first for the per-response rules, else the one stored first), example_token its token.
+-- first for the per-response and background rules, else the one stored first), example_token
+-- its token.
 SELECT l.rule,
        CASE WHEN l.missing IS NULL THEN coalesce(t.v, 0) ELSE 'not observable' END AS violations,
        l.checked,
@@ -1007,14 +1024,20 @@ resp_rows AS NOT MATERIALIZED (
   SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
          sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN t END) AS alert_f,
          max(CASE WHEN with_alert = 1 THEN t END) AS alert_l,
-         min(CASE WHEN with_alert = 1 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS alert_ex,
          sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_f,
-         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l,
-         min(CASE WHEN coalesce(priority, 10) <> 5 THEN (SELECT x.id FROM sends x WHERE x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2) END) AS p10_ex
+         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l
   FROM bg_pushes b
   WHERE hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000 AND t >= (:since - 604800000) AND t < :until
     AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
   GROUP BY day
+), bg_first AS (
+  SELECT rule, (SELECT x.id FROM bg_pushes b JOIN sends x ON x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2
+                WHERE b.hour = f / 3600000 AND b.t = f AND (:topic IS NULL OR b.topic = :topic) AND (:env IS NULL OR b.env = :env)
+                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
+                ORDER BY x.id LIMIT 1) AS ex
+  FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
+        UNION ALL SELECT 'background_priority_10', min(p10_f) FROM bg)
+  WHERE f IS NOT NULL
 ), nr AS (
   SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id
   FROM sends s JOIN categories c ON c.category = s.category AND c.never_retry = 1
@@ -1071,8 +1094,8 @@ resp_rows AS NOT MATERIALIZED (
     AND s.reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), daily AS (
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, alert_ex AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, p10_ex FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, NULL FROM bg WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
@@ -1131,7 +1154,8 @@ resp_rows AS NOT MATERIALIZED (
          'refresh the provider JWT every 20 to 60 minutes, and reuse it meanwhile' FROM seen
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
-  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first)
+  FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first
+        UNION ALL SELECT rule, 0, NULL, NULL, ex FROM bg_first)
   GROUP BY rule
 ),
 per_week AS (

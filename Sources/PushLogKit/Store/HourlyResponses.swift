@@ -20,7 +20,7 @@ enum HourlyResponses {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """)
         struct Cell { let topic: [UInt8], env: [UInt8]; var responses: Int64, gone: Int64 }
-        struct HygieneCell { let src: Int64, topic: [UInt8], env: [UInt8]; var counts: [Int64] }
+        struct HygieneCell { let src: Int64, topic: [UInt8], env: [UInt8]; var counts: HygieneCounts }
         var current: Int64?
         var cells: [Cell] = []  // the current hour's topic/env pairs: a handful
         var hygiene: [HygieneCell] = []  // and its source/topic/env triples: a handful more
@@ -39,7 +39,7 @@ enum HourlyResponses {
                 insHygiene.bind(2, c.src)
                 insHygiene.bind(3, String(decoding: c.topic, as: UTF8.self))
                 insHygiene.bind(4, String(decoding: c.env, as: UTF8.self))
-                for (k, n) in c.counts.enumerated() { insHygiene.bind(Int32(5 + k), n) }
+                for (k, n) in c.counts.columns.enumerated() { insHygiene.bind(Int32(5 + k), n) }
                 try insHygiene.run()
             }
             cells.removeAll(keepingCapacity: true)
@@ -58,35 +58,42 @@ enum HourlyResponses {
             } else {
                 cells.append(Cell(topic: Array(topic), env: Array(env), responses: 1, gone: gone))
             }
-            let counts = hygieneCounts(scan)
             let src = scan.int(4)
-            if let i = hygiene.firstIndex(where: { $0.src == src && $0.topic.elementsEqual(topic) && $0.env.elementsEqual(env) }) {
-                for k in counts.indices { hygiene[i].counts[k] += counts[k] }
-            } else {
-                hygiene.append(HygieneCell(src: src, topic: Array(topic), env: Array(env), counts: counts))
+            var i = hygiene.firstIndex { $0.src == src && $0.topic.elementsEqual(topic) && $0.env.elementsEqual(env) }
+            if i == nil {
+                hygiene.append(HygieneCell(src: src, topic: Array(topic), env: Array(env), counts: HygieneCounts()))
+                i = hygiene.count - 1
             }
+            hygiene[i!].counts.add(scan)
         }
         try flush()
     }
 
-    /// One response's contribution to the hygiene_hourly counts, in column order (responses,
-    /// with_headers, with_payload, with_ids, untyped, alert_n, alert_v, mutable_n, mutable_v): the
-    /// same tests as `hygieneColumns` below makes in SQL.
-    static func hygieneCounts(_ s: Statement) -> [Int64] {
-        func has(_ i: Int32) -> Bool { !s.isNull(i) }
-        func isZero(_ i: Int32) -> Bool { has(i) && s.int(i) == 0 }
-        let typed = has(5), payload = has(9)
-        let alert = typed && s.bytes(5).elementsEqual("alert".utf8)
-        let mutable = has(12) && s.int(12) == 1
-        return [1,
-                typed || has(6) || has(7) || has(8) ? 1 : 0,
-                payload ? 1 : 0,
-                has(13) || has(14) || has(7) ? 1 : 0,
-                typed ? 0 : 1,
-                alert && payload ? 1 : 0,
-                alert && isZero(9) && isZero(10) && isZero(11) ? 1 : 0,
-                mutable && payload ? 1 : 0,
-                mutable && isZero(9) ? 1 : 0]
+    /// The hygiene_hourly counts of one cell. `add` makes the same tests in Swift that
+    /// `hygieneColumns` below makes in SQL (the incremental path); DerivedTests compares the two.
+    struct HygieneCounts {
+        var responses: Int64 = 0, withHeaders: Int64 = 0, withPayload: Int64 = 0, withIDs: Int64 = 0, untyped: Int64 = 0
+        var alertN: Int64 = 0, alertV: Int64 = 0, mutableN: Int64 = 0, mutableV: Int64 = 0
+
+        var columns: [Int64] { [responses, withHeaders, withPayload, withIDs, untyped, alertN, alertV, mutableN, mutableV] }
+
+        /// Adds the response of the scan's current row (columns 5...14 of the rebuild's SELECT).
+        mutating func add(_ s: Statement) {
+            let typed = !s.isNull(5), payload = !s.isNull(9)
+            responses += 1
+            if typed || !s.isNull(6) || !s.isNull(7) || !s.isNull(8) { withHeaders += 1 }
+            if payload { withPayload += 1 }
+            if !s.isNull(13) || !s.isNull(14) || !s.isNull(7) { withIDs += 1 }
+            if !typed { untyped += 1 }
+            if typed && payload && s.bytes(5).elementsEqual("alert".utf8) {
+                alertN += 1
+                if s.int(9) == 0 && !s.isNull(10) && s.int(10) == 0 && !s.isNull(11) && s.int(11) == 0 { alertV += 1 }
+            }
+            if payload && !s.isNull(12) && s.int(12) == 1 {
+                mutableN += 1
+                if s.int(9) == 0 { mutableV += 1 }
+            }
+        }
     }
 
     /// The hygiene_hourly counts of a group of `sends` rows, in SQL (the incremental path).
