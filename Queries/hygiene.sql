@@ -42,7 +42,8 @@
 --
 -- weeks: the periods whose facts are told apart (here one, the range). The weekly report's
 -- provider_hygiene section copies every CTE below this one (with the range starting a week
--- earlier) and splits the facts into this week and last; a test keeps the copy the same.
+-- earlier) and splits the facts into this week and last: after editing this block, run
+-- scripts/sync-weekly-hygiene.py (a test fails when the copy differs).
 weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
   -- The responses of the range with the flags of the per-response rules, read only around a

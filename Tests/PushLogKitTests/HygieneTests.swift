@@ -228,7 +228,7 @@ final class HygieneTests: XCTestCase {
         XCTAssertTrue(code.hasPrefix("weeks(wk, lo, hi) AS (SELECT 0,"))
         let copy = afterWeeks.replacingOccurrences(of: ":since", with: "(:since - 604800000)")
         let section = try XCTUnwrap(weekly.components(separatedBy: "-- section: provider_hygiene").last)
-        XCTAssertTrue(section.contains(copy), "weekly.sql's provider_hygiene no longer copies hygiene.sql's common block")
+        XCTAssertTrue(section.contains(copy), "weekly.sql's provider_hygiene no longer copies hygiene.sql's common block: run scripts/sync-weekly-hygiene.py")
     }
 
     // MARK: the demo corpus

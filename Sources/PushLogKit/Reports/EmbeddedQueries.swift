@@ -366,7 +366,8 @@ ORDER BY r.b;
 --
 -- weeks: the periods whose facts are told apart (here one, the range). The weekly report's
 -- provider_hygiene section copies every CTE below this one (with the range starting a week
--- earlier) and splits the facts into this week and last; a test keeps the copy the same.
+-- earlier) and splits the facts into this week and last: after editing this block, run
+-- scripts/sync-weekly-hygiene.py (a test fails when the copy differs).
 weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
   -- The responses of the range with the flags of the per-response rules, read only around a
@@ -954,7 +955,8 @@ FROM d LEFT JOIN bg ON bg.day = d.day ORDER BY d.day;
 -- section: provider_hygiene
 -- The hygiene report's rules broken this week or last: violations per week, 'not observable'
 -- when that week's logs lack the rule's data. The CTEs after `weeks` are hygiene.sql's common
--- block (without its comments), the range starting a week earlier (HygieneTests keeps them equal).
+-- block (without its comments), the range starting a week earlier: scripts/sync-weekly-hygiene.py
+-- writes it, HygieneTests checks it.
 WITH weeks(wk, lo, hi) AS (SELECT 0, :since - 604800000, :since UNION ALL SELECT 1, :since, :until),
 resp_rows AS NOT MATERIALIZED (
   SELECT s.id, coalesce(s.src, 0) AS src, s.t, s.push_type IS NULL AS untyped,
@@ -1108,10 +1110,11 @@ resp_rows AS NOT MATERIALIZED (
   SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
          0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
   UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 FROM odd WHERE masked = 1
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 FROM retried
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr
-  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 FROM nr_retries WHERE retry_id NOT IN (SELECT id FROM nr)
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0, 0 FROM odd WHERE masked = 1 GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0 FROM retried GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr GROUP BY 1
+  UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr_retries
+    WHERE retry_id NOT IN (SELECT id FROM nr) GROUP BY 1
 ), seen AS (
   SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
          coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
