@@ -24,6 +24,7 @@ enum HourlyResponses {
         var current: Int64?
         var cells: [Cell] = []  // the current hour's topic/env pairs: a handful
         var hygiene: [HygieneCell] = []  // and its source/topic/env triples: a handful more
+        var last = 0                     // the hygiene cell of the previous row
         func flush() throws {
             guard let current else { return }
             for c in cells {
@@ -58,13 +59,18 @@ enum HourlyResponses {
             } else {
                 cells.append(Cell(topic: Array(topic), env: Array(env), responses: 1, gone: gone))
             }
+            // Rows come in runs of one source file: try the cell of the previous row first.
             let src = scan.int(4)
-            var i = hygiene.firstIndex { $0.src == src && $0.topic.elementsEqual(topic) && $0.env.elementsEqual(env) }
-            if i == nil {
-                hygiene.append(HygieneCell(src: src, topic: Array(topic), env: Array(env), counts: HygieneCounts()))
-                i = hygiene.count - 1
+            func matches(_ c: HygieneCell) -> Bool { c.src == src && c.topic.elementsEqual(topic) && c.env.elementsEqual(env) }
+            if last >= hygiene.count || !matches(hygiene[last]) {
+                if let i = hygiene.firstIndex(where: matches) {
+                    last = i
+                } else {
+                    hygiene.append(HygieneCell(src: src, topic: Array(topic), env: Array(env), counts: HygieneCounts()))
+                    last = hygiene.count - 1
+                }
             }
-            hygiene[i!].counts.add(scan)
+            hygiene[last].counts.add(scan)
         }
         try flush()
     }
