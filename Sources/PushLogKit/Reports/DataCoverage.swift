@@ -6,10 +6,11 @@ public struct DataCoverage {
 
     /// The time span of all records (responses and registrations), or nil for an empty database.
     public func span() throws -> (Int64, Int64)? {
+        // One min() or max() per SELECT, so each is a single probe of the table's (t, …) key
+        // instead of a scan.
         let s = try db.prepare("""
-            SELECT min(lo), max(hi) FROM (
-              SELECT min(t) AS lo, max(t) AS hi FROM sends UNION ALL SELECT min(t), max(t) FROM registers
-              UNION ALL SELECT min(t), max(t) FROM settings)
+            SELECT min((SELECT min(t) FROM sends), (SELECT min(t) FROM registers), (SELECT min(t) FROM settings)),
+                   max((SELECT max(t) FROM sends), (SELECT max(t) FROM registers), (SELECT max(t) FROM settings))
             """)
         guard try s.step(), !s.isNull(0) else { return nil }
         return (s.int(0), s.int(1))

@@ -10,6 +10,10 @@
 public struct TokenMask {
     /// Tokens stored in the database that the hex-run rule would not catch, longest first.
     let irregular: [String]
+    /// The same tokens by their first four bytes: a cell is searched only for the tokens whose
+    /// start occurs in it (one pass over the cell, not one search per token).
+    let byPrefix: [UInt32: [String]]
+    let exact: Set<String>
 
     /// Reads the irregular tokens from the database (none without one).
     public init(db: Database?) {
@@ -23,10 +27,20 @@ public struct TokenMask {
                 if case .text(let t) = s.value(0), !TokenMask.hasHexRun(t) { found.append(t) }
             }
         }
-        irregular = found
+        self.init(irregular: found)
     }
 
-    public init(irregular: [String]) { self.irregular = irregular.sorted { $0.count > $1.count } }
+    public init(irregular: [String]) {
+        self.irregular = irregular.sorted { $0.utf8.count > $1.utf8.count }
+        var index: [UInt32: [String]] = [:]
+        for t in self.irregular where t.utf8.count >= 4 { index[TokenMask.prefix(Array(t.utf8), 0), default: []].append(t) }
+        byPrefix = index
+        exact = Set(irregular)
+    }
+
+    @inline(__always) static func prefix(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+    }
 
     /// The masked form of one whole token.
     public static func mask(_ t: String) -> String {
@@ -36,8 +50,16 @@ public struct TokenMask {
 
     /// Masks every token in a piece of text.
     public func maskText(_ s: String) -> String {
+        if exact.contains(s) { return TokenMask.mask(s) }
         var out = TokenMask.maskHexRuns(s)
-        for t in irregular where out.contains(t) {
+        guard !byPrefix.isEmpty else { return out }
+        let bytes = Array(out.utf8)
+        guard bytes.count >= 4 else { return out }
+        var candidates: [String] = []
+        for i in 0...(bytes.count - 4) {
+            if let ts = byPrefix[TokenMask.prefix(bytes, i)] { candidates += ts }
+        }
+        for t in Set(candidates).sorted(by: { $0.utf8.count > $1.utf8.count }) where out.contains(t) {
             out = out.replacingOccurrences(of: t, with: TokenMask.mask(t))
         }
         return out
