@@ -14,6 +14,7 @@ extension EventBuilder {
             }
             if let problem { return problem }
         }
+        if e.time == nil { e.time = lineTime }
         // node-apn results name the token `device`.
         if eventName == nil && e.token == nil && e.device != nil && (e.status != nil || e.error != nil) {
             e.token = e.device

@@ -19,6 +19,9 @@ public final class EventBuilder {
     var customKeysStart = -1
     var eventName: ByteSlice?
     public let keys = FieldKeyTable()
+    /// The time of the line's prefix (syslog), for a record that has none. Set per line by the
+    /// parsing stage; `reset` keeps it, since formats reset the builder themselves.
+    public var lineTime: Int64?
 
     public init() { arena = .allocate(capacity: 3 << 20) }
     deinit { arena.deallocate() }

@@ -213,7 +213,11 @@ public enum Schema {
         if current > version {
             throw SQLiteError(code: 1, message: "database schema \(current) is newer than this pushlog (\(version)); upgrade pushlog")
         }
-        guard current < version else { return }
+        guard current < version else {
+            // Categories added since the database was created (transport); a no-op once present.
+            try seedNewCategories(db)
+            return
+        }
         try db.exec("BEGIN IMMEDIATE")
         do {
             if current == 0 {
@@ -234,6 +238,16 @@ public enum Schema {
         } catch {
             try? db.exec("ROLLBACK")
             throw error
+        }
+    }
+
+    static func seedNewCategories(_ db: Database) throws {
+        let known = try db.scalarInt("SELECT count(*) FROM categories") ?? 0
+        guard known < Int64(ReasonCategory.allCases.count) else { return }
+        let c = try db.prepare("INSERT OR IGNORE INTO categories(category, retryable, never_retry) VALUES (?, ?, ?)")
+        for cat in ReasonCategory.allCases {
+            c.bind(1, cat.rawValue); c.bind(2, Int64(cat.retryable ? 1 : 0)); c.bind(3, Int64(cat.neverRetry ? 1 : 0))
+            try c.run()
         }
     }
 
