@@ -74,6 +74,10 @@ enum IngestCommand: Command {
                 Console.err("pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")")
             }
             for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
+            // Refused while walking a folder: one line each (a named file is a problem, below).
+            if let why = f.refused, !f.unchanged, !(summary.problems.contains { $0.hasPrefix("\(f.path): ") }) {
+                Console.err("pushlog: skipped \(f.path): \(why)")
+            }
         }
         for p in summary.problems { Console.err("pushlog: \(p)") }
         if format == "json" {

@@ -181,6 +181,8 @@ public enum Schema {
         ("rejects_src", "CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line)"),
         ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410"),
         ("sends_errors", "CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200"),
+        // Transport failures (no status), for the errors report and the weekly incidents.
+        ("sends_transport", "CREATE INDEX IF NOT EXISTS sends_transport ON sends(t) WHERE category = 'transport'"),
         ("sends_unjoined", "CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL"),
         // Background pushes by the rule of SPEC §4 (Derived.refreshBackground reads them through it).
         ("sends_background", "CREATE INDEX IF NOT EXISTS sends_background ON sends(t) WHERE \(backgroundRule)"),
