@@ -13,7 +13,7 @@ final class InputRefusalTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixtures.path("canonical.ndjson"), toPath: dir + "/a.ndjson")
         _ = tmp.write("logs/x.png", bytes: Self.png)
-        _ = tmp.write("logs/core.bin", bytes: Array("{\"time\":1}\n".utf8) + [0, 0, 0, 7])
+        _ = tmp.write("logs/core.bin", bytes: Array("core".utf8) + [0, 0, 0, 7, 0x0A] + Array("{\"time\":1}\n".utf8))
         try FileManager.default.copyItem(atPath: Fixtures.path("not-a-log.md"), toPath: dir + "/README.md")
         // Outside the folder: a log that must not be read through the link.
         try FileManager.default.copyItem(atPath: Fixtures.path("same.ndjson"), toPath: tmp.file("outside.ndjson"))
@@ -30,7 +30,7 @@ final class InputRefusalTests: XCTestCase {
         let r = try Run.pushlog(["--db", tmp.file("p.db"), "ingest", "--format", "json", dir])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("skipped \(dir)/x.png: not a text log (PNG image)"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("skipped \(dir)/core.bin: not a text log (binary data: NUL bytes in the first 4 KiB)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("skipped \(dir)/core.bin: not a text log (binary data: NUL bytes at the start)"), r.stderr)
         XCTAssertTrue(r.stderr.contains("skipped \(dir)/README.md: no known format; first line: # Push logs"), r.stderr)
         XCTAssertTrue(r.stdout.contains("\"refused_files\":3"), r.stdout)
         XCTAssertTrue(r.stdout.contains("\"rejects\":0,"), r.stdout)
@@ -67,8 +67,10 @@ final class InputRefusalTests: XCTestCase {
         XCTAssertEqual(BinarySniffer.refusal(Array("SQLite format 3".utf8) + [0]), "not a text log (SQLite database)")
         XCTAssertNil(BinarySniffer.refusal(Array("BZ is a word\n".utf8)))
         XCTAssertNil(BinarySniffer.refusal(Array("{\"time\":1}\n".utf8)))
-        // NUL bytes after the first 4 KiB are rejected line by line, not refused.
+        // NUL bytes after the first 4 KiB, or one in a later line, are rejected line by line, not refused.
         XCTAssertNil(BinarySniffer.refusal([UInt8](repeating: 0x61, count: 4096) + [0]))
+        XCTAssertNil(BinarySniffer.refusal(Array("{}\n{\"a\":\"".utf8) + [0] + Array("\"}\n".utf8)))
+        XCTAssertEqual(BinarySniffer.refusal([0x41, 0, 0x42, 0x0A]), "not a text log (binary data: NUL bytes at the start)")
     }
 
     func testDetectionRefusesTextWithNoRecordAndReadsEveryFormat() {
@@ -77,7 +79,9 @@ final class InputRefusalTests: XCTestCase {
             XCTAssertEqual(why, "no known format; first line: # Title")
         } else { XCTFail("a README is not a log") }
         // A CSV header without a time column used to be "detected as CSV": now nothing reads it.
-        if case .refused = FormatDetector.detect(Array("name,size\nfoo,1\n".utf8), builder: b) {} else { XCTFail("csv without time") }
+        if case .refused(let why) = FormatDetector.detect(Array("name,size\nfoo,1\n".utf8), builder: b) {
+            XCTAssertEqual(why, "no known format; first line: name,size (read as csv: CSV header has no time column: name,size)")
+        } else { XCTFail("csv without time") }
         for (text, name) in [("{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n", "ndjson"),
                              ("time=2026-11-02T08:00:00Z event=send token=ab status=200\n", "logfmt"),
                              ("time,event,token,status\r\n2026-11-02T08:00:00Z,send,ab,200\r\n", "csv")] {

@@ -55,21 +55,26 @@ public enum FormatDetector {
             }
         }
         let scratch = EventBuilder()
-        for name in candidates(lines) {
+        var firstReason: (format: String, reason: String)?
+        let (order, suggested) = candidates(lines)
+        for (k, name) in order.enumerated() {
             guard let trial = make(name, builder: scratch) else { continue }
-            if readsARecord(trial, lines, lineTimes, scratch) {
-                return .format(make(name, builder: builder)!, prefix: prefix)
+            switch readsARecord(trial, lines, lineTimes, scratch) {
+            case .none: return .format(make(name, builder: builder)!, prefix: prefix)
+            case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
             }
         }
         // A head cut short after a few (long) lines proves nothing: read it as its shape suggests.
         guard complete || lines.count >= 50 else {
-            return .format(make(candidates(lines)[0], builder: builder)!, prefix: prefix)
+            return .format(make(order[0], builder: builder)!, prefix: prefix)
         }
-        return .refused("no known format; first line: \(String(first.prefix(100)))")
+        // What the likeliest format said about the first line it rejected, as a hint.
+        let hint = firstReason.map { " (read as \($0.format): \($0.reason))" } ?? ""
+        return .refused("no known format; first line: \(String(first.prefix(100)))\(hint)")
     }
 
-    /// Every format, the one the sample's shape suggests first.
-    static func candidates(_ lines: [String]) -> [String] {
+    /// Every format, those the sample's shape suggests first (how many: `suggested`).
+    static func candidates(_ lines: [String]) -> (order: [String], suggested: Int) {
         let head = lines.prefix(50)
         let first = head.first ?? ""
         let sample = head.joined(separator: "\n")
@@ -88,29 +93,34 @@ public enum FormatDetector {
         if first.contains("{") { order.append("ndjson") }
         if first.contains(",") && !first.contains("=") { order.append("csv") }
         if first.contains("=") { order.append("logfmt") }
+        let suggested = order.count
         for n in ["ndjson", "gorush", "sns", "json-document", "logfmt", "csv", "apple-metrics"] where !order.contains(n) {
             order.append(n)
         }
-        return order
+        return (order, suggested)
     }
 
-    /// True when `format` reads at least one record (or another platform's record) from the lines.
-    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> Bool {
+    /// nil when `format` reads at least one record (or another platform's record) from the lines;
+    /// otherwise the reason of its first reject, if it rejected any.
+    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> String?? {
+        var firstReject: String?
         for (i, line) in lines.enumerated() {
             builder.lineTime = times[i]
             var s = line
             let outcome = s.withUTF8 { format.parse($0, number: i + 1) }
             switch outcome {
-            case .event, .skip, .metric: return true
+            case .event, .skip, .metric: return .none
             case .many:
                 while let o = format.nextEntry() {
-                    if case .event = o { return true }
-                    if case .skip = o { return true }
+                    if case .event = o { return .none }
+                    if case .skip = o { return .none }
+                    if case .reject(let r) = o, firstReject == nil { firstReject = r }
                 }
-            case .reject, .ignore, .pending: continue
+            case .reject(let r): if firstReject == nil { firstReject = r }
+            case .ignore, .pending: continue
             }
         }
-        return false
+        return .some(firstReject)
     }
 
     /// True when braces outside strings balance on the line.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Tells a file that is not a text log from its first bytes (after decompression): known binary
-/// magic numbers, or NUL bytes in the first 4 KiB. Such a file is refused whole (SPEC §2), not
+/// magic numbers, or NUL bytes at the start (in the first line, within the first 4 KiB). Such a file is refused whole (SPEC §2), not
 /// stored line by line as thousands of rejects.
 public enum BinarySniffer {
     static let magics: [(bytes: [UInt8], what: String)] = [
@@ -27,8 +27,12 @@ public enum BinarySniffer {
             return "not a text log (\(what))"
         }
         if magicOnly { return nil }
-        let n = min(head.count, 4096)
-        let hasNUL = head.withUnsafeBufferPointer { n > 0 && memchr($0.baseAddress!, 0, n) != nil }
-        return hasNUL ? "not a text log (binary data: NUL bytes in the first 4 KiB)" : nil
+        // NUL bytes at the start: before the first line break in the first 4 KiB. NUL bytes in a
+        // later line (a damaged line, the hole a crash leaves in a log) are rejected line by line,
+        // so the good lines around them are kept.
+        let start = head.prefix(4096)
+        guard let firstNUL = start.firstIndex(of: 0) else { return nil }
+        let firstNewline = start.firstIndex(of: 0x0A) ?? start.endIndex
+        return firstNUL < firstNewline ? "not a text log (binary data: NUL bytes at the start)" : nil
     }
 }
