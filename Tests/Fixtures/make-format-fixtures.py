@@ -74,3 +74,54 @@ sysgorush = [
 open("syslog-gorush.log", "w").write("\n".join(sysgorush) + "\n")
 
 open("not-a-log.md", "w").write("# Push logs\n\nThis folder holds the pusher's logs, one file a day.\nRotate with logrotate, keep 30 days.\n")
+
+# node-apn's whole result object (JSON.stringify(result)), one line after a CloudWatch time, and
+# pretty-printed with a "time" key the app added; one without any time.
+nodeapn = [
+  '2026-11-02T09:00:00.000Z {"sent":[{"device":"%s"}],"failed":[{"device":"%s","status":"410","response":{"reason":"Unregistered","timestamp":1793610000000}},{"device":"%s","error":{}}]}' % (T(50), T(51), T(52)),
+  '{"sent":[{"device":"%s"}],"failed":[]}' % T(53),
+]
+open("node-apn-results.log", "w").write("\n".join(nodeapn) + "\n")
+open("node-apn-result.json", "w").write("""{
+  "time": "2026-11-02T09:05:00Z",
+  "sent": [
+    { "device": "%s" }
+  ],
+  "failed": [
+    {
+      "device": "%s",
+      "status": "400",
+      "response": { "reason": "BadDeviceToken" }
+    }
+  ]
+}
+""" % (T(54), T(55)))
+
+# Expo tickets and receipts (HTTP response bodies), each after a docker-style time prefix.
+expo = [
+  '2026-11-02T10:00:00Z {"data":[{"status":"ok","id":"aaaa-0001"},{"status":"error","message":"\\"ExponentPushToken[xxxxxxxxxxxxxxxxxxxx01]\\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered"}}]}',
+  '2026-11-02T10:00:01Z {"to":"ExponentPushToken[xxxxxxxxxxxxxxxxxxxx02]","data":[{"status":"ok","id":"aaaa-0002"}]}',
+  '2026-11-02T10:30:00Z {"data":{"aaaa-0001":{"status":"ok"},"aaaa-0002":{"status":"error","message":"The device cannot receive push notifications anymore","details":{"error":"DeviceNotRegistered"}},"aaaa-0003":{"status":"error","message":"Rate exceeded","details":{"error":"MessageRateExceeded"}}}}',
+]
+open("expo.log", "w").write("\n".join(expo) + "\n")
+
+# Braze Currents push events: flat storage records with Avro-wrapped values, and an HTTP-style
+# batch with user/properties objects.
+braze = [
+  '{"event_type":"users.behaviors.pushnotification.TokenStateChange","id":"e1","user_id":"b-1","external_user_id":{"string":"user-7"},"time":1793613600,"app_id":"app-1","device_id":{"string":"dev-7"},"platform":{"string":"ios"},"push_token":{"string":"%s"},"push_token_state_change_type":{"string":"add"}}' % T(60),
+  '{"event_type":"users.messages.pushnotification.Send","id":"e2","user_id":"b-1","external_user_id":"user-7","time":1793613700,"app_id":"app-1","device_id":"dev-7","platform":"ios","dispatch_id":"d-1","push_token":"%s"}' % T(60),
+  '{"event_type":"users.messages.pushnotification.Bounce","id":"e3","user_id":"b-1","external_user_id":"user-7","time":1793613800,"app_id":"app-1","device_id":"dev-7","platform":"ios","push_token":"%s"}' % T(60),
+  '{"event_type":"users.behaviors.pushnotification.TokenStateChange","id":"e4","user_id":"b-1","external_user_id":"user-7","time":1793613900,"device_id":"dev-7","platform":"ios","push_token":"%s","push_token_state_change_type":"remove"}' % T(60),
+  '{"events":[{"event_type":"users.messages.pushnotification.Bounce","id":"e5","time":1793614000,"user":{"user_id":"b-2","external_user_id":"user-8","device_id":"dev-8"},"properties":{"app_id":"app-1","platform":"android","push_token":"fcm-8"}},{"event_type":"users.messages.pushnotification.Send","id":"e6","time":1793614100,"user":{"user_id":"b-3","device_id":"dev-9"},"properties":{"platform":"ios"}}]}',
+]
+open("braze-currents.ndjson", "w").write("\n".join(braze) + "\n")
+
+# Pinpoint / End User Messaging push results.
+pinpoint = [
+  '{"event_type":"_push.send","event_timestamp":1793617200000,"attributes":{"channelType":"APNS","address":"%s","deliveryStatus":"SUCCESSFUL","messageId":"m-1"}}' % T(70),
+  '{"event_type":"_push.send","event_timestamp":1793617260000,"attributes":{"channelType":"APNS_SANDBOX","address":"%s","deliveryStatus":"PERMANENT_FAILURE","statusCode":"400","pushProviderResponse":"{\\"reason\\":\\"BadDeviceToken\\"}","messageId":"m-2"}}' % T(71),
+  '{"event_type":"_push.send","event_timestamp":1793617320000,"attributes":{"channelType":"APNS","address":"%s","deliveryStatus":"PERMANENT_FAILURE","pushProviderResponse":"Unregistered","messageId":"m-3"}}' % T(72),
+  '{"event_type":"_push.send","event_timestamp":1793617380000,"attributes":{"channelType":"GCM","address":"fcm-70","deliveryStatus":"SUCCESSFUL"}}',
+  '{"event_type":"_push.send","event_timestamp":1793617440000,"attributes":{"channelType":"APNS","address":"%s","deliveryStatus":"TEMPORARY_FAILURE"}}' % T(73),
+]
+open("pinpoint.ndjson", "w").write("\n".join(pinpoint) + "\n")

@@ -3,6 +3,7 @@ extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
     public func finish() -> String? {
         if let problem { return problem }
+        if foreignShape { return "a record of another tool that pushlog does not read" }
         var e = event
         // A top-level `timestamp` is the record time, unless the record is a 410 body (then it is APNs' timestamp).
         if let ts = topTimestamp {
@@ -98,6 +99,14 @@ extension EventBuilder {
         return nil
     }
 
+    /// Expo's push tokens (`ExponentPushToken[…]`, `ExpoPushToken[…]`) are tokens of their own
+    /// form, not malformed APNs tokens.
+    static func isExpoToken(_ t: ByteSlice) -> Bool {
+        guard t.count > 15, t[t.count - 1] == 0x5D else { return false }
+        let s = String(decoding: t, as: UTF8.self)
+        return s.hasPrefix("ExponentPushToken[") || s.hasPrefix("ExpoPushToken[")
+    }
+
     /// Hex tokens are folded to lower case; anything else is kept as given and flagged.
     func normalizeToken(_ t: ByteSlice, into e: inout Event) {
         var hex = true, upper = false, masked = false
@@ -109,7 +118,7 @@ extension EventBuilder {
             default: hex = false
             }
         }
-        e.tokenMalformed = !hex
+        e.tokenMalformed = !hex && !EventBuilder.isExpoToken(t)
         e.tokenMasked = masked
         if hex && upper, let dst = allocate(t.count) {
             for i in 0..<t.count { dst[i] = t[i] >= 0x41 && t[i] <= 0x46 ? t[i] | 0x20 : t[i] }
