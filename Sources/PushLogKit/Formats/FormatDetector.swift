@@ -14,7 +14,8 @@ public enum FormatDetector {
     /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
     public static let sampleLines = 1000
 
-    public static func make(_ name: String, builder: EventBuilder) -> LineFormat? {
+    public static func make(_ name: String, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+        if let d = library.definition(name) { return DefinedFormat(d, builder: builder) }
         switch name {
         case "ndjson", "json", "node-apn": return NDJSONFormat(builder: builder)
         case "json-document": return JSONDocumentFormat(inner: NDJSONFormat(builder: builder))
@@ -31,7 +32,8 @@ public enum FormatDetector {
     /// Looks at the first lines of `head` (the start of the file after decompression): the format
     /// its shape suggests is tried first, then every other; the first that reads a record (or a
     /// record of another platform) in the first 1,000 lines is the file's format.
-    public static func detect(_ head: [UInt8], builder: EventBuilder, mtimeMs: Int64 = 0, complete: Bool = true) -> Detection {
+    public static func detect(_ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
+                              mtimeMs: Int64 = 0, complete: Bool = true) -> Detection {
         // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
         var raw = head.split(separator: 0x0A, omittingEmptySubsequences: false)
         if !complete && raw.count > 1 { raw.removeLast() }  // cut by the head's limit
@@ -56,11 +58,12 @@ public enum FormatDetector {
         }
         let scratch = EventBuilder()
         var firstReason: (format: String, reason: String)?
-        let (order, suggested) = candidates(lines)
+        var (order, suggested) = candidates(lines)
+        order += library.names  // user-defined formats after the built-in ones
         for (k, name) in order.enumerated() {
-            guard let trial = make(name, builder: scratch) else { continue }
+            guard let trial = make(name, builder: scratch, library: library) else { continue }
             switch readsARecord(trial, lines, lineTimes, scratch) {
-            case .none: return .format(make(name, builder: builder)!, prefix: prefix)
+            case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
             case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
             }
         }

@@ -74,12 +74,12 @@ extension Ingester {
         }
         let format: LineFormat
         var prefix: SyslogPrefix?
-        let detect = { FormatDetector.detect(peek.head, builder: self.builder, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
+        let detect = { FormatDetector.detect(peek.head, builder: self.builder, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
                                              complete: peek.head.count < Ingester.headBytes) }
         if let forced = options.inputFormat {
-            guard let fmt = FormatDetector.make(forced, builder: builder) else { throw InputError.unreadable(f.path, "unknown input format \(forced)") }
+            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else { throw InputError.unreadable(f.path, "unknown input format \(forced)") }
             format = fmt
-        } else if plainSkip, let known = FormatDetector.make(fs.format, builder: builder) {
+        } else if plainSkip, let known = FormatDetector.make(fs.format, builder: builder, library: options.formats) {
             format = known
             if case .format(_, let p) = detect() { prefix = p }
         } else {

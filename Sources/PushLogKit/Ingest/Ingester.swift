@@ -8,6 +8,8 @@ public struct IngestOptions {
     public var batchLines = 200_000
     /// Rebuild every derived fact instead of only those the new records touch.
     public var fullRefresh = false
+    /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
+    public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?
     public init() {}
