@@ -125,3 +125,26 @@ pinpoint = [
   '{"event_type":"_push.send","event_timestamp":1793617440000,"attributes":{"channelType":"APNS","address":"%s","deliveryStatus":"TEMPORARY_FAILURE"}}' % T(73),
 ]
 open("pinpoint.ndjson", "w").write("\n".join(pinpoint) + "\n")
+
+# Lines of the built-in line-format definitions, among other lines of the same application logs.
+open("pushy.log", "w").write("\n".join([
+  "2026-11-02 08:00:00.001 [main] INFO  c.e.push.Sender - starting the APNs client",
+  "2026-11-02 08:00:00.123 [nioEventLoopGroup-2-1] INFO  c.e.push.Sender - Push notification accepted by APNs gateway for token %s" % T(80),
+  "2026-11-02 08:00:01.456 [nioEventLoopGroup-2-1] ERROR c.e.push.Sender - Notification for token %s rejected by the APNs gateway: BadDeviceToken" % T(81),
+  "2026-11-02 08:00:02.789 [nioEventLoopGroup-2-1] ERROR c.e.push.Sender - Notification rejected by the APNs gateway: TooManyProviderTokenUpdates",
+]) + "\n")
+open("parse-server.log", "w").write("\n".join([
+  "2026-11-02T08:10:00.000Z - info: sending push to 2 installations",
+  "2026-11-02T08:10:00.100Z - verbose: APNS transmitted to %s" % T(82),
+  "2026-11-02T08:10:00.200Z - error: APNS error transmitting to device %s with status 410 and reason Unregistered" % T(83),
+]) + "\n")
+open("aioapns.log", "w").write("\n".join([
+  "2026-11-02 08:20:00,000 INFO sygnal Starting sygnal",
+  "2026-11-02 08:20:00,250 WARNING aioapns.client Status of notification 1b6f5d2e-0c1f-5e2b-9e7a-1e2f3a4b5c6d is 400 (DeviceTokenNotForTopic)",
+  "2026-11-02 08:20:01,000 INFO aioapns.client Status of notification 2b6f5d2e-0c1f-5e2b-9e7a-1e2f3a4b5c6d is 200",
+]) + "\n")
+open("rpush.log", "w").write("\n".join([
+  "[2026-11-02 08:30:00] [myapp] Connecting to api.push.apple.com",
+  "[2026-11-02 08:30:01] [myapp] 1042 sent to %s" % T(84),
+  "[2026-11-02 08:30:05] [ERROR] [myapp] 1043 failed: 410, Unregistered",
+]) + "\n")

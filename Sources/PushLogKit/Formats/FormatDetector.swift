@@ -43,33 +43,40 @@ public enum FormatDetector {
             if !s.isEmpty { lines.append(s) }
         }
         guard let first = lines.first else { return .format(NDJSONFormat(builder: builder), prefix: nil) }
-        var prefix: SyslogPrefix?
-        var lineTimes = [Int64?](repeating: nil, count: lines.count)
+        // With a syslog prefix the lines are tried without it first, then as they are (an
+        // application's own "TIME - level:" prefix can look like one).
+        var attempts: [(SyslogPrefix?, [String], [Int64?])] = []
         if SyslogPrefix.starts(first) {
             let p = SyslogPrefix(mtimeMs: mtimeMs)
-            prefix = p
+            var stripped = lines
+            var times = [Int64?](repeating: nil, count: lines.count)
             for i in lines.indices {
                 var s = lines[i]
                 if let (t, rest) = s.withUTF8({ b in p.split(b).map { ($0.0, String(decoding: $0.1, as: UTF8.self)) } }) {
-                    lines[i] = rest
-                    lineTimes[i] = t
+                    stripped[i] = rest
+                    times[i] = t
+                }
+            }
+            attempts.append((p, stripped, times))
+        }
+        attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
+        let scratch = EventBuilder()
+        var firstReason: (format: String, reason: String)?
+        var (order, suggested) = candidates(attempts[0].1)
+        order += library.names  // user-defined formats after the built-in ones
+        for (prefix, sample, times) in attempts {
+            for (k, name) in order.enumerated() {
+                guard let trial = make(name, builder: scratch, library: library) else { continue }
+                switch readsARecord(trial, sample, times, scratch) {
+                case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
+                case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
                 }
             }
         }
-        let scratch = EventBuilder()
-        var firstReason: (format: String, reason: String)?
-        var (order, suggested) = candidates(lines)
-        order += library.names  // user-defined formats after the built-in ones
-        for (k, name) in order.enumerated() {
-            guard let trial = make(name, builder: scratch, library: library) else { continue }
-            switch readsARecord(trial, lines, lineTimes, scratch) {
-            case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
-            case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
-            }
-        }
+        scratch.lineTime = nil
         // A head cut short after a few (long) lines proves nothing: read it as its shape suggests.
         guard complete || lines.count >= 50 else {
-            return .format(make(order[0], builder: builder)!, prefix: prefix)
+            return .format(make(order[0], builder: builder, library: library)!, prefix: attempts[0].0)
         }
         // What the likeliest format said about the first line it rejected, as a hint.
         let hint = firstReason.map { " (read as \($0.format): \($0.reason))" } ?? ""

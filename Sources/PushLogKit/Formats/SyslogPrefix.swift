@@ -44,6 +44,7 @@ public struct SyslogPrefix {
         let hostStart = i
         while i < n && b[i] != 0x20 { i += 1 }
         guard i > hostStart, i < n, b[hostStart] != 0x7B, b[hostStart] != 0x5B, b[hostStart] != 0x22 else { return nil }
+        if i - hostStart == 1 && b[hostStart] == 0x2D { return nil }  // "- level:" is an application's own prefix
         i += 1
         let tagStart = i
         while i < n && b[i] != 0x20 {

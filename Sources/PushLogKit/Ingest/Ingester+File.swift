@@ -24,6 +24,7 @@ extension Ingester {
         findSource.bind(1, f.path)
         var srcID: Int64 = 0
         var resumeOffset: Int64 = 0, resumeLines = 0
+        var refusedBefore: String?
         if try findSource.step() {
             srcID = findSource.int(0)
             let oldSize = findSource.int(1), oldMtime = findSource.int(2), oldHeadLen = Int(findSource.int(3))
@@ -32,10 +33,12 @@ extension Ingester {
             fs.format = findSource.string(8) ?? fs.format
             let oldError = findSource.string(9)
             findSource.reset()
-            if let st, complete, st.size == oldSize, st.mtime == oldMtime, head == oldHead {
+            let same = st != nil && complete && st!.size == oldSize && st!.mtime == oldMtime && head == oldHead
+            // A refused file is looked at again (its head only): a format forced or defined since may read it.
+            if same && fs.format == Ingester.refusedFormat { refusedBefore = oldError }
+            if same && fs.format != Ingester.refusedFormat {
                 try db.exec("COMMIT")
                 fs.unchanged = true
-                if fs.format == Ingester.refusedFormat { fs.refused = oldError ?? "refused" }
                 return
             }
             // Same beginning as before (compared over the old head length) and not shorter: read on from where we stopped.
@@ -70,6 +73,7 @@ extension Ingester {
         // whole with one line saying why, not stored line by line as rejects.
         if let why = BinarySniffer.refusal(peek.head, magicOnly: options.inputFormat != nil) {
             try refuse(srcID, why, st, headLen, head, &fs)
+            fs.unchanged = why == refusedBefore
             return
         }
         let format: LineFormat
@@ -89,6 +93,7 @@ extension Ingester {
                 prefix = p
             case .refused(let why):
                 try refuse(srcID, why, st, headLen, head, &fs)
+                fs.unchanged = why == refusedBefore  // refused as before: nothing to say again
                 return
             }
         }
