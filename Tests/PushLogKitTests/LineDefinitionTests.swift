@@ -138,3 +138,15 @@ final class LineDefinitionTests: XCTestCase {
         XCTAssertEqual(LineDefinition.captureNames(#"(?<time>\S+) (?<=x)(?<!y) \(?<no>x) (?<status>\d+)"#), ["time", "status"])
     }
 }
+
+extension LineDefinitionTests {
+    func testRequiredLiteralIsOnlyWhatEveryMatchContains() {
+        func lit(_ p: String) -> String? { LineDefinition.requiredLiteral(p).map { String(decoding: $0, as: UTF8.self) } }
+        XCTAssertEqual(lit(#"^(?<time>\S+)\s.*APNS transmitted to (?<token>[0-9A-Fa-f]+)"#), "APNS transmitted to ")
+        XCTAssertEqual(lit(#"^\[(?<time>[^\]]+)\] apns (?<token>[0-9a-f]{64}) -> (?<status>\d{3})"#), "] apns ")
+        XCTAssertEqual(lit(#"Status of notifications? is"#), "Status of notification")   // the quantified s is not required
+        XCTAssertNil(lit(#"sent|failed"#))              // a top-level alternation: no single literal
+        XCTAssertNil(lit(#"(?i)status of"#))            // flags: case-insensitive text
+        XCTAssertNil(lit(#"(?:optional text)?\d+"#))    // inside a group: maybe absent
+    }
+}

@@ -3,7 +3,8 @@ extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
     public func finish() -> String? {
         if let problem { return problem }
-        if foreignShape { return "a record of another tool that pushlog does not read" }
+        // Another tool's record (Braze, Pinpoint) unless the line names a canonical `event`.
+        if foreignShape && eventName == nil { return "a record of another tool that pushlog does not read" }
         var e = event
         // A top-level `timestamp` is the record time, unless the record is a 410 body (then it is APNs' timestamp).
         if let ts = topTimestamp {

@@ -30,6 +30,9 @@ public final class LineDefinition: @unchecked Sendable {
     struct Pattern {
         let regex: NSRegularExpression
         let source: String
+        /// Text every match contains, looked for before the regex runs (most lines of an
+        /// application's log match no pattern, and a byte search is far cheaper than ICU).
+        let literal: [UInt8]?
         let captures: [(name: String, field: Field)]
         var constants: [(Field, String)]
     }
@@ -124,7 +127,7 @@ public final class LineDefinition: @unchecked Sendable {
                     }
                     captures.append((c, f))
                 }
-                patterns.append(Pattern(regex: regex, source: value, captures: captures, constants: []))
+                patterns.append(Pattern(regex: regex, source: value, literal: requiredLiteral(value), captures: captures, constants: []))
             case "sample":
                 samples.append((n, value))
             case "expect":
@@ -182,6 +185,51 @@ public final class LineDefinition: @unchecked Sendable {
         }
     }
 
+    /// The longest run of plain characters that every match of `pattern` contains (outside groups,
+    /// classes and quantified characters), or nil when there is none of 3 bytes or more or the
+    /// pattern has a top-level alternation or flags.
+    static func requiredLiteral(_ pattern: String) -> [UInt8]? {
+        let b = Array(pattern.utf8)
+        var best: [UInt8] = [], run: [UInt8] = []
+        var depth = 0, i = 0
+        func close() { if run.count > best.count { best = run }; run = [] }
+        while i < b.count {
+            let c = b[i]
+            if c == 0x5C, i + 1 < b.count {  // an escape: punctuation is literal, \d \s \w \b are not
+                let e = b[i + 1]
+                let isWordClass = (e >= 0x41 && e <= 0x5A) || (e >= 0x61 && e <= 0x7A) || (e >= 0x30 && e <= 0x39)
+                if depth == 0 && !isWordClass { run.append(e) } else { close() }
+                i += 2
+            } else if c == 0x5B {  // a class: skip to its end
+                close()
+                i += 1
+                if i < b.count && b[i] == 0x5D { i += 1 }
+                while i < b.count && b[i] != 0x5D { i += b[i] == 0x5C ? 2 : 1 }
+                i += 1
+            } else if c == 0x28 {
+                if i + 2 < b.count && b[i + 1] == 0x3F && b[i + 2] != 0x3A && b[i + 2] != 0x3C && b[i + 2] != 0x3D && b[i + 2] != 0x21 { return nil }  // (?i) flags
+                close(); depth += 1; i += 1
+            } else if c == 0x29 {
+                close(); depth -= 1; i += 1
+            } else if c == 0x7C {
+                if depth == 0 { return nil }
+                close(); i += 1
+            } else if c == 0x2A || c == 0x2B || c == 0x3F || c == 0x7B {  // a quantifier takes back the character before it
+                if !run.isEmpty { run.removeLast() }
+                close()
+                if c == 0x7B { while i < b.count && b[i] != 0x7D { i += 1 } }
+                i += 1
+            } else if c == 0x2E || c == 0x5E || c == 0x24 {
+                close(); i += 1
+            } else {
+                if depth == 0 { run.append(c) } else { close() }
+                i += 1
+            }
+        }
+        close()
+        return best.count >= 3 ? best : nil
+    }
+
     /// Names of the named groups `(?<name>…)` in a pattern (not lookbehinds `(?<=`, `(?<!`).
     static func captureNames(_ pattern: String) -> [String] {
         var out: [String] = []
@@ -203,6 +251,22 @@ public final class LineDefinition: @unchecked Sendable {
 
 /// Reads lines with a `LineDefinition`: the first pattern that matches gives the record.
 public final class DefinedFormat: LineFormat {
+    /// True when `needle` occurs in the `n` bytes at `p` (memchr for its first byte, then memcmp).
+    static func contains(_ p: UnsafePointer<UInt8>, _ n: Int, _ needle: [UInt8]) -> Bool {
+        let m = needle.count
+        guard m > 0, n >= m else { return m == 0 }
+        return needle.withUnsafeBufferPointer { nd in
+            var i = 0
+            while i <= n - m {
+                guard let hit = memchr(p + i, Int32(nd[0]), n - m - i + 1) else { return false }
+                let j = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - p
+                if memcmp(p + j, nd.baseAddress!, m) == 0 { return true }
+                i = j + 1
+            }
+            return false
+        }
+    }
+
     public var name: String { definition.name }
     let definition: LineDefinition
     let builder: EventBuilder
@@ -213,9 +277,16 @@ public final class DefinedFormat: LineFormat {
     }
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        let s = String(decoding: line, as: UTF8.self)
-        let whole = NSRange(location: 0, length: s.utf16.count)
+        var text: (String, NSRange)?
         for p in definition.patterns {
+            if let lit = p.literal, let base = line.baseAddress {
+                if !DefinedFormat.contains(base, line.count, lit) { continue }
+            }
+            if text == nil {
+                let s = String(decoding: line, as: UTF8.self)
+                text = (s, NSRange(location: 0, length: s.utf16.count))
+            }
+            let (s, whole) = text!
             guard let m = p.regex.firstMatch(in: s, range: whole) else { continue }
             builder.reset()
             for (f, v) in p.constants { builder.assign(f, string: v) }

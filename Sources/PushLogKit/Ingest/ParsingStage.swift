@@ -94,7 +94,9 @@ struct ParsingStage {
                     e.hash = (whole.0, whole.1 ^ Int64(k) &* 0x5851_F42D_4C95_7F2D)
                     switch outcome {
                     case .event: e.kind = .event; e.event = builder.event
-                    case .reject(let reason): e = rejectItem(item, record, recordLine, reason, entry: k)
+                    case .reject(let reason):
+                        e = rejectItem(item, record, recordLine, reason, entry: k)
+                        e.lineNumber = 0
                     case .skip: e.kind = .skip
                     default: e.kind = .ignore
                     }
