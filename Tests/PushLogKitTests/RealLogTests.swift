@@ -190,3 +190,55 @@ final class RealLogTests: XCTestCase {
         XCTAssertFalse(ReasonTaxonomy.isAPNsReason("context deadline exceeded"))
     }
 }
+
+extension RealLogTests {
+    func testAGzippedCopyAddsNoRejects() throws {
+        let tmp = TempDir(), db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("rejects-per-occurrence.ndjson")], db: db)
+        let gz = tmp.file("copy.ndjson.gz")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -c '\(Fixtures.path("rejects-per-occurrence.ndjson"))' > '\(gz)'"]
+        try p.run()
+        p.waitUntilExit()
+        let again = try ingest([gz], db: db)
+        XCTAssertEqual(again.rejects, 0)
+        XCTAssertEqual(again.duplicates, 5)   // two records and three rejected lines, all seen before
+        XCTAssertEqual(try count("SELECT count(*) FROM rejects", db: db), 3)
+    }
+
+    func testAGrownFileOfPackedLinesResumesAfterTheLastWholeLine() throws {
+        let tmp = TempDir(), db = tmp.file("p.db")
+        let a = "2026-11-02T09:00:00Z {\"sent\":[{\"device\":\"\(Self.token(60))\"},{\"device\":\"\(Self.token(61))\"}],\"failed\":[]}\n"
+        let b = "2026-11-02T09:01:00Z {\"sent\":[{\"device\":\"\(Self.token(62))\"}],\"failed\":[{\"device\":\"\(Self.token(63))\",\"status\":\"410\",\"response\":{\"reason\":\"Unregistered\"}}]}\n"
+        let p = tmp.write("results.log", a)
+        let db1 = try Store.openForWriting(path: db)
+        var o = IngestOptions()
+        o.batchLines = 1   // a commit after every item: the resume position must stay on whole lines
+        XCTAssertEqual(try Ingester(db: db1, options: o).run(paths: [p]).totalRecords, 2)
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: p))
+        h.seekToEndOfFile()
+        h.write(b.data(using: .utf8)!)
+        try h.close()
+        let s = try Ingester(db: db1, options: o).run(paths: [p])
+        XCTAssertEqual(s.files[0].resumedAfterLine, 1)
+        XCTAssertEqual(s.totalRecords, 2)
+        XCTAssertEqual(s.duplicates, 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 4)
+    }
+
+    func testGorushJSONEntryOfAnUnknownPlatformIsRejectedNotSkipped() throws {
+        let tmp = TempDir(), db = tmp.file("p.db")
+        let p = tmp.write("g.log", """
+            {"level":"error","msg":"{\\"type\\":\\"failed-push\\",\\"platform\\":\\"ios\\",\\"token\\":\\"\(Self.token(64))\\",\\"error\\":\\"Unregistered\\"}","time":"2026-11-02T08:00:00Z"}
+            {"level":"error","msg":"{\\"type\\":\\"failed-push\\",\\"platform\\":\\"\\",\\"token\\":\\"\(Self.token(65))\\",\\"error\\":\\"Unregistered\\"}","time":"2026-11-02T08:00:01Z"}
+            {"level":"error","msg":"{\\"type\\":\\"failed-push\\",\\"platform\\":\\"huawei\\",\\"token\\":\\"hms-1\\",\\"error\\":\\"x\\"}","time":"2026-11-02T08:00:02Z"}
+
+            """)
+        let s = try ingest([p], db: db)
+        XCTAssertEqual(s.files[0].format, "gorush")
+        XCTAssertEqual(s.totalRecords, 1)
+        XCTAssertEqual(s.skipped, 1)
+        XCTAssertEqual(try rows("SELECT line, reason FROM rejects", db), [[.int(2), .text("gorush entry without a platform")]])
+    }
+}
