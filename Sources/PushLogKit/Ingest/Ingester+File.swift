@@ -36,7 +36,10 @@ extension Ingester {
             let same = st != nil && complete && st!.size == oldSize && st!.mtime == oldMtime && head == oldHead
             // A refused file is looked at again (its head only): a format forced or defined since may read it.
             if same && fs.format == Ingester.refusedFormat { refusedBefore = oldError }
-            if same && fs.format != Ingester.refusedFormat {
+            // A binary file stays refused whatever formats are known (unless one is forced).
+            let binary = fs.format == Ingester.refusedFormat && (oldError ?? "").hasPrefix("not a text log") && options.inputFormat == nil
+            if same && (fs.format != Ingester.refusedFormat || binary) {
+                if binary { fs.refused = oldError }
                 try db.exec("COMMIT")
                 fs.unchanged = true
                 return

@@ -74,10 +74,17 @@ public final class Ingester {
 
     /// Ingests every path; per-file failures are recorded in the summary, never thrown.
     public func run(paths: [String]) throws -> IngestSummary {
+        var problems: [String] = []
+        let files = FileWalker.expand(paths, problems: &problems)
+        return try run(files: files, problems: problems)
+    }
+
+    /// Ingests files already expanded (whether each was named on the command line is kept:
+    /// a named file that is not a log is an error, one found in a folder is skipped).
+    public func run(files expanded: [InputFile], problems: [String] = []) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
-        var problems: [String] = []
-        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
+        let files = SourcePaths.unique(expanded)
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
