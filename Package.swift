@@ -14,6 +14,8 @@ let package = Package(
             name: "PushLogKit",
             dependencies: ["CSQLite", "CZlib"],
             path: "Sources/PushLogKit",
+            // Built-in line-format definitions, data files loaded like a user's (FormatLibrary).
+            resources: [.copy("Formats/Definitions")],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(name: "pushlog", dependencies: ["PushLogKit"], path: "Sources/pushlog"),

@@ -1,6 +1,7 @@
 // libFuzzer harnesses for the parsers, compiled with PushLogKit's sources by scripts/fuzz.sh
 // (not part of the Swift package). $PUSHLOG_FUZZ_TARGET picks one: json, logfmt, csv, document,
-// sns, gorush, time, stream.
+// sns, gorush, time, stream, detect (format detection, escape sequences, syslog prefixes, and the
+// detected format on every line).
 import Foundation
 
 /// Feeds bytes from memory to the stream readers.
@@ -33,17 +34,32 @@ enum Fuzz {
 
     /// Every line of the input through the same steps as the ingester: UTF-8 check, then the format.
     static func lines(_ data: UnsafeBufferPointer<UInt8>) {
-        let format = make()
+        var format = make()
+        var prefix: SyslogPrefix?
+        let cleaned = RecordBuffer()
+        if target == "detect" {
+            switch FormatDetector.detect(Array(data), builder: builder, mtimeMs: 1_793_836_800_000) {
+            case .refused: return
+            case .format(let f, let p): format = f; prefix = p
+            }
+        }
         var start = 0
         for i in 0...data.count where i == data.count || data[i] == 0x0A {
             let line = UnsafeBufferPointer(rebasing: data[start..<i])
             start = i + 1
             if line.isEmpty || !UTF8Check.isValid(line) { continue }
-            switch format.parse(line, number: 1) {
+            var text = ANSIEscapes.present(line) ? ANSIEscapes.strip(line, into: cleaned) : line
+            builder.lineTime = nil
+            if let prefix, let (t, rest) = prefix.split(text) { builder.lineTime = t; text = rest }
+            switch format.parse(text, number: 1) {
             case .event:
                 let e = builder.event
                 precondition(e.time != nil && e.kind != nil, "an event without time or kind")
                 _ = LineHash.hash(format.spanned?.bytes ?? line)
+            case .many:
+                while let o = format.nextEntry() {
+                    if case .event = o { precondition(builder.event.time != nil && builder.event.kind != nil, "an entry without time or kind") }
+                }
             default: break
             }
         }

@@ -16,10 +16,17 @@
 -- that follows several such errors counts once, on the row of the latest of them; a retry that
 -- is itself such an error is a row of its own too. The hygiene report's non_retryable_retried
 -- is the sum of this column.
+-- Transport failures (category transport: no APNs response at all, e.g. TLS, DNS, timeouts) are
+-- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 WITH e AS (
   SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.reason, s.category
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  UNION ALL
+  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.error, s.category
+  FROM sends s
+  WHERE s.category = 'transport' AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), nr AS (
   SELECT e.* FROM e JOIN categories c ON c.category = e.category AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
@@ -57,13 +64,15 @@ ORDER BY responses DESC;
 -- the token's latest registration), with the same sums.
 SELECT by_label(b, :by) AS bucket, status, reason, category, responses
 FROM (
-  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, coalesce(s.reason, s.error),
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
-         s.status, coalesce(s.reason, '') AS reason,
+         s.status, coalesce(s.reason, s.error, '') AS reason,
          coalesce(s.category, 'unknown') AS category, count(*) AS responses
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY b, s.status, s.reason, s.category
+  -- Failures and transport failures, two scans so each uses its partial index.
+  FROM (SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND status <> 200 AND t >= :since AND t < :until
+        UNION ALL
+        SELECT * FROM sends WHERE category = 'transport' AND t >= :since AND t < :until) s
+  WHERE (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  GROUP BY b, s.status, coalesce(s.reason, s.error), s.category
 )
 ORDER BY b, responses DESC;

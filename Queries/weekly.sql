@@ -30,11 +30,12 @@ WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :
 GROUP BY s.reason, s.status, s.category ORDER BY responses DESC LIMIT 10;
 
 -- section: incidents
--- An incident: 5-minute windows where auth, server or rate errors are at least 3 and at least
--- 20% of the responses, merged when less than 15 minutes apart.
+-- An incident: 5-minute windows where auth, server, rate or transport errors (no APNs response:
+-- TLS, DNS, timeouts) are at least 3 and at least 20% of the attempts (responses and transport
+-- failures), merged when less than 15 minutes apart.
 WITH b AS (
-  SELECT t / 300000 AS k, count(*) AS responses, sum(category IN ('auth', 'server', 'rate')) AS errors
-  FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until
+  SELECT t / 300000 AS k, count(*) AS responses, sum(category IN ('auth', 'server', 'rate', 'transport')) AS errors
+  FROM sends WHERE kind IN (0, 2) AND (status IS NOT NULL OR category = 'transport') AND t >= :since AND t < :until
     AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env) GROUP BY k
 ), h AS (
   SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
@@ -46,10 +47,10 @@ WITH b AS (
   FROM hot GROUP BY grp
 )
 SELECT rfc3339(w.ws) AS window_start, rfc3339(w.we) AS window_end, (w.we - w.ws) / 60000 AS minutes,
-       (SELECT s.category || ': ' || s.reason FROM sends s
-        WHERE s.t >= w.ws AND s.t < w.we AND s.category IN ('auth', 'server', 'rate')
+       (SELECT s.category || ': ' || coalesce(s.reason, s.error) FROM sends s
+        WHERE s.t >= w.ws AND s.t < w.we AND s.category IN ('auth', 'server', 'rate', 'transport')
           AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-        GROUP BY s.category, s.reason ORDER BY count(*) DESC LIMIT 1) AS reason,
+        GROUP BY s.category, coalesce(s.reason, s.error) ORDER BY count(*) DESC LIMIT 1) AS reason,
        w.errors, w.responses, round(1.0 * w.errors / w.responses, 6) AS error_share
 FROM w ORDER BY w.ws;
 

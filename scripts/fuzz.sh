@@ -4,11 +4,11 @@
 # A crash leaves its input in fuzz-out/TARGET/ (or $FUZZ_OUT/TARGET/) and makes the script exit
 # 1; turn it into a fixture and a fix.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: json logfmt csv document sns gorush time stream
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: json logfmt csv document sns gorush time stream detect
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(json logfmt csv document sns gorush time stream)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(json logfmt csv document sns gorush time stream detect)
 out=${FUZZ_OUT:-fuzz-out}   # another folder lets two campaigns run side by side
 mkdir -p "$out"
 bin=$out/pushlog-fuzz
@@ -26,7 +26,8 @@ for t in "${targets[@]}"; do
     stream) cp Tests/Fixtures/*.gz "$corpus/" ;;
     csv) cp Tests/Fixtures/same.csv Tests/Fixtures/apple-metrics.csv "$corpus/" ;;
     logfmt) cp Tests/Fixtures/same.logfmt "$corpus/" ;;
-    gorush) cp Tests/Fixtures/gorush.log "$corpus/" ;;
+    gorush) cp Tests/Fixtures/gorush.log Tests/Fixtures/gorush-terminal.log Tests/Fixtures/gorush-api.log "$corpus/" ;;
+    detect) cp Tests/Fixtures/*.log Tests/Fixtures/*.ndjson Tests/Fixtures/*.json "$corpus/" ;;
     sns) cp Tests/Fixtures/sns.ndjson "$corpus/" ;;
     document) cp Tests/Fixtures/pretty.json Tests/Fixtures/array.json "$corpus/" ;;
     *) cp Tests/Fixtures/canonical.ndjson Tests/Fixtures/aliases.ndjson Tests/Fixtures/reports.ndjson Tests/Fixtures/bad-lines.ndjson "$corpus/" ;;

@@ -5,9 +5,11 @@ import PushLogKit
 enum IngestCommand: Command {
     static let name = "ingest"
     static let summary = "Ingest log files, directories (recursive) or - (stdin), plain or gzipped."
-    static let usage = "pushlog ingest [--input-format NAME] [--format table|json] [--quiet] PATH..."
+    static let usage = "pushlog ingest [--input-format NAME] [--formats DIR] [--format table|json] [--quiet] PATH..."
     static let options = """
-      --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", "))); default: detected per file
+      --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", ")), or a
+                            line-format definition's name: pushlog formats); default: detected per file
+      --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
       --format table|json   summary format (json: {"files": [...], "totals": {...}}, see the README)
       --quiet               no progress line, no summary table
       --verbose             list every file in the summary (default: only new, grown, incomplete
@@ -22,15 +24,17 @@ enum IngestCommand: Command {
     """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval"],
+        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval", "--formats"],
                                  boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
         }
-        if let f = args.value("--input-format"), !FormatDetector.names.contains(f) {
-            let guess = Arguments.closest(f, FormatDetector.names)
+        let library = try FormatsCommand.library(args)
+        let known = FormatDetector.names + library.names
+        if let f = args.value("--input-format"), !known.contains(f) {
+            let guess = Arguments.closest(f, known)
             throw UsageError(message: "unknown --input-format '\(f)'",
-                             hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(FormatDetector.names.joined(separator: ", "))")
+                             hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
         }
         let format = args.value("--format") ?? "table"
         guard format == "table" || format == "json" else {
@@ -39,6 +43,7 @@ enum IngestCommand: Command {
         let quiet = args.has("--quiet") || args.has("-q")
         var opts = IngestOptions()
         opts.inputFormat = args.value("--input-format")
+        opts.formats = library
         if let b = try args.int("--batch", command: name) { opts.batchLines = max(1, b) }
         let showProgress = !quiet && Console.stderrIsTTY
         if showProgress { opts.progress = ProgressLine.show }
@@ -74,6 +79,10 @@ enum IngestCommand: Command {
                 Console.err("pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")")
             }
             for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
+            // Refused while walking a folder: one line each (a named file is a problem, below).
+            if let why = f.refused, !f.unchanged, !(summary.problems.contains { $0.hasPrefix("\(f.path): ") }) {
+                Console.err("pushlog: skipped \(f.path): \(why)")
+            }
         }
         for p in summary.problems { Console.err("pushlog: \(p)") }
         if format == "json" {

@@ -26,7 +26,7 @@ extension Command {
 let commands: [Command.Type] = [
     IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
     SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self, CompletionCommand.self,
-    TokensCommand.self, MetricsCommand.self,
+    TokensCommand.self, MetricsCommand.self, FormatsCommand.self,
 ]
 
 func mainHelp() -> String {

@@ -76,7 +76,8 @@ final class EndToEndTests: XCTestCase {
         // sources and rejects list what happened.
         let src = try Run.pushlog(["--db", db, "sources", "--format", "csv"])
         XCTAssertTrue(src.stdout.contains("truncated.ndjson.gz") && src.stdout.contains(",no,"), src.stdout)
-        let tokLine = tmp.write("tok.ndjson", "{\"time\":\"soon\",\"event\":\"send\",\"token\":\"aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888\",\"status\":200}\n")
+        // A log with one bad line (a file with no good line at all would be refused whole).
+        let tokLine = tmp.write("tok.ndjson", "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n{\"time\":\"soon\",\"event\":\"send\",\"token\":\"aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888\",\"status\":200}\n")
         XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", tokLine]).status, 0)
         let rej = try Run.pushlog(["--db", db, "rejects", "--format", "tsv"])
         XCTAssertTrue(rej.stdout.contains("invalid UTF-8"))

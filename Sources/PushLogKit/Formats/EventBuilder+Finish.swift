@@ -3,6 +3,8 @@ extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
     public func finish() -> String? {
         if let problem { return problem }
+        // Another tool's record (Braze, Pinpoint) unless the line names a canonical `event`.
+        if foreignShape && eventName == nil { return "a record of another tool that pushlog does not read" }
         var e = event
         // A top-level `timestamp` is the record time, unless the record is a 410 body (then it is APNs' timestamp).
         if let ts = topTimestamp {
@@ -14,6 +16,7 @@ extension EventBuilder {
             }
             if let problem { return problem }
         }
+        if e.time == nil { e.time = lineTime }
         // node-apn results name the token `device`.
         if eventName == nil && e.token == nil && e.device != nil && (e.status != nil || e.error != nil) {
             e.token = e.device
@@ -97,6 +100,14 @@ extension EventBuilder {
         return nil
     }
 
+    /// Expo's push tokens (`ExponentPushToken[…]`, `ExpoPushToken[…]`) are tokens of their own
+    /// form, not malformed APNs tokens.
+    static func isExpoToken(_ t: ByteSlice) -> Bool {
+        guard t.count > 15, t[t.count - 1] == 0x5D else { return false }
+        let s = String(decoding: t, as: UTF8.self)
+        return s.hasPrefix("ExponentPushToken[") || s.hasPrefix("ExpoPushToken[")
+    }
+
     /// Hex tokens are folded to lower case; anything else is kept as given and flagged.
     func normalizeToken(_ t: ByteSlice, into e: inout Event) {
         var hex = true, upper = false, masked = false
@@ -108,7 +119,7 @@ extension EventBuilder {
             default: hex = false
             }
         }
-        e.tokenMalformed = !hex
+        e.tokenMalformed = !hex && !EventBuilder.isExpoToken(t)
         e.tokenMasked = masked
         if hex && upper, let dst = allocate(t.count) {
             for i in 0..<t.count { dst[i] = t[i] >= 0x41 && t[i] <= 0x46 ? t[i] | 0x20 : t[i] }

@@ -18,7 +18,12 @@ public final class EventBuilder {
     public var problem: String?
     var customKeysStart = -1
     var eventName: ByteSlice?
+    /// The line has a key of another tool's record shape (`Field.shape`).
+    public var foreignShape = false
     public let keys = FieldKeyTable()
+    /// The time of the line's prefix (syslog), for a record that has none. Set per line by the
+    /// parsing stage; `reset` keeps it, since formats reset the builder themselves.
+    public var lineTime: Int64?
 
     public init() { arena = .allocate(capacity: 3 << 20) }
     deinit { arena.deallocate() }
@@ -30,6 +35,7 @@ public final class EventBuilder {
         problem = nil
         customKeysStart = -1
         eventName = nil
+        foreignShape = false
     }
 
     /// Copies bytes into the arena and returns the stable slice.
@@ -92,6 +98,7 @@ public final class EventBuilder {
         case .notificationCenter: event.notificationCenter = v
         case .error: event.error = v
         case .response, .body, .aps: break
+        case .shape: foreignShape = true
         }
     }
 

@@ -5,6 +5,9 @@ public enum Field: UInt8 {
     case category, threadID, interruptionLevel, relevanceScore, apnsTimestamp, apnsUniqueID, latencyMs, attempt
     case device, user, appVersion, osVersion, auth, receipt, result, alertSetting, soundSetting, badgeSetting
     case lockScreen, notificationCenter, response, body, error, aps
+    /// A key that marks another tool's record (Braze's `event_type`, Pinpoint's `channelType`):
+    /// the canonical reader leaves the line to that tool's reader.
+    case shape
 }
 
 /// Maps a key to its field: case-insensitive, `-` and `_` ignored, with the aliases of SPEC §3.2.
@@ -36,6 +39,8 @@ public struct FieldKeyTable {
         ("lock_screen", .lockScreen), ("lock_screen_setting", .lockScreen),
         ("notification_center", .notificationCenter), ("notification_center_setting", .notificationCenter),
         ("response", .response), ("body", .body), ("error", .error), ("aps", .aps),
+        ("event_type", .shape), ("push_token_state_change_type", .shape), ("channel_type", .shape),
+        ("push_provider_response", .shape), ("delivery_status", .shape),
     ]
 
     public init() {

@@ -1,13 +1,25 @@
 import Foundation
 
+/// What detection made of a file's first lines.
+public enum Detection {
+    /// The file's format, and the syslog prefix its lines carry, if any.
+    case format(LineFormat, prefix: SyslogPrefix?)
+    /// Not a log pushlog can read ("no known format; first line: …"): refused whole.
+    case refused(String)
+}
+
 /// Picks a file's format from its first lines (SPEC §3), or makes the one a user forced.
 public enum FormatDetector {
     public static let names = ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "apple-metrics"]
+    /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
+    public static let sampleLines = 1000
 
-    public static func make(_ name: String, builder: EventBuilder) -> LineFormat? {
+    public static func make(_ name: String, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+        if let d = library.definition(name) { return DefinedFormat(d, builder: builder) }
         switch name {
         case "ndjson", "json", "node-apn": return NDJSONFormat(builder: builder)
         case "json-document": return JSONDocumentFormat(inner: NDJSONFormat(builder: builder))
+        case "sns-document": return JSONDocumentFormat(inner: SNSFormat(builder: builder))
         case "logfmt": return LogfmtFormat(builder: builder)
         case "csv": return CSVFormat(builder: builder)
         case "sns": return SNSFormat(builder: builder)
@@ -17,29 +29,108 @@ public enum FormatDetector {
         }
     }
 
-    /// Looks at the first non-blank lines of `head` (the first 64 KiB after decompression).
-    public static func detect(_ head: [UInt8], builder: EventBuilder) -> LineFormat {
-        let text = String(decoding: head, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.prefix(20)
-        guard let first = lines.first else { return NDJSONFormat(builder: builder) }
-        let sample = lines.joined(separator: "\n")
+    /// Looks at the first lines of `head` (the start of the file after decompression): the format
+    /// its shape suggests is tried first, then every other; the first that reads a record (or a
+    /// record of another platform) in the first 1,000 lines is the file's format.
+    public static func detect(_ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
+                              mtimeMs: Int64 = 0, complete: Bool = true) -> Detection {
+        // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
+        var raw = head.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if !complete && raw.count > 1 { raw.removeLast() }  // cut by the head's limit
+        var lines: [String] = []
+        for r in raw where lines.count < sampleLines {
+            let s = ANSIEscapes.strip(String(decoding: r, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !s.isEmpty { lines.append(s) }
+        }
+        guard let first = lines.first else { return .format(NDJSONFormat(builder: builder), prefix: nil) }
+        // With a syslog prefix the lines are tried without it first, then as they are (an
+        // application's own "TIME - level:" prefix can look like one).
+        var attempts: [(SyslogPrefix?, [String], [Int64?])] = []
+        if SyslogPrefix.starts(first) {
+            let p = SyslogPrefix(mtimeMs: mtimeMs)
+            var stripped = lines
+            var times = [Int64?](repeating: nil, count: lines.count)
+            for i in lines.indices {
+                var s = lines[i]
+                if let (t, rest) = s.withUTF8({ b in p.split(b).map { ($0.0, String(decoding: $0.1, as: UTF8.self)) } }) {
+                    stripped[i] = rest
+                    times[i] = t
+                }
+            }
+            attempts.append((p, stripped, times))
+        }
+        attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
+        let scratch = EventBuilder()
+        var firstReason: (format: String, reason: String)?
+        var (order, suggested) = candidates(attempts[0].1)
+        order += library.names  // user-defined formats after the built-in ones
+        for (prefix, sample, times) in attempts {
+            for (k, name) in order.enumerated() {
+                guard let trial = make(name, builder: scratch, library: library) else { continue }
+                switch readsARecord(trial, sample, times, scratch) {
+                case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
+                case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
+                }
+            }
+        }
+        scratch.lineTime = nil
+        // A head cut short after a few (long) lines proves nothing: read it as its shape suggests.
+        guard complete || lines.count >= 50 else {
+            return .format(make(order[0], builder: builder, library: library)!, prefix: attempts[0].0)
+        }
+        // What the likeliest format said about the first line it rejected, as a hint.
+        let hint = firstReason.map { " (read as \($0.format): \($0.reason))" } ?? ""
+        return .refused("no known format; first line: \(String(first.prefix(100)))\(hint)")
+    }
+
+    /// Every format, those the sample's shape suggests first (how many: `suggested`).
+    static func candidates(_ lines: [String]) -> (order: [String], suggested: Int) {
+        let head = lines.prefix(50)
+        let first = head.first ?? ""
+        let sample = head.joined(separator: "\n")
+        var order: [String] = []
+        let sns = sample.contains("\"delivery\"") && sample.contains("\"notification\"")
         if sample.contains("failed-push") || sample.contains("succeeded-push") || sample.contains("[GIN]") || sample.contains("[GORUSH]") {
-            return GorushFormat(builder: builder)
+            order.append("gorush")
         }
         // One JSON array, or pretty-printed objects: a first line that does not close its object.
         if first.hasPrefix("[") || first == "{" || (first.hasPrefix("{") && !balanced(first)) {
-            let inner: LineFormat = sample.contains("\"delivery\"") && sample.contains("\"notification\"")
-                ? SNSFormat(builder: builder) : NDJSONFormat(builder: builder)
-            return JSONDocumentFormat(inner: inner)
+            order.append(sns ? "sns-document" : "json-document")
         }
-        if sample.contains("\"delivery\"") && sample.contains("\"notification\"") { return SNSFormat(builder: builder) }
-        if first.contains("{") { return NDJSONFormat(builder: builder) }
+        if sns { order.append("sns") }
         let lower = first.lowercased()
-        if lower.contains("push type") && lower.contains("count") && lower.contains(",") { return AppleMetricsFormat() }
-        if first.contains(",") && !first.contains("=") { return CSVFormat(builder: builder) }
-        if first.contains("=") { return LogfmtFormat(builder: builder) }
-        return NDJSONFormat(builder: builder)
+        if lower.contains("push type") && lower.contains("count") && lower.contains(",") { order.append("apple-metrics") }
+        if first.contains("{") { order.append("ndjson") }
+        if first.contains(",") && !first.contains("=") { order.append("csv") }
+        if first.contains("=") { order.append("logfmt") }
+        let suggested = order.count
+        for n in ["ndjson", "gorush", "sns", "json-document", "logfmt", "csv", "apple-metrics"] where !order.contains(n) {
+            order.append(n)
+        }
+        return (order, suggested)
+    }
+
+    /// nil when `format` reads at least one record (or another platform's record) from the lines;
+    /// otherwise the reason of its first reject, if it rejected any.
+    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> String?? {
+        var firstReject: String?
+        for (i, line) in lines.enumerated() {
+            builder.lineTime = times[i]
+            var s = line
+            let outcome = s.withUTF8 { format.parse($0, number: i + 1) }
+            switch outcome {
+            case .event, .skip, .metric: return .none
+            case .many:
+                while let o = format.nextEntry() {
+                    if case .event = o { return .none }
+                    if case .skip = o { return .none }
+                    if case .reject(let r) = o, firstReject == nil { firstReject = r }
+                }
+            case .reject(let r): if firstReject == nil { firstReject = r }
+            case .ignore, .pending: continue
+            }
+        }
+        return .some(firstReject)
     }
 
     /// True when braces outside strings balance on the line.

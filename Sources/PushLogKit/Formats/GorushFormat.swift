@@ -1,36 +1,66 @@
 import Foundation
 
 /// gorush logs: string mode (`| failed-push | ios [TOKEN] | MESSAGE | Error Message: REASON`)
-/// and JSON mode (`{"type":"failed-push","platform":"ios","token",...,"error"}`), bare or inside a
-/// logrus JSON (`{"level","msg","time"}`) or text (`time="..." level=... msg="..."`) wrapper.
-/// Status comes from the reason (SPEC §3.4); non-iOS entries are skipped, other lines ignored.
+/// and JSON mode (`{"type":"failed-push","platform":"ios","token",...,"error"}`), bare, inside a
+/// logrus JSON (`{"level","msg","time"}`) or text wrapper (`time="..." level=... msg="..."`, or
+/// on a terminal `ERRO[2018/04/11 - 23:15:11] | failed-push | ...`), and gorush's synchronous API
+/// response body (`{"counts":…,"logs":[entries],"success":…}`). Status comes from the reason
+/// (SPEC §3.4); an error that is not an APNs reason is a transport failure. Entries of another
+/// platform are skipped only when it is named (android, huawei); other lines are ignored.
 public final class GorushFormat: LineFormat {
     public let name = "gorush"
     let builder: EventBuilder
+    let packed = PackedEntries()
+    static let otherPlatforms: Set<String> = ["android", "huawei"]
+
     public init(builder: EventBuilder) { self.builder = builder }
+
+    public func nextEntry() -> ParseOutcome? { packed.take(builder) }
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         var msg: String
         var time: String?
         let text = String(decoding: line, as: UTF8.self)
-        if line.first == 0x7B, let v = JSONValue.parse(line) {
-            if v["msg"] != nil {
-                msg = v["msg"]?.string ?? ""
-                time = v["time"]?.string
-            } else {
-                return entry(v, time: nil)
-            }
+        if line.first == 0x7B {
+            guard let v = JSONValue.parse(line) else { return .reject("not a valid JSON object") }
+            guard let m = v["msg"] else { return object(v, time: nil) }
+            msg = m.string ?? ""
+            time = v["time"]?.string
         } else if text.hasPrefix("time="), let pairs = LogfmtFormat.pairs(line) {
             msg = pairs.first { $0.0 == "msg" }?.1 ?? ""
             time = pairs.first { $0.0 == "time" }?.1
+        } else if let (t, rest) = GorushFormat.levelPrefix(text) {
+            // logrus's terminal formatter: a level, the time in brackets, the message.
+            guard let t else {
+                return text.contains("-push") ? .reject("gorush line without a time (logrus printed seconds since start; enable full timestamps)") : .ignore
+            }
+            msg = rest
+            time = t
+        } else if let brace = text.firstIndex(of: "{"), !text[..<brace].contains("|"),
+                  let v = JSONValue.parse(String(text[brace...])) {
+            // JSON after a prefix (docker, CloudWatch): the prefix time counts when the entry has none.
+            let prefix = Array(text[..<brace].utf8)
+            let t = prefix.withUnsafeBufferPointer { PrefixTime.find($0) }
+            return object(v, time: t.map { String($0) })
         } else {
             msg = text
             // "[GORUSH] 2019/12/21 - 02:40:12 | ..." style prefixes carry the time.
             if let bar = text.range(of: "|") { time = GorushFormat.prefixTime(String(text[..<bar.lowerBound])) }
         }
         let trimmed = msg.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("{"), let v = JSONValue.parse(trimmed) { return entry(v, time: time) }
+        if trimmed.hasPrefix("{"), let v = JSONValue.parse(trimmed) { return object(v, time: time) }
         return stringMode(trimmed, time: time)
+    }
+
+    /// `ERRO[2018/04/11 - 23:15:11] rest`: the bracketed time (nil when logrus printed seconds
+    /// since start, `INFO[0042]`) and the rest; nil when the line has no such prefix.
+    static func levelPrefix(_ s: String) -> (String?, String)? {
+        guard let open = s.firstIndex(of: "["), let close = s[open...].firstIndex(of: "]") else { return nil }
+        let level = s[..<open]
+        guard (4...7).contains(level.count), level.allSatisfy({ $0.isASCII && $0.isUppercase }) else { return nil }
+        let inside = String(s[s.index(after: open)..<close])
+        let rest = String(s[s.index(after: close)...])
+        return (inside.allSatisfy(\.isNumber) ? nil : inside, rest)
     }
 
     static func prefixTime(_ s: String) -> String? {
@@ -43,8 +73,8 @@ public final class GorushFormat: LineFormat {
         guard let kindRange = s.range(of: "failed-push") ?? s.range(of: "succeeded-push") else { return .ignore }
         let failed = s[kindRange] == "failed-push"
         let after = s[kindRange.upperBound...].drop { $0 == " " || $0 == "|" }
-        let platform = after.prefix { $0 != " " && $0 != "[" }.lowercased()
-        guard platform == "ios" else { return .skip }
+        let platform = after.prefix { $0 != " " && $0 != "[" && $0 != "|" }.lowercased()
+        if let refusal = platformRefusal(platform) { return refusal }
         guard let open = after.firstIndex(of: "["), let close = after[open...].firstIndex(of: "]") else {
             return .reject("gorush entry without a [token]")
         }
@@ -53,31 +83,85 @@ public final class GorushFormat: LineFormat {
         if failed, let em = s.range(of: "Error Message:") {
             reason = s[em.upperBound...].trimmingCharacters(in: .whitespaces)
         }
-        return build(token: token, failed: failed, reason: reason, time: time)
+        return apply(GorushFormat.fields(token: token, failed: failed, error: reason, time: time))
     }
 
-    func entry(_ v: JSONValue, time: String?) -> ParseOutcome {
+    /// nil for iOS; a skip for a platform gorush names (android, huawei); a reject otherwise, so a
+    /// line whose platform was misread is never counted as another platform's.
+    func platformRefusal(_ platform: String) -> ParseOutcome? {
+        if platform == "ios" { return nil }
+        if GorushFormat.otherPlatforms.contains(platform) { return .skip }
+        return .reject(platform.isEmpty ? "gorush entry without a platform" : "gorush entry with an unknown platform '\(platform.prefix(40))'")
+    }
+
+    /// A JSON entry, or an API response body holding several.
+    func object(_ v: JSONValue, time: String?) -> ParseOutcome {
+        if case .array(let logs)? = v["logs"] {
+            packed.load(logs.map { packedEntry($0, time: time) })
+            return .many
+        }
         guard let type = v["type"]?.string, type.hasSuffix("-push") else { return .ignore }
-        guard (v["platform"]?.string ?? "").lowercased() == "ios" else { return .skip }
+        if let refusal = platformRefusal((v["platform"]?.string ?? "").lowercased()) { return refusal }
         let failed = type == "failed-push"
-        return build(token: v["token"]?.string ?? "", failed: failed, reason: failed ? v["error"]?.string : nil,
-                     time: v["time"]?.string ?? time)
+        return apply(GorushFormat.fields(token: v["token"]?.string ?? "", failed: failed, error: failed ? v["error"]?.string : nil,
+                                         time: v["time"]?.string ?? time))
     }
 
-    func build(token: String, failed: Bool, reason: String?, time: String?) -> ParseOutcome {
+    /// One entry of an API response's `logs`: it carries no time, so the line's prefix must.
+    func packedEntry(_ e: JSONValue, time: String?) -> PackedEntry {
+        guard let type = e["type"]?.string, type.hasSuffix("-push") else { return .ignore }
+        switch platformRefusal((e["platform"]?.string ?? "").lowercased()) {
+        case .skip?: return .skip
+        case .reject(let r)?: return .reject(r)
+        default: break
+        }
+        let t = e["time"]?.string ?? time
+        if t == nil && builder.lineTime == nil {
+            return .reject("gorush API response entry without a time (the body has none: log it after a timestamp prefix)")
+        }
+        let failed = type == "failed-push"
+        return .record(kind: "send", fields: GorushFormat.fields(token: e["token"]?.string ?? "", failed: failed,
+                                                                  error: failed ? e["error"]?.string : nil, time: t))
+    }
+
+    /// The fields of one push result: an APNs reason gives the status; any other error text is a
+    /// transport failure (no status, the text in `error`).
+    static func fields(token: String, failed: Bool, error: String?, time: String?) -> [(Field, String, ValueType)] {
+        var f: [(Field, String, ValueType)] = []
+        if let time { f.append((.time, time, .string)) }
+        if !token.isEmpty { f.append((.token, token, .string)) }
+        if failed {
+            let r = (error ?? "").trimmingCharacters(in: .whitespaces)
+            if r.isEmpty || ReasonTaxonomy.isAPNsReason(r) {
+                let reason = r.isEmpty ? "unknown" : r
+                f.append((.reason, reason, .string))
+                f.append((.status, String(ReasonTaxonomy.status(forReason: reason) ?? 0), .number))
+            } else {
+                f.append((.error, TransportError.cause(r), .string))
+            }
+        } else {
+            f.append((.status, "200", .number))
+        }
+        return f
+    }
+
+    func apply(_ fields: [(Field, String, ValueType)]) -> ParseOutcome {
         builder.reset()
         builder.setKind("send")
-        if let time { builder.assign(.time, string: time) }
-        if !token.isEmpty { builder.assign(.token, string: token) }
-        if failed {
-            let r = (reason ?? "").isEmpty ? "unknown" : reason!
-            builder.assign(.reason, string: r)
-            let status = ReasonTaxonomy.status(forReason: r) ?? 0
-            builder.assign(.status, string: String(status), .number)
-        } else {
-            builder.assign(.status, string: "200", .number)
-        }
+        for (k, v, t) in fields { builder.assign(k, string: v, t) }
         if let r = builder.finish() { return .reject(r) }
         return .event
+    }
+}
+
+/// The text of a failure that never reached APNs, without the request line Go's HTTP client puts
+/// first (`Post "https://api.push.apple.com/3/device/TOKEN": `), which repeats the token and
+/// would make every failed request a reason of its own.
+public enum TransportError {
+    public static func cause(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), text[..<scheme.lowerBound].count < 16 else { return text }
+        guard let sep = text[scheme.upperBound...].range(of: ": ") else { return text }
+        let cause = text[sep.upperBound...].trimmingCharacters(in: .whitespaces)
+        return cause.isEmpty ? text : cause
     }
 }

@@ -14,6 +14,8 @@ public final class JSONDocumentFormat: LineFormat {
     /// `inner` reads each collected object (the canonical schema or another tool's JSON shape).
     public init(inner: LineFormat) { self.inner = inner }
 
+    public func nextEntry() -> ParseOutcome? { inner.nextEntry() }
+
     public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? {
         guard depth > 0 else { return nil }
         depth = 0

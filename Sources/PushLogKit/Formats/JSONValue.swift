@@ -14,6 +14,25 @@ public indirect enum JSONValue {
         return kv.first { $0.0.lowercased() == k }?.1
     }
 
+    /// The first of `keys` present (case-insensitive, `-` and `_` ignored), with an Avro union
+    /// wrapper (`{"string": "ios"}`, `{"long": 1}`) removed.
+    public func first(_ keys: String...) -> JSONValue? {
+        guard case .object(let kv) = self else { return nil }
+        func fold(_ s: String) -> String { String(s.lowercased().filter { $0 != "_" && $0 != "-" }) }
+        for k in keys {
+            let f = fold(k)
+            if let v = kv.first(where: { fold($0.0) == f })?.1 { return v.unwrapped }
+        }
+        return nil
+    }
+
+    /// The value inside an Avro union wrapper, or the value itself.
+    public var unwrapped: JSONValue {
+        if case .object(let kv) = self, kv.count == 1,
+           ["string", "long", "int", "double", "float", "boolean"].contains(kv[0].0) { return kv[0].1 }
+        return self
+    }
+
     public var string: String? {
         switch self {
         case .string(let s): return s

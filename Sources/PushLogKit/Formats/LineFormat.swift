@@ -12,6 +12,9 @@ public enum ParseOutcome {
     case pending
     /// A daily aggregate (Apple's delivery metrics), not an event.
     case metric(day: String, pushType: String, status: String, count: Int64)
+    /// The line holds several records (a result summary, an API response): `nextEntry()` hands
+    /// them out one at a time.
+    case many
 }
 
 /// A parser for one input format. One instance per file: formats such as CSV keep state (the header).
@@ -22,9 +25,12 @@ public protocol LineFormat: AnyObject {
     var spanned: (bytes: ByteSlice, firstLine: Int)? { get }
     /// At the end of the input: a record still open (its first line, first bytes, and why), if any.
     func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)?
+    /// After `.many`: the next record of the line (`builder.event` holds it on `.event`), nil after the last.
+    func nextEntry() -> ParseOutcome?
 }
 
 extension LineFormat {
     public var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
     public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? { nil }
+    public func nextEntry() -> ParseOutcome? { nil }
 }

@@ -1,15 +1,19 @@
 /// The canonical schema: one JSON object per line, optionally after a prefix such as a
 /// CloudWatch or docker timestamp (`2026-11-02T08:15:03.120Z {...}`) whose time is used
-/// when the object has none.
+/// when the object has none. A line the canonical reader rejects is tried as another tool's
+/// JSON shape (node-apn results, Expo, Braze, Pinpoint: `PackedShapes`) before it is rejected.
 public final class NDJSONFormat: LineFormat {
     public let name = "ndjson"
     let builder: EventBuilder
     let json: JSONLineParser
+    let packed = PackedEntries()
 
     public init(builder: EventBuilder) {
         self.builder = builder
         json = JSONLineParser(builder: builder)
     }
+
+    public func nextEntry() -> ParseOutcome? { packed.take(builder) }
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         guard let p = line.baseAddress else { return .ignore }
@@ -17,19 +21,29 @@ public final class NDJSONFormat: LineFormat {
         while i < line.count && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
         if i < line.count && p[i] == 0x7B {
             builder.reset()
-            if let r = json.scan(ByteSlice(rebasing: line[i...])) { return .reject(r) }
-            if let r = builder.finish() { return .reject(r) }
+            if let r = json.scan(ByteSlice(rebasing: line[i...])) { return otherShape(line, i, nil, reject: r) }
+            if let r = builder.finish() { return otherShape(line, i, nil, reject: r) }
             return .event
         }
         // JSON after a prefix.
         guard let brace = line.firstIndex(of: 0x7B) else { return .reject("not a JSON object") }
         builder.reset()
-        if let r = json.scan(ByteSlice(rebasing: line[brace...])) { return .reject(r) }
+        let prefixTime = PrefixTime.find(ByteSlice(rebasing: line[..<brace]))
+        if let r = json.scan(ByteSlice(rebasing: line[brace...])) { return otherShape(line, brace, prefixTime, reject: r) }
         if builder.event.time == nil && builder.topTimestamp == nil {
-            builder.event.time = PrefixTime.find(ByteSlice(rebasing: line[..<brace]))
+            builder.event.time = prefixTime
         }
-        if let r = builder.finish() { return .reject(r) }
+        if let r = builder.finish() { return otherShape(line, brace, prefixTime, reject: r) }
         return .event
+    }
+
+    /// The records of another tool's shape in the object at `start`, or the canonical reject.
+    func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, reject: String) -> ParseOutcome {
+        guard let v = JSONValue.parse(ByteSlice(rebasing: line[start...])),
+              let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: builder.lineTime != nil)
+        else { return .reject(reject) }
+        packed.load(entries)
+        return .many
     }
 }
 

@@ -15,10 +15,15 @@ public final class SNSFormat: LineFormat {
         }
         let dest = delivery["destination"]?.string ?? ""
         // arn:aws:sns:REGION:ACCOUNT:endpoint/PLATFORM/APP/ID
+        guard dest.contains(":endpoint/") else {
+            // SMS (a phone number), email, SQS, Lambda, HTTP: positively not a push endpoint.
+            if SNSFormat.isOtherDestination(dest) { return .skip }
+            return .reject(dest.isEmpty ? "SNS record without a destination" : "SNS destination is not an endpoint ARN: \(dest.prefix(80))")
+        }
         let parts = dest.split(separator: "/").map(String.init)
         let platform = parts.count >= 2 ? parts[1] : ""
         guard platform == "APNS" || platform == "APNS_SANDBOX" || platform == "APNS_VOIP" || platform == "APNS_VOIP_SANDBOX" else {
-            return platform.isEmpty ? .reject("SNS record without a destination endpoint") : .skip
+            return platform.isEmpty ? .reject("SNS endpoint ARN without a platform") : .skip
         }
         builder.reset()
         builder.setKind("send")
@@ -36,6 +41,13 @@ public final class SNSFormat: LineFormat {
         }
         if let r = builder.finish() { return .reject(r) }
         return .event
+    }
+
+    /// A destination SNS delivers to that is not a mobile push endpoint.
+    static func isOtherDestination(_ d: String) -> Bool {
+        if let f = d.first, f == "+" || f.isNumber { return d.dropFirst().allSatisfy { $0.isNumber || $0 == " " || $0 == "-" } }
+        if d.contains("@") || d.hasPrefix("http://") || d.hasPrefix("https://") { return true }
+        return ["arn:aws:sqs:", "arn:aws:lambda:", "arn:aws:firehose:"].contains { d.hasPrefix($0) }
     }
 
     /// The reason of a providerResponse: a JSON body with `reason`, or the legacy

@@ -27,13 +27,13 @@ public final class Follower {
     public func round() throws -> IngestSummary {
         var problems: [String] = []
         let files = FileWalker.expand(paths, problems: &problems)
-        var todo: [String] = []
+        var todo: [InputFile] = []
         for f in files {
             let path = SourcePaths.canonical(f.path)
             // A followed file renamed away (logrotate's default): finish the old file first.
             if let st = Follower.stat(path) {
-                if let old = inodes[path], old != st.inode, let moved = Follower.find(inode: old, near: path), !todo.contains(moved) {
-                    todo.append(moved)
+                if let old = inodes[path], old != st.inode, let moved = Follower.find(inode: old, near: path), !todo.contains(where: { $0.path == moved }) {
+                    todo.append(InputFile(path: moved, named: false))
                 }
                 inodes[path] = st.inode
                 if Follower.isGzip(path) {
@@ -42,9 +42,9 @@ public final class Follower {
                     guard let before = gzipSeen[path], before == now else { continue }  // still being written
                 }
             }
-            if !todo.contains(path) { todo.append(path) }
+            if !todo.contains(where: { $0.path == path }) { todo.append(InputFile(path: path, named: f.named)) }
         }
-        var summary = try Ingester(db: db, options: options).run(paths: todo)
+        var summary = try Ingester(db: db, options: options).run(files: todo)
         summary.problems = problems + summary.problems
         return summary
     }

@@ -20,6 +20,8 @@ public struct FileSummary {
     public var resumedAfterLine = 0
     public var warnings: [String] = []
     public var seconds = 0.0
+    /// Why the file was refused whole (not a text log, no known format), or nil.
+    public var refused: String?
 
     public init(path: String) { self.path = path }
     public var totalRecords: Int { records.reduce(0, +) }
@@ -42,6 +44,8 @@ public struct IngestSummary {
     public var rejects: Int { files.reduce(0) { $0 + $1.rejects } }
     public var skipped: Int { files.reduce(0) { $0 + $1.skipped } }
     public var ignored: Int { files.reduce(0) { $0 + $1.ignored } }
+    /// Files refused whole in this run (an unchanged refused file is not counted again).
+    public var refused: Int { files.filter { $0.refused != nil && !$0.unchanged }.count }
     public var bytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
     public var lines: Int { files.reduce(0) { $0 + $1.lines } }
     public var totalRecords: Int { records.reduce(0, +) }

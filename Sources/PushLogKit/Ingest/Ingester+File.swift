@@ -24,14 +24,22 @@ extension Ingester {
         findSource.bind(1, f.path)
         var srcID: Int64 = 0
         var resumeOffset: Int64 = 0, resumeLines = 0
+        var refusedBefore: String?
         if try findSource.step() {
             srcID = findSource.int(0)
             let oldSize = findSource.int(1), oldMtime = findSource.int(2), oldHeadLen = Int(findSource.int(3))
             let oldHead = findSource.string(4)
             let offset = findSource.int(5), lines = Int(findSource.int(6)), complete = findSource.int(7) == 1
             fs.format = findSource.string(8) ?? fs.format
+            let oldError = findSource.string(9)
             findSource.reset()
-            if let st, complete, st.size == oldSize, st.mtime == oldMtime, head == oldHead {
+            let same = st != nil && complete && st!.size == oldSize && st!.mtime == oldMtime && head == oldHead
+            // A refused file is looked at again (its head only): a format forced or defined since may read it.
+            if same && fs.format == Ingester.refusedFormat { refusedBefore = oldError }
+            // A binary file stays refused whatever formats are known (unless one is forced).
+            let binary = fs.format == Ingester.refusedFormat && (oldError ?? "").hasPrefix("not a text log") && options.inputFormat == nil
+            if same && (fs.format != Ingester.refusedFormat || binary) {
+                if binary { fs.refused = oldError }
                 try db.exec("COMMIT")
                 fs.unchanged = true
                 return
@@ -63,15 +71,34 @@ extension Ingester {
             plainSkip = true
         }
         let stream: ByteSource = gzip ? try GzipByteSource(input: file) : file
-        let peek = PeekingSource(stream)
+        let peek = PeekingSource(stream, limit: Ingester.headBytes)
+        // Not a text log (binary magic, NUL bytes), or no known format in its first lines: refused
+        // whole with one line saying why, not stored line by line as rejects.
+        if let why = BinarySniffer.refusal(peek.head, magicOnly: options.inputFormat != nil) {
+            try refuse(srcID, why, st, headLen, head, &fs)
+            fs.unchanged = why == refusedBefore
+            return
+        }
         let format: LineFormat
+        var prefix: SyslogPrefix?
+        let detect = { FormatDetector.detect(peek.head, builder: self.builder, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
+                                             complete: peek.head.count < Ingester.headBytes) }
         if let forced = options.inputFormat {
-            guard let fmt = FormatDetector.make(forced, builder: builder) else { throw InputError.unreadable(f.path, "unknown input format \(forced)") }
+            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else { throw InputError.unreadable(f.path, "unknown input format \(forced)") }
             format = fmt
-        } else if plainSkip {
-            format = FormatDetector.make(fs.format, builder: builder) ?? FormatDetector.detect(peek.head, builder: builder)
+        } else if plainSkip, let known = FormatDetector.make(fs.format, builder: builder, library: options.formats) {
+            format = known
+            if case .format(_, let p) = detect() { prefix = p }
         } else {
-            format = FormatDetector.detect(peek.head, builder: builder)
+            switch detect() {
+            case .format(let fmt, let p):
+                format = fmt
+                prefix = p
+            case .refused(let why):
+                try refuse(srcID, why, st, headLen, head, &fs)
+                fs.unchanged = why == refusedBefore  // refused as before: nothing to say again
+                return
+            }
         }
         fs.format = format.name
         fs.resumedAfterLine = resumeLines
@@ -95,7 +122,8 @@ extension Ingester {
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
         let stage = ParsingStage(reader: reader, format: format, builder: builder, file: file,
-                                 skipThrough: skipThrough, queue: queue, pool: chunkPool)
+                                 skipThrough: skipThrough, queue: queue, pool: chunkPool, prefix: prefix)
+        builder.lineTime = nil
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
         let thread = Thread {
@@ -155,6 +183,27 @@ extension Ingester {
         if fs.format == "sns" && fs.totalRecords > 0 {
             fs.warnings.append("SNS delivery-status logging samples successes: success counts may be sampled")
         }
+    }
+
+    /// Bytes read ahead for format detection: enough for its 1,000 lines in most logs.
+    static let headBytes = 512 << 10
+    /// The `sources.format` of a refused file.
+    static let refusedFormat = "refused"
+
+    /// Marks a file refused (not a text log, or no known format): no records, the reason kept, and
+    /// its fingerprint, so an unchanged refused file is not read again.
+    func refuse(_ src: Int64, _ why: String, _ st: (size: Int64, mtime: Int64)?, _ headLen: Int, _ head: String?, _ fs: inout FileSummary) throws {
+        fs.refused = why
+        fs.format = Ingester.refusedFormat
+        try db.exec("BEGIN IMMEDIATE")
+        refuseSource.bind(1, src)
+        refuseSource.bind(2, why)
+        refuseSource.bindInt(3, st?.size)
+        refuseSource.bindInt(4, st?.mtime)
+        refuseSource.bind(5, Int64(headLen))
+        refuseSource.bind(6, head)
+        try refuseSource.run()
+        try db.exec("COMMIT")
     }
 
     /// Writes one parsed item into the open transaction and counts it.

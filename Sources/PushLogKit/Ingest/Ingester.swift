@@ -8,6 +8,8 @@ public struct IngestOptions {
     public var batchLines = 200_000
     /// Rebuild every derived fact instead of only those the new records touch.
     public var fullRefresh = false
+    /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
+    public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?
     public init() {}
@@ -33,7 +35,7 @@ public final class Ingester {
     let chunkPool = ChunkPool(limit: 6)
     /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
     var queueWaits = (writer: 0.0, parser: 0.0)
-    let findSource, insertSource, updateProgress, finishSource, markStale: Statement
+    let findSource, insertSource, updateProgress, finishSource, markStale, refuseSource: Statement
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
     let staleAtStart: Bool
@@ -47,7 +49,7 @@ public final class Ingester {
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         rowsAtStart = try Derived.RowMarks.now(db)
         writer = try RecordWriter(db: db)
-        findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format FROM sources WHERE path = ?1")
+        findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
         insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
         updateProgress = try db.prepare("""
             UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
@@ -59,6 +61,10 @@ public final class Ingester {
             WHERE id = ?1
             """)
         markStale = try db.prepare("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
+        refuseSource = try db.prepare("""
+            UPDATE sources SET complete = 1, error = ?2, size = ?3, mtime = ?4, head_len = ?5, head_hash = ?6,
+              format = 'refused', offset = 0, lines = 0 WHERE id = ?1
+            """)
         finishSource = try db.prepare("""
             UPDATE sources SET complete = ?2, error = ?3, size = ?4, mtime = ?5, head_len = ?6, head_hash = ?7 WHERE id = ?1
             """)
@@ -68,10 +74,17 @@ public final class Ingester {
 
     /// Ingests every path; per-file failures are recorded in the summary, never thrown.
     public func run(paths: [String]) throws -> IngestSummary {
+        var problems: [String] = []
+        let files = FileWalker.expand(paths, problems: &problems)
+        return try run(files: files, problems: problems)
+    }
+
+    /// Ingests files already expanded (whether each was named on the command line is kept:
+    /// a named file that is not a log is an error, one found in a folder is skipped).
+    public func run(files expanded: [InputFile], problems: [String] = []) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
-        var problems: [String] = []
-        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
+        let files = SourcePaths.unique(expanded)
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
@@ -98,6 +111,9 @@ public final class Ingester {
                 try? db.exec("ROLLBACK")
             }
             ticker.filesDone += 1
+            // A file named on the command line that is not a log is an error; one met while
+            // walking a folder is skipped with a line saying why.
+            if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
             summary.files.append(fs)
         }
         chunkPool.drain()

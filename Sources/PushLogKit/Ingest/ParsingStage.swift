@@ -33,41 +33,78 @@ struct ParsingStage {
     let skipThrough: Int
     let queue: ChunkQueue
     let pool: ChunkPool
+    /// A syslog prefix the file's lines carry (detected with the format), or nil.
+    let prefix: SyslogPrefix?
+    /// Holds a line without its escape sequences.
+    let cleaned = RecordBuffer()
 
     /// Runs to the end of the input; returns the input error that ended it early, if any.
     func run() -> Error? {
         var chunk = pool.take(capacity: ParsingStage.chunkBytes)
         var chunkLines = ParsingStage.firstChunkLines
         var readError: Error?
+        /// Moves an item (and, for an event, the bytes it points into) into the chunk.
+        func emit(_ item: inout ParsedItem, _ source: ByteSlice) throws {
+            if item.kind == .event {
+                // Move the event's bytes (the record and the builder's arena) into the chunk.
+                let arena = ByteSlice(start: builder.arena, count: builder.arenaUsed)
+                if chunk.used + source.count + arena.count > chunk.capacity {
+                    try send(&chunk, minimum: source.count + arena.count)
+                }
+                let newSource = chunk.copy(source), newArena = chunk.copy(arena)
+                let s0 = source.baseAddress, a0 = arena.baseAddress
+                item.event.rebase { slice in
+                    guard let slice, let p = slice.baseAddress else { return slice }
+                    if let s0, p >= s0 && p < s0 + source.count {
+                        return ByteSlice(start: newSource + (p - s0), count: slice.count)
+                    }
+                    if let a0, p >= a0 && p < a0 + arena.count {
+                        return ByteSlice(start: newArena + (p - a0), count: slice.count)
+                    }
+                    return slice  // static strings ("production", "authorized", ...)
+                }
+            }
+            chunk.items.append(item)
+            if chunk.items.count >= chunkLines {
+                try send(&chunk, minimum: 0)
+                chunkLines = ParsingStage.chunkLines
+            }
+        }
         do {
             try reader.forEachLine { line in
                 if line.number <= skipThrough { return }
-                var item = classify(line)
-                if item.kind == .event {
-                    // Move the event's bytes (the record and the builder's arena) into the chunk.
-                    let source = format.spanned?.bytes ?? line.bytes
-                    let arena = ByteSlice(start: builder.arena, count: builder.arenaUsed)
-                    if chunk.used + source.count + arena.count > chunk.capacity {
-                        try send(&chunk, minimum: source.count + arena.count)
-                    }
-                    let newSource = chunk.copy(source), newArena = chunk.copy(arena)
-                    let s0 = source.baseAddress, a0 = arena.baseAddress
-                    item.event.rebase { slice in
-                        guard let slice, let p = slice.baseAddress else { return slice }
-                        if let s0, p >= s0 && p < s0 + source.count {
-                            return ByteSlice(start: newSource + (p - s0), count: slice.count)
-                        }
-                        if let a0, p >= a0 && p < a0 + arena.count {
-                            return ByteSlice(start: newArena + (p - a0), count: slice.count)
-                        }
-                        return slice  // static strings ("production", "authorized", ...)
-                    }
+                var (item, bytes, many) = classify(line)
+                _ = bytes
+                guard many else {
+                    try emit(&item, format.spanned?.bytes ?? bytes)
+                    return
                 }
-                chunk.items.append(item)
-                if chunk.items.count >= chunkLines {
-                    try send(&chunk, minimum: 0)
-                    chunkLines = ParsingStage.chunkLines
+                // Several records in one line (or one multi-line object): each is its own item,
+                // identified by the record and its place in it; only the last one moves the
+                // resume position, so a crash between them re-reads the line.
+                let record = format.spanned?.bytes ?? bytes
+                let recordLine = format.spanned?.firstLine ?? line.number
+                let whole = LineHash.hash(record)
+                var k = 0
+                while let outcome = format.nextEntry() {
+                    k += 1
+                    var e = item
+                    e.lineNumber = 0
+                    e.recordLine = recordLine
+                    e.hash = (whole.0, whole.1 ^ Int64(k) &* 0x5851_F42D_4C95_7F2D)
+                    switch outcome {
+                    case .event: e.kind = .event; e.event = builder.event
+                    case .reject(let reason):
+                        e = rejectItem(item, record, recordLine, reason, entry: k)
+                        e.lineNumber = 0
+                    case .skip: e.kind = .skip
+                    default: e.kind = .ignore
+                    }
+                    try emit(&e, record)
                 }
+                // The line's own item closes it: it carries the resume position.
+                item.kind = k == 0 ? .ignore : .blank
+                try emit(&item, record)
             }
         } catch let e as InputError {
             readError = e
@@ -80,8 +117,7 @@ struct ParsingStage {
             item.lineNumber = 0
             item.reason = open.reason
             item.text = Redactor.redact(String(decoding: open.bytes, as: UTF8.self))
-            item.hash = LineHash.hash(open.bytes.withUnsafeBufferPointer { $0 })
-            item.hash.1 ^= Int64(open.line)
+            item.hash = RejectIdentity.hash(open.bytes.withUnsafeBufferPointer { LineHash.hash($0) }, line: open.line)
             chunk.items.append(item)
         }
         chunk.consumed = file.consumed
@@ -96,46 +132,77 @@ struct ParsingStage {
         chunk = pool.take(capacity: minimum)
     }
 
-    /// Everything the single-threaded ingest did per line, except writing.
-    func classify(_ line: Line) -> ParsedItem {
+    /// A rejected record: its identity is its bytes (the whole record when it spans lines) and
+    /// its first line number (SPEC §2), so every occurrence counts once and a re-read copy of the
+    /// file adds none; its text is the start of the record.
+    func rejectItem(_ base: ParsedItem, _ record: ByteSlice, _ firstLine: Int, _ reason: String, entry: Int = 0) -> ParsedItem {
+        var r = base
+        r.kind = .reject
+        r.reason = reason
+        r.recordLine = firstLine
+        r.text = Redactor.redact(String(decoding: ByteSlice(rebasing: record.prefix(512)), as: UTF8.self))
+        r.hash = RejectIdentity.hash(LineHash.hash(record), line: firstLine, entry: entry)
+        return r
+    }
+
+    /// Everything the single-threaded ingest did per line, except writing. Returns the item, the
+    /// record's bytes (escape sequences removed) and whether the line holds several records.
+    func classify(_ line: Line) -> (ParsedItem, ByteSlice, Bool) {
         var item = ParsedItem(kind: .blank)
         item.lineNumber = line.number
         item.recordLine = line.number
         item.endOffset = line.endOffset
-        func reject(_ reason: String) -> ParsedItem {
-            var r = item
-            r.kind = .reject
-            r.reason = reason
-            r.text = Redactor.redact(String(decoding: ByteSlice(rebasing: line.bytes.prefix(512)), as: UTF8.self))
-            r.hash = LineHash.hash(line.bytes)
-            if line.oversized { r.hash.0 ^= line.endOffset }
-            return r
+        var b = line.bytes
+        if line.oversized {
+            var r = rejectItem(item, b, line.number, "line longer than 1 MiB")
+            r.hash.0 ^= line.endOffset
+            return (r, b, false)
         }
-        if line.oversized { return reject("line longer than 1 MiB") }
-        let b = line.bytes
-        if b.isEmpty || isBlank(b) { return item }
-        if !UTF8Check.isValid(b) { return reject("invalid UTF-8") }
-        if memchr(b.baseAddress!, 0, b.count) != nil { return reject("NUL byte in line") }
-        switch format.parse(b, number: line.number) {
+        if b.isEmpty || isBlank(b) { return (item, b, false) }
+        if !UTF8Check.isValid(b) { return (rejectItem(item, b, line.number, "invalid UTF-8"), b, false) }
+        if memchr(b.baseAddress!, 0, b.count) != nil { return (rejectItem(item, b, line.number, "NUL byte in line"), b, false) }
+        if ANSIEscapes.present(b) { b = ANSIEscapes.strip(b, into: cleaned) }
+        var parsed = b
+        if let prefix {
+            if let (t, rest) = prefix.split(b) {
+                builder.lineTime = t
+                parsed = rest
+            } else {
+                builder.lineTime = nil
+            }
+        }
+        switch format.parse(parsed, number: line.number) {
         case .event:
             item.kind = .event
             item.event = builder.event
             let (bytes, number) = format.spanned ?? (b, line.number)
             item.hash = LineHash.hash(bytes)
             item.recordLine = number
-        case .reject(let reason): return reject(reason)
+        case .reject(let reason):
+            let (bytes, number) = format.spanned ?? (b, line.number)
+            return (rejectItem(item, bytes, number, reason), b, false)
         case .skip: item.kind = .skip
         case .ignore: item.kind = .ignore
         case .pending: item.kind = .pending
         case .metric(let day, let pushType, let status, let count):
             item.kind = .metric
             item.metric = (day, pushType, status, count)
+        case .many:
+            return (item, b, true)
         }
-        return item
+        return (item, b, false)
     }
 
     func isBlank(_ b: ByteSlice) -> Bool {
         for c in b where c != 0x20 && c != 0x09 && c != 0x0D { return false }
         return true
+    }
+}
+
+/// The identity of a rejected record (SPEC §2): its bytes' hash mixed with its first line
+/// number (and, for a record packed with others in one line, its place there).
+enum RejectIdentity {
+    static func hash(_ bytes: (Int64, Int64), line: Int, entry: Int = 0) -> (Int64, Int64) {
+        (bytes.0 ^ Int64(line) &* -0x61C8_8646_80B5_83EB, bytes.1 ^ Int64(entry) &* 0x5851_F42D_4C95_7F2D)
     }
 }

@@ -3,11 +3,14 @@ import Foundation
 /// One input to ingest: a file path or standard input.
 public struct InputFile: Equatable {
     public let path: String
+    /// Named on the command line (not found by walking a folder).
+    public var named = true
     public var isStdin: Bool { path == "-" }
 }
 
 /// Expands command-line paths: files as given, directories walked recursively in sorted
-/// order (hidden entries and pushlog databases skipped, symlink loops cut), `-` for stdin.
+/// order (hidden entries and pushlog databases skipped, symlink loops cut, symbolic links that
+/// lead out of the folder not followed), `-` for stdin.
 public enum FileWalker {
     public static func expand(_ paths: [String], problems: inout [String]) -> [InputFile] {
         var out: [InputFile] = []
@@ -19,12 +22,25 @@ public enum FileWalker {
                 problems.append("\(p): no such file or directory")
                 continue
             }
-            if isDir.boolValue { walk(p, &out, &seenDirs, &problems) } else { out.append(InputFile(path: p)) }
+            if isDir.boolValue {
+                walk(p, root: realPath(p), &out, &seenDirs, &problems)
+            } else {
+                out.append(InputFile(path: p))
+            }
         }
         return out
     }
 
-    static func walk(_ dir: String, _ out: inout [InputFile], _ seen: inout Set<String>, _ problems: inout [String]) {
+    static func realPath(_ p: String) -> String { URL(fileURLWithPath: p).resolvingSymlinksInPath().path }
+
+    /// True when `path` is a symbolic link whose target is outside `root` (a link to `..`, to /etc).
+    static func leaves(_ path: String, root: String) -> Bool {
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else { return false }
+        let target = realPath(path)
+        return !(target == root || target.hasPrefix(root.hasSuffix("/") ? root : root + "/"))
+    }
+
+    static func walk(_ dir: String, root: String, _ out: inout [InputFile], _ seen: inout Set<String>, _ problems: inout [String]) {
         let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: dir)).map {
             $0.hasPrefix("/") ? $0 : (dir as NSString).deletingLastPathComponent + "/" + $0
         } ?? dir
@@ -46,7 +62,8 @@ public enum FileWalker {
                 problems.append("\(path): broken symbolic link or vanished file, skipped")
                 continue
             }
-            if isDir.boolValue { walk(path, &out, &seen, &problems) } else { out.append(InputFile(path: path)) }
+            if leaves(path, root: root) { continue }
+            if isDir.boolValue { walk(path, root: root, &out, &seen, &problems) } else { out.append(InputFile(path: path, named: false)) }
         }
     }
 }

@@ -2,6 +2,8 @@
 public enum ReasonCategory: String, CaseIterable, Sendable {
     case accepted, tokenGone = "token-gone", tokenBad = "token-bad", envConfig = "env-config"
     case auth, request, rate, server, unknown
+    /// No APNs response at all (TLS, DNS, timeouts, resets): stored with no status.
+    case transport
 
     /// Server and rate errors may be retried; gone, bad-token and request errors never.
     public var retryable: Bool { self == .server || self == .rate }
@@ -49,4 +51,13 @@ public enum ReasonTaxonomy {
 
     /// The status APNs sends with a reason, used when a log has the reason only.
     public static func status(forReason r: String) -> Int? { byReason[r.lowercased()]?.1 }
+
+    /// True when a log's error text is an APNs reason: a known one, or one CamelCase word as APNs
+    /// writes them (a reason added after this list). Anything else (`dial tcp …: i/o timeout`,
+    /// `remote error: tls: revoked certificate`) never reached APNs: a transport failure.
+    public static func isAPNsReason(_ text: String) -> Bool {
+        if byReason[text.lowercased()] != nil { return true }
+        guard let first = text.utf8.first, first >= 0x41 && first <= 0x5A, text.utf8.count <= 64 else { return false }
+        return text.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
+    }
 }

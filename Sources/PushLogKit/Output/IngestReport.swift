@@ -15,11 +15,12 @@ public enum IngestReport {
             if f.metrics > 0 { o += ",\"metrics\":\(f.metrics)" }
             if f.resumedAfterLine > 0 { o += ",\"resumed_after_line\":\(f.resumedAfterLine)" }
             if let e = f.error { o += ",\"error\":\(JSONRenderer.quote(e))" }
+            if let r = f.refused { o += ",\"refused\":\(JSONRenderer.quote(r))" }
             if !f.warnings.isEmpty { o += ",\"warnings\":[" + f.warnings.map(JSONRenderer.quote).joined(separator: ",") + "]" }
             return o + "}"
         }
         var t = "{\"records\":\(kindsObject(s.records)),\"duplicates\":\(s.duplicates),\"rejects\":\(s.rejects)"
-        t += ",\"skipped\":\(s.skipped),\"ignored\":\(s.ignored),\"lines\":\(s.lines),\"bytes\":\(s.bytes)"
+        t += ",\"skipped\":\(s.skipped),\"ignored\":\(s.ignored),\"refused_files\":\(s.refused),\"lines\":\(s.lines),\"bytes\":\(s.bytes)"
         t += ",\"seconds\":\(String(format: "%.3f", s.seconds)),\"finalize_seconds\":\(String(format: "%.3f", s.finalizeSeconds)),\"records_per_second\":\(Int(s.recordsPerSecond))}"
         var out = "{\"files\":[" + files.joined(separator: ",") + "],\"totals\":" + t
         if !s.problems.isEmpty { out += ",\"problems\":[" + s.problems.map(JSONRenderer.quote).joined(separator: ",") + "]" }
@@ -35,7 +36,8 @@ public enum IngestReport {
         }
         let unchanged = s.files.filter { $0.unchanged && $0.complete }.count
         for f in s.files where verbose || !(f.unchanged && f.complete) {
-            let status = f.unchanged ? "unchanged" : (f.complete ? (f.resumedAfterLine > 0 ? "grown" : "new") : "INCOMPLETE")
+            let status = f.refused != nil ? (f.unchanged ? "refused, unchanged" : "refused")
+                : f.unchanged ? "unchanged" : (f.complete ? (f.resumedAfterLine > 0 ? "grown" : "new") : "INCOMPLETE")
             t.rows.append([.text(f.path), .text(f.format), .int(Int64(f.totalRecords)), .text(kinds(f.records)),
                            .int(Int64(f.duplicates)), .int(Int64(f.rejects)), .int(Int64(f.skipped)), .text(status)])
         }
@@ -44,6 +46,7 @@ public enum IngestReport {
         out += String(format: "total: %d new records (%@), %d duplicates, %d rejects, %d skipped (other platforms); %d files read, %d unchanged; %.1f MB in %.2fs, %@ records/s",
                       s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
                       s.skipped, s.files.count - unchanged, unchanged, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
+        if s.refused > 0 { out += String(format: "; %d files refused (not logs)", s.refused) }
         if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog rejects" }
         return out
     }

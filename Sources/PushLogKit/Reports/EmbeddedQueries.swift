@@ -178,10 +178,17 @@ FROM rk GROUP BY 1 ORDER BY responses DESC, bucket;
 -- that follows several such errors counts once, on the row of the latest of them; a retry that
 -- is itself such an error is a row of its own too. The hygiene report's non_retryable_retried
 -- is the sum of this column.
+-- Transport failures (category transport: no APNs response at all, e.g. TLS, DNS, timeouts) are
+-- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 WITH e AS (
   SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.reason, s.category
   FROM sends s
   WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
+    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  UNION ALL
+  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.error, s.category
+  FROM sends s
+  WHERE s.category = 'transport' AND s.t >= :since AND s.t < :until
     AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
 ), nr AS (
   SELECT e.* FROM e JOIN categories c ON c.category = e.category AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
@@ -219,14 +226,16 @@ ORDER BY responses DESC;
 -- the token's latest registration), with the same sums.
 SELECT by_label(b, :by) AS bucket, status, reason, category, responses
 FROM (
-  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
+  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, coalesce(s.reason, s.error),
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
-         s.status, coalesce(s.reason, '') AS reason,
+         s.status, coalesce(s.reason, s.error, '') AS reason,
          coalesce(s.category, 'unknown') AS category, count(*) AS responses
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY b, s.status, s.reason, s.category
+  -- Failures and transport failures, two scans so each uses its partial index.
+  FROM (SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND status <> 200 AND t >= :since AND t < :until
+        UNION ALL
+        SELECT * FROM sends WHERE category = 'transport' AND t >= :since AND t < :until) s
+  WHERE (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  GROUP BY b, s.status, coalesce(s.reason, s.error), s.category
 )
 ORDER BY b, responses DESC;
 """#,
@@ -897,11 +906,12 @@ WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :
 GROUP BY s.reason, s.status, s.category ORDER BY responses DESC LIMIT 10;
 
 -- section: incidents
--- An incident: 5-minute windows where auth, server or rate errors are at least 3 and at least
--- 20% of the responses, merged when less than 15 minutes apart.
+-- An incident: 5-minute windows where auth, server, rate or transport errors (no APNs response:
+-- TLS, DNS, timeouts) are at least 3 and at least 20% of the attempts (responses and transport
+-- failures), merged when less than 15 minutes apart.
 WITH b AS (
-  SELECT t / 300000 AS k, count(*) AS responses, sum(category IN ('auth', 'server', 'rate')) AS errors
-  FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= :since AND t < :until
+  SELECT t / 300000 AS k, count(*) AS responses, sum(category IN ('auth', 'server', 'rate', 'transport')) AS errors
+  FROM sends WHERE kind IN (0, 2) AND (status IS NOT NULL OR category = 'transport') AND t >= :since AND t < :until
     AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env) GROUP BY k
 ), h AS (
   SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
@@ -913,10 +923,10 @@ WITH b AS (
   FROM hot GROUP BY grp
 )
 SELECT rfc3339(w.ws) AS window_start, rfc3339(w.we) AS window_end, (w.we - w.ws) / 60000 AS minutes,
-       (SELECT s.category || ': ' || s.reason FROM sends s
-        WHERE s.t >= w.ws AND s.t < w.we AND s.category IN ('auth', 'server', 'rate')
+       (SELECT s.category || ': ' || coalesce(s.reason, s.error) FROM sends s
+        WHERE s.t >= w.ws AND s.t < w.we AND s.category IN ('auth', 'server', 'rate', 'transport')
           AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-        GROUP BY s.category, s.reason ORDER BY count(*) DESC LIMIT 1) AS reason,
+        GROUP BY s.category, coalesce(s.reason, s.error) ORDER BY count(*) DESC LIMIT 1) AS reason,
        w.errors, w.responses, round(1.0 * w.errors / w.responses, 6) AS error_share
 FROM w ORDER BY w.ws;
 

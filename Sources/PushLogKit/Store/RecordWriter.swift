@@ -22,6 +22,7 @@ public final class RecordWriter {
     private static let categoryText: [ReasonCategory: StaticString] = [
         .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
         .auth: "auth", .request: "request", .rate: "rate", .server: "server", .unknown: "unknown",
+        .transport: "transport",
     ]
     static let identity = ["t", "h1", "h2", "src", "line"]
     static let sendColumns = identity + ["kind", "token_id", "apns_id", "env", "topic", "push_type", "priority",
@@ -158,6 +159,8 @@ public final class RecordWriter {
             bind(s, o + 25, e.customKeys); bind(s, o + 26, e.status); bind(s, o + 27, e.reason)
             if e.status != nil || e.reason != nil {
                 bind(s, o + 28, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
+            } else if e.error != nil {
+                bind(s, o + 28, RecordWriter.categoryText[.transport]!)
             } else {
                 s.bindNull(o + 28)
             }

@@ -181,6 +181,8 @@ public enum Schema {
         ("rejects_src", "CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line)"),
         ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410"),
         ("sends_errors", "CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200"),
+        // Transport failures (no status), for the errors report and the weekly incidents.
+        ("sends_transport", "CREATE INDEX IF NOT EXISTS sends_transport ON sends(t) WHERE category = 'transport'"),
         ("sends_unjoined", "CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL"),
         // Background pushes by the rule of SPEC §4 (Derived.refreshBackground reads them through it).
         ("sends_background", "CREATE INDEX IF NOT EXISTS sends_background ON sends(t) WHERE \(backgroundRule)"),
@@ -213,7 +215,11 @@ public enum Schema {
         if current > version {
             throw SQLiteError(code: 1, message: "database schema \(current) is newer than this pushlog (\(version)); upgrade pushlog")
         }
-        guard current < version else { return }
+        guard current < version else {
+            // Categories added since the database was created (transport); a no-op once present.
+            try seedNewCategories(db)
+            return
+        }
         try db.exec("BEGIN IMMEDIATE")
         do {
             if current == 0 {
@@ -234,6 +240,16 @@ public enum Schema {
         } catch {
             try? db.exec("ROLLBACK")
             throw error
+        }
+    }
+
+    static func seedNewCategories(_ db: Database) throws {
+        let known = try db.scalarInt("SELECT count(*) FROM categories") ?? 0
+        guard known < Int64(ReasonCategory.allCases.count) else { return }
+        let c = try db.prepare("INSERT OR IGNORE INTO categories(category, retryable, never_retry) VALUES (?, ?, ?)")
+        for cat in ReasonCategory.allCases {
+            c.bind(1, cat.rawValue); c.bind(2, Int64(cat.retryable ? 1 : 0)); c.bind(3, Int64(cat.neverRetry ? 1 : 0))
+            try c.run()
         }
     }
 

@@ -1,0 +1,88 @@
+/// A syslog prefix before a record, like the CloudWatch and docker prefixes: BSD style
+/// `Apr 10 22:51:48 host prog[pid]: ` (no year: taken from the file's modification time) or
+/// RFC 3339 style `2026-04-10T22:51:48.120+00:00 host prog[pid]: ` (rsyslog's precise format).
+public struct SyslogPrefix {
+    /// The year of the file's modification time and its epoch ms: a BSD time later than a day
+    /// after the file was last written belongs to the year before (a December line read in January).
+    let year: Int
+    let mtimeMs: Int64
+
+    public init(mtimeMs: Int64) {
+        self.mtimeMs = mtimeMs
+        let days = Int(mtimeMs / 86_400_000)
+        year = SyslogPrefix.civilYear(days: days)
+    }
+
+    static let months: [String] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The prefix's time (nil when it does not parse) and the bytes after it; nil when the line has no syslog prefix.
+    public func split(_ b: ByteSlice) -> (Int64?, ByteSlice)? {
+        let n = b.count
+        var i = 0
+        var time: Int64?
+        if n > 16, let m = SyslogPrefix.month(b), b[3] == 0x20 {
+            // "Apr 10 22:51:48" or "Apr  1 22:51:48"
+            guard let d1 = digitOrSpace(b[4]), let d2 = digit(b[5]), b[6] == 0x20,
+                  let hh = twoDigits(b, 7), b[9] == 0x3A, let mm = twoDigits(b, 10), b[12] == 0x3A, let ss = twoDigits(b, 13) else { return nil }
+            let day = d1 * 10 + d2
+            guard day >= 1, day <= 31, hh < 24, mm < 60, ss <= 60 else { return nil }
+            i = 15
+            while i < n && b[i] != 0x20 { i += 1 }   // fractions some daemons add
+            var t = TimeParser.epochMs(year: year, month: m, day: day, hour: hh, minute: mm, second: ss)
+            if t > mtimeMs + 86_400_000 { t = TimeParser.epochMs(year: year - 1, month: m, day: day, hour: hh, minute: mm, second: ss) }
+            time = t
+        } else if n > 20, b[4] == 0x2D, b[10] == 0x54 {
+            while i < n && b[i] != 0x20 { i += 1 }
+            guard let t = TimeParser.parse(ByteSlice(rebasing: b[0..<i])) else { return nil }
+            time = t
+        } else {
+            return nil
+        }
+        // " host tag: " — a host, then a tag ending in ':' (prog, prog[pid]), neither JSON.
+        guard i < n && b[i] == 0x20 else { return nil }
+        i += 1
+        let hostStart = i
+        while i < n && b[i] != 0x20 { i += 1 }
+        guard i > hostStart, i < n, b[hostStart] != 0x7B, b[hostStart] != 0x5B, b[hostStart] != 0x22 else { return nil }
+        if i - hostStart == 1 && b[hostStart] == 0x2D { return nil }  // "- level:" is an application's own prefix
+        i += 1
+        let tagStart = i
+        while i < n && b[i] != 0x20 {
+            if b[i] == 0x7B || b[i] == 0x22 || b[i] == 0x3D { return nil }
+            i += 1
+        }
+        guard i - tagStart >= 2, b[i - 1] == 0x3A else { return nil }
+        if i < n { i += 1 }
+        return (time, ByteSlice(rebasing: b[i...]))
+    }
+
+    static func month(_ b: ByteSlice) -> Int? {
+        let s = String(decoding: ByteSlice(rebasing: b[0..<3]), as: UTF8.self)
+        return months.firstIndex(of: s).map { $0 + 1 }
+    }
+
+    func digit(_ c: UInt8) -> Int? { c >= 0x30 && c <= 0x39 ? Int(c - 0x30) : nil }
+    func digitOrSpace(_ c: UInt8) -> Int? { c == 0x20 ? 0 : digit(c) }
+    func twoDigits(_ b: ByteSlice, _ i: Int) -> Int? {
+        guard let a = digit(b[i]), let c = digit(b[i + 1]) else { return nil }
+        return a * 10 + c
+    }
+
+    /// The proleptic Gregorian year of a day count since 1970-01-01.
+    static func civilYear(days: Int) -> Int {
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return yoe + era * 400 + (m <= 2 ? 1 : 0)
+    }
+
+    /// True when the line starts with a syslog prefix (detection).
+    public static func starts(_ line: String) -> Bool {
+        var s = line
+        return s.withUTF8 { SyslogPrefix(mtimeMs: 0).split($0) != nil }
+    }
+}
