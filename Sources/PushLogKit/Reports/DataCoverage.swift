@@ -7,10 +7,12 @@ public struct DataCoverage {
     /// The time span of all records (responses and registrations), or nil for an empty database.
     public func span() throws -> (Int64, Int64)? {
         // One min() or max() per SELECT, so each is a single probe of the table's (t, …) key
-        // instead of a scan.
+        // instead of a scan; the aggregate skips the NULL of an empty table.
         let s = try db.prepare("""
-            SELECT min((SELECT min(t) FROM sends), (SELECT min(t) FROM registers), (SELECT min(t) FROM settings)),
-                   max((SELECT max(t) FROM sends), (SELECT max(t) FROM registers), (SELECT max(t) FROM settings))
+            SELECT min(lo), max(hi) FROM (
+              SELECT (SELECT min(t) FROM sends) AS lo, (SELECT max(t) FROM sends) AS hi
+              UNION ALL SELECT (SELECT min(t) FROM registers), (SELECT max(t) FROM registers)
+              UNION ALL SELECT (SELECT min(t) FROM settings), (SELECT max(t) FROM settings))
             """)
         guard try s.step(), !s.isNull(0) else { return nil }
         return (s.int(0), s.int(1))
