@@ -165,15 +165,17 @@ final class ReportTests: XCTestCase {
         XCTAssertFalse(g.holds(try XCTUnwrap(g.observed(in: doc))))
     }
 
-    func testCatalogIsEmbeddedFromQueriesFolder() throws {
-        // The binary's catalog must be what Queries/ holds (run scripts/embed-queries.sh after editing).
+    func testCatalogIsEveryFileOfQueriesFolder() throws {
+        // Package.swift compiles every Queries/*.sql into the binary; BuiltInQueries names them.
         let dir = Fixtures.root.appendingPathComponent("Queries").path
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sql") }
-        XCTAssertEqual(Set(files.map { String($0.dropLast(4)) }), Set(EmbeddedQueries.files.keys))
+        XCTAssertEqual(Set(files.map { String($0.dropLast(4)) }), Set(BuiltInQueries.files.keys), "add the new file to BuiltInQueries")
         for f in files {
             let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
-            XCTAssertEqual(EmbeddedQueries.files[String(f.dropLast(4))].map { $0 + "\n" } ?? "", text, "\(f) differs from the embedded copy: run scripts/embed-queries.sh")
+            XCTAssertEqual(BuiltInQueries.files[String(f.dropLast(4))].map { String(decoding: $0, as: UTF8.self) }, text, f)
         }
+        let defs = Fixtures.root.appendingPathComponent("Sources/PushLogKit/Formats/Definitions").path
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: defs)), Set(BuiltInQueries.formats.keys))
     }
 
     func testCommonBlockIsSharedBySections() throws {

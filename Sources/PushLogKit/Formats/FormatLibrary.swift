@@ -1,37 +1,20 @@
 import Foundation
 
-/// The line-format definitions an ingest can use: the built-in ones (data files shipped as
-/// package resources, `Formats/Definitions/*.format`) and a user's (`--formats DIR`,
+/// The line-format definitions an ingest can use: the built-in ones (data files compiled into
+/// the binary as package resources, `Formats/Definitions/*.format`) and a user's (`--formats DIR`,
 /// `$PUSHLOG_FORMATS`). Detection tries them after the built-in formats.
 public struct FormatLibrary: Sendable {
     public private(set) var definitions: [LineDefinition] = []
 
     public init() {}
 
-    /// The resource bundle's folder of built-in definitions, wherever SwiftPM put it: beside
-    /// the executable (`pushlog_PushLogKit.resources`, copy it with the binary when installing)
-    /// or beside the test bundle. Looked up by hand: `Bundle.module` stops the process when the
-    /// bundle is missing.
-    public static func builtInDirectory() -> String? {
-        let bundle = "pushlog_PushLogKit.resources"
-        var dirs: [URL] = [Bundle.main.bundleURL]
-        if let exe = CommandLine.arguments.first {
-            dirs.append(URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        dirs += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        for d in dirs {
-            let p = d.appendingPathComponent(bundle).appendingPathComponent("Definitions").path
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue { return p }
-        }
-        return nil
-    }
-
     /// The built-in definitions and, when given, those of `userDirectory` (a user's definition
     /// replaces a built-in one of the same name). Throws the first bad definition.
     public static func load(userDirectory: String? = nil) throws -> FormatLibrary {
         var lib = FormatLibrary()
-        if let dir = builtInDirectory() { try lib.add(directory: dir, builtIn: true) }
+        for (file, bytes) in BuiltInQueries.formats.sorted(by: { $0.key < $1.key }) {
+            try lib.add(LineDefinition.parse(String(decoding: bytes, as: UTF8.self), file: "built-in " + file, builtIn: true))
+        }
         if let dir = userDirectory {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {

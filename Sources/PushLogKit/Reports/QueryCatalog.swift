@@ -88,8 +88,8 @@ public struct QueryCatalog {
     public private(set) var reports: [ReportDefinition] = []
 
     public init(userDirectory: String? = nil) throws {
-        for (name, text) in EmbeddedQueries.files.sorted(by: { $0.key < $1.key }) {
-            reports.append(try ReportDefinition.parse(name: name, text: text, origin: "built-in"))
+        for (name, bytes) in BuiltInQueries.files.sorted(by: { $0.key < $1.key }) {
+            reports.append(try ReportDefinition.parse(name: name, text: String(decoding: bytes, as: UTF8.self), origin: "built-in"))
         }
         if let dir = userDirectory {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
