@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Copies Queries/hygiene.sql's common block (without its comments) into the provider_hygiene
 section of Queries/weekly.sql, with the range starting a week earlier, so the weekly page's
-hygiene block keeps the hygiene report's definitions. Run scripts/embed-queries.sh after it.
+hygiene block keeps the hygiene report's definitions. The binary embeds Queries/ at the next build.
 HygieneTests.testWeeklyBlockCopiesTheHygieneDefinitions fails when the two differ."""
 import os
 
