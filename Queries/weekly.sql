@@ -7,6 +7,24 @@
 -- param: topic  only responses for this topic, in every KPI and section that can be split by topic
 -- param: env  only responses sent to production or sandbox, likewise
 -- param: unit=device  device or user (the turn_off_rate KPI)
+-- KPIs: NAME = REPORT.SECTION.COLUMN, each report run on this week and the week before (so a KPI
+-- always equals its report's figure); `whole` marks figures that cannot be split by topic or env,
+-- left empty under --topic/--env rather than shown unfiltered.
+-- kpi: responses = gone.summary.responses
+-- kpi: accepted_share = weekly.basics.accepted_share
+-- kpi: gone_rate = gone.summary.gone_rate
+-- kpi: tokens_gone = gone.summary.tokens_gone
+-- kpi: sends_after_gone = gone.summary.sends_after_gone
+-- kpi: mismatched_sends = env-mismatch.summary.mismatched_sends
+-- kpi: bad_device_token = env-mismatch.summary.bad_device_token
+-- kpi: malformed_token_sends = env-mismatch.summary.malformed_token_sends
+-- kpi: over_budget_share = silent.summary.over_budget_share
+-- kpi: too_many_requests = silent.summary.too_many_requests
+-- kpi: auth_errors = weekly.basics.auth_errors
+-- kpi: turn_off_rate = opt-out.turn_off_rate.turn_off_rate whole
+-- kpi: rotation_rate = churn.summary.rotation_rate whole
+-- kpi: superseded_sends = churn.summary.superseded_sends
+-- kpi: rejects = weekly.basics.rejects whole
 
 -- section: basics
 -- Used for the accepted share, auth-error, transport and rejects KPIs; :since/:until are the

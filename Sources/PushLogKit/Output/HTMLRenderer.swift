@@ -2,7 +2,7 @@
 public enum HTMLRenderer {
     public static func render(_ doc: ResultDocument) -> String {
         // The weekly report has a page of its own (labels, coloured changes, marked charts).
-        if doc.report == "weekly", doc.section("kpis") != nil { return WeeklyPage.render(doc) }
+        if doc.section("kpis")?.column("metric") != nil { return WeeklyPage.render(doc) }
         var body = "<h1>\(escape(doc.title.isEmpty ? doc.report : doc.title))</h1>\n"
         body += params(doc)
         for chart in Charts.forDocument(doc) { body += chart }

@@ -10,6 +10,15 @@ public struct ReportDefinition {
     public var sections: [(name: String, sql: String)]
     /// Where it came from: "built-in" or a file path.
     public var origin: String
+    /// KPIs a report assembles from other reports (`-- kpi:` lines, the weekly report's).
+    public var kpis: [KPI] = []
+
+    /// `-- kpi: NAME = REPORT.SECTION.COLUMN [whole]`: a figure of another report, run on the
+    /// report's week and the week before. `whole`: not split by topic/env (empty under a filter).
+    public struct KPI: Sendable {
+        public let name, report, section, column: String
+        public let wholeDataOnly: Bool
+    }
 
     /// Parses the file format:
     /// ```
@@ -62,6 +71,15 @@ public struct ReportDefinition {
             } else if current == nil && l.hasPrefix("-- description:") {
                 let more = l.dropFirst("-- description:".count).trimmingCharacters(in: .whitespaces)
                 d.description += (d.description.isEmpty ? "" : " ") + more
+            } else if current == nil && l.hasPrefix("-- kpi:") {
+                let rest = l.dropFirst("-- kpi:".count).split(separator: "=", maxSplits: 1)
+                let source = rest.count == 2 ? rest[1].split(separator: " ").map(String.init) : []
+                let path = source.first?.split(separator: ".").map(String.init) ?? []
+                guard rest.count == 2, path.count == 3 else {
+                    throw CatalogError("\(origin): cannot read '\(l)': use -- kpi: NAME = REPORT.SECTION.COLUMN [whole]")
+                }
+                d.kpis.append(KPI(name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1],
+                                  column: path[2], wholeDataOnly: source.dropFirst().contains("whole")))
             } else if current == nil && l.hasPrefix("-- param:") {
                 let rest = l.dropFirst("-- param:".count).trimmingCharacters(in: .whitespaces)
                 let parts = rest.split(separator: " ", maxSplits: 1)

@@ -13,7 +13,7 @@ public final class ReportRunner {
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
-        if name == "weekly" && catalog.report(name)?.origin == "built-in" { return try WeeklyReport(runner: self).run(params) }
+        if let def = catalog.report(name), !def.kpis.isEmpty { return try WeeklyReport(runner: self, def: def).run(params) }
         guard let def = catalog.report(name) else {
             throw CatalogError("no report named '\(name)' (see: pushlog reports)")
         }
@@ -49,7 +49,7 @@ public final class ReportRunner {
 
     /// The sections a run of the report prints, in order (the weekly report assembles its own).
     public static func sectionNames(_ def: ReportDefinition) -> [String] {
-        if def.name == "weekly" && def.origin == "built-in" { return WeeklyReport.sectionNames(def) }
+        if !def.kpis.isEmpty { return WeeklyReport.sectionNames(def) }
         return def.sections.map(\.name).filter { !(bucketsOnlyWithBy(def) && $0 == "by_bucket") }
     }
 

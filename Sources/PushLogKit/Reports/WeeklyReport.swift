@@ -1,39 +1,18 @@
 import Foundation
 
-/// The weekly health report: KPIs taken from the mission reports run on this week and the
-/// week before (so they always agree with those reports), plus the sections of weekly.sql.
+/// A KPI report (weekly.sql, or any report whose header declares `-- kpi:` lines): the KPIs
+/// taken from the mission reports run on the week and the week before (so they always agree with
+/// those reports), then the report's own sections.
 public struct WeeklyReport {
     let runner: ReportRunner
+    let def: ReportDefinition
     static let week: Int64 = 7 * 86_400_000
-
-    /// (kpi name, report, section, column). Every KPI honours --topic/--env except those in
-    /// `unfilterable`, which are left empty (null) under a filter rather than shown unfiltered.
-    static let kpis: [(String, String, String, String)] = [
-        ("responses", "gone", "summary", "responses"),
-        ("accepted_share", "weekly", "basics", "accepted_share"),
-        ("gone_rate", "gone", "summary", "gone_rate"),
-        ("tokens_gone", "gone", "summary", "tokens_gone"),
-        ("sends_after_gone", "gone", "summary", "sends_after_gone"),
-        ("mismatched_sends", "env-mismatch", "summary", "mismatched_sends"),
-        ("bad_device_token", "env-mismatch", "summary", "bad_device_token"),
-        ("malformed_token_sends", "env-mismatch", "summary", "malformed_token_sends"),
-        ("over_budget_share", "silent", "summary", "over_budget_share"),
-        ("too_many_requests", "silent", "summary", "too_many_requests"),
-        ("auth_errors", "weekly", "basics", "auth_errors"),
-        ("turn_off_rate", "opt-out", "turn_off_rate", "turn_off_rate"),
-        ("rotation_rate", "churn", "summary", "rotation_rate"),
-        ("superseded_sends", "churn", "summary", "superseded_sends"),
-        ("rejects", "weekly", "basics", "rejects"),
-    ]
 
     /// The sections the weekly document has, in order (what `pushlog reports` lists): the KPI
     /// table first, weekly.sql's sections but `basics` (which feeds the KPIs), the turn-off trend.
     public static func sectionNames(_ def: ReportDefinition) -> [String] {
         ["kpis"] + def.sections.map(\.name).filter { $0 != "basics" } + ["trend_turn_off_rate"]
     }
-
-    /// KPIs whose records carry no topic or env (opt-in state, registrations, rejected lines).
-    static let unfilterable: Set<String> = ["turn_off_rate", "rotation_rate", "rejects"]
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     public static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
@@ -52,24 +31,25 @@ public struct WeeklyReport {
         var last = this
         last.since = start - WeeklyReport.week
         last.until = start
-        guard let weeklyDef = runner.catalog.report("weekly") else { throw CatalogError("weekly.sql is missing from the catalog") }
+        let weeklyDef = def
         let filtered = p.topic != nil || p.env != nil
 
         // Each mission report once per week, only the sections the KPIs read.
         var cache: [String: (ResultDocument, ResultDocument)] = [:]
         func docs(_ name: String) throws -> (ResultDocument, ResultDocument) {
             if let d = cache[name] { return d }
-            guard let def = name == "weekly" ? weeklyDef : runner.catalog.report(name) else {
-                throw CatalogError("weekly: the \(name) report is missing from the catalog")
+            guard let def = name == weeklyDef.name ? weeklyDef : runner.catalog.report(name) else {
+                throw CatalogError("\(weeklyDef.name): the \(name) report its KPIs read is missing from the catalog")
             }
-            let only = Set(WeeklyReport.kpis.filter { $0.1 == name }.map { $0.2 })
+            let only = Set(weeklyDef.kpis.filter { $0.report == name }.map(\.section))
             let d = (try runner.run(def, params: this, only: only), try runner.run(def, params: last, only: only))
             cache[name] = d
             return d
         }
         var kpi = ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change", "source"])
-        for (name, report, section, column) in WeeklyReport.kpis {
-            if filtered && WeeklyReport.unfilterable.contains(name) {
+        for k in weeklyDef.kpis {
+            let (name, report, section, column) = (k.name, k.report, k.section, k.column)
+            if filtered && k.wholeDataOnly {
                 kpi.rows.append([.text(name), .null, .null, .null, .text("\(report).\(column) (not split by topic/env)")])
                 continue
             }
@@ -98,7 +78,7 @@ public struct WeeklyReport {
         doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
         if filtered {
             doc.sections.append(ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"]))
-            filters = WeeklyReport.unfilterable.sorted().joined(separator: ", ")
+            filters = weeklyDef.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
             doc.notes.append("filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
                              + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")
         } else if let optDef = runner.catalog.report("opt-out") {
