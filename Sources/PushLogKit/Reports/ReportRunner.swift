@@ -38,7 +38,7 @@ public final class ReportRunner {
                 case .text(let v): s.bind(i, v)
                 }
             }
-            sections.append(try ResultTable.from(s, name: name))
+            sections.append(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) })
         }
         if let unit = timeUnit(def, params), sections.contains(where: { $0.columns.first == "bucket" }),
            let (lo, hi) = try fillRange(params) {
