@@ -4,6 +4,9 @@
 -- description: accepted count and Apple's received count differ by more than 1%.
 -- param: since  start of the range (days)
 -- param: until  end of the range, exclusive
+-- A response's push type is its apns-push-type; without one it is background when the payload is a
+-- background push by the silent report's rule (content-available, no alert, sound or badge), else
+-- alert (APNs' default).
 
 -- section: summary
 WITH d AS (
@@ -11,7 +14,7 @@ WITH d AS (
          sum(CASE WHEN lower(a.status) LIKE 'received%' THEN a.count END) AS apple_received,
          (SELECT count(*) FROM sends s WHERE s.kind IN (0, 2) AND s.status = 200
             AND s.t >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.t < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
-            AND coalesce(s.push_type, 'alert') = a.push_type) AS our_accepted
+            AND coalesce(s.push_type, CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END) = a.push_type) AS our_accepted
   FROM apple_metrics a
   WHERE (:since < -1000000000000000 OR a.day >= bucket(:since, 'day')) AND (:until > 1000000000000000 OR a.day < bucket(:until, 'day'))
   GROUP BY a.day, a.push_type
@@ -35,7 +38,7 @@ WITH a AS (
          count(s.t) AS our_responses, coalesce(sum(s.status = 200), 0) AS our_accepted
   FROM a LEFT JOIN sends s ON s.kind IN (0, 2) AND s.status IS NOT NULL
     AND s.t >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.t < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
-    AND coalesce(s.push_type, 'alert') = a.push_type
+    AND coalesce(s.push_type, CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END) = a.push_type
   GROUP BY a.day, a.push_type
 )
 SELECT a.day, a.push_type, o.our_responses, o.our_accepted, a.apple_received, a.apple_delivered, a.apple_discarded_disabled,

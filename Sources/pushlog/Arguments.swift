@@ -120,6 +120,7 @@ struct OutputTarget {
     init(_ args: Arguments, defaultFormat: OutputFormat? = nil) throws {
         path = args.value("-o") ?? args.value("--output")
         revealTokens = args.has("--reveal-tokens")
+        if revealTokens { Console.revealTokens = true }
         pager = !args.has("--no-pager")
         color = try Console.colorWanted(args.value("--color"), path: args.value("-o") ?? args.value("--output"))
         if let f = args.value("--format") {
@@ -182,7 +183,14 @@ enum Console {
             }
         }
     }
-    static func err(_ s: String) { FileHandle.standardError.write((TerminalText.safe(s) + "\n").data(using: .utf8)!) }
+    /// A diagnostic: control characters escaped, device tokens masked by value (a message may
+    /// quote a log line or a key the user typed).
+    static func err(_ s: String) {
+        let text = revealTokens ? s : TokenMask(irregular: []).maskText(s)
+        FileHandle.standardError.write((TerminalText.safe(text) + "\n").data(using: .utf8)!)
+    }
+    /// Set by commands given --reveal-tokens.
+    nonisolated(unsafe) static var revealTokens = false
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdinIsTTY: Bool { isatty(0) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }

@@ -35,7 +35,8 @@ enum DemoCommand: Command {
         if let s = try args.int("--seed", command: name) { o.seed = UInt64(s) }
         if let g = try args.int("--gzip-level", command: name) { o.gzipLevel = Int32(min(9, max(1, g))) }
         let dir = args.positionals.first ?? "pushlog-demo"
-        let explicitDB = argv.contains("--db") || CommandLine.arguments.contains("--db") || ProcessInfo.processInfo.environment["PUSHLOG_DB"] != nil
+        // Only an explicit --db moves the demo's database: $PUSHLOG_DB is usually the real one.
+        let explicitDB = argv.contains("--db") || CommandLine.arguments.contains { $0 == "--db" || $0.hasPrefix("--db=") }
         let dbPath = explicitDB ? ctx.dbPath : dir + "/pushlog.db"
         let quiet = args.has("--quiet")
 

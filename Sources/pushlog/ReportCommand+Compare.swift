@@ -18,6 +18,17 @@ extension ReportCommand {
                              hint: "pushlog report \(def.name) --since 7d --compare previous")
         }
         if params.until == nil { params.until = Int64(Date().timeIntervalSince1970 * 1000) }
+        // Time buckets are matched one range-length back: with a range that is not a whole number
+        // of buckets the earlier bucket would cover a different stretch (a fake jump), so refuse.
+        let unit = TimeUnit(rawValue: params.by ?? def.paramDefaults["by"] ?? "")
+        if let unit, let since = params.since, let until = params.until, def.byValues != nil {
+            let aligned = { (t: Int64) in unit.start(t) == t }
+            guard aligned(since) && aligned(until) else {
+                let example = unit == .week ? "--since 2026-W45 --until 2026-W47" : unit == .day ? "--since 2026-11-02 --until 2026-11-09" : "whole \(unit.rawValue)s"
+                throw UsageError(message: "--compare previous with --by \(unit.rawValue) needs a range of whole \(unit.rawValue) buckets",
+                                 hint: "e.g. \(example), or --by a finer unit")
+            }
+        }
         return true
     }
 }

@@ -40,10 +40,36 @@ enum RejectsCommand: Command {
         let out = try OutputTarget(args)
         let limit = try args.int("--limit", command: name) ?? 100
         let db = try Store.openForReading(path: ctx.dbPath)
+        var source: String?
+        if let given = args.value("--source") {
+            // The path as `sources` lists it, any spelling of it, or a unique file name.
+            let m = try db.prepare(Listings.sourceMatch)
+            var found: [String] = []
+            for key in [SourcePaths.canonical(given), given] where found.isEmpty {
+                m.reset()
+                m.bind(1, key)
+                while try m.step() { found.append(m.string(0) ?? "") }
+            }
+            guard !found.isEmpty else {
+                Console.err("pushlog: no ingested file matches '\(given)'; `pushlog sources` lists them")
+                return 1
+            }
+            guard found.count == 1 || found[0] == given || found[0] == SourcePaths.canonical(given) else {
+                throw UsageError(message: "--source '\(given)' matches several files: \(found.joined(separator: ", "))…", hint: "give the path as `pushlog sources` lists it")
+            }
+            source = found[0]
+        }
         let s = try db.prepare(Listings.rejects)
-        s.bind(1, args.value("--source").map(SourcePaths.canonical))
+        s.bind(1, source)
         s.bind(2, Int64(limit == 0 ? -1 : limit))
-        try out.write(ResultDocument(report: "rejects", sections: [try ResultTable.from(s, name: "rejects")]), db: db)
+        let table = try ResultTable.from(s, name: "rejects")
+        let c = try db.prepare(Listings.rejectCount)
+        c.bind(1, source)
+        let total = try c.step() ? c.int(0) : 0
+        try out.write(ResultDocument(report: "rejects", sections: [table]), db: db)
+        if Int64(table.rows.count) < total {
+            Console.err("pushlog: showing \(table.rows.count) of \(total) rejected lines; --limit 0 shows all")
+        }
         return 0
     }
 }

@@ -23,9 +23,12 @@ enum TraceCommand: Command {
         let db = try Store.openForReading(path: ctx.dbPath)
         do {
             try out.write(try Trace(db: db).run(key), db: db)
-        } catch let e as CatalogError {
-            Console.err("pushlog: trace: \(e.description)")
+        } catch TraceError.notFound(let m) {
+            Console.err("pushlog: trace: \(m)")
             return 1
+        } catch TraceError.ambiguous(let m) {
+            // Not enough of the key: a usage problem, with the fix in the message.
+            throw UsageError(message: "trace: \(m)", hint: "pushlog trace KEY with more characters")
         }
         return 0
     }

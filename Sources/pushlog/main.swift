@@ -87,6 +87,11 @@ func runMain() -> Int32 {
         return usage(UsageError(message: "unknown command '\(name)'", hint: guess.map { "did you mean '\($0)'? (pushlog help)" } ?? "pushlog help"))
     }
     if args.contains("--help") || args.contains("-h") { Console.out(cmd.help); return 0 }
+    var isDir: ObjCBool = false
+    if FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
+        return usage(UsageError(message: "--db \(ctx.dbPath) is a folder; it names the database file",
+                                hint: "pushlog --db \(ctx.dbPath.hasSuffix("/") ? ctx.dbPath : ctx.dbPath + "/")pushlog.db \(name) …"))
+    }
     // --db is accepted after the command too.
     if let i = args.firstIndex(of: "--db"), i + 1 < args.count {
         ctx.dbPath = args[i + 1]

@@ -280,7 +280,7 @@ final class TrustworthyAnswersTests: XCTestCase {
         let r = try pushlog(["trace", "--format", "tsv", "0000000a"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("403 ExpiredProviderToken apns-id 0000000a-0000-4000-8000-00000000000a"), r.stdout)
-        XCTAssertEqual(try pushlog(["trace", "0000"]).status, 1, "ambiguous prefix")
+        XCTAssertEqual(try pushlog(["trace", "0000"]).status, 2, "ambiguous prefix: give more characters")
         let dry = try pushlog(["prune", "--before", "2026-11-01", "--dry-run"])
         XCTAssertEqual(dry.status, 0)
         XCTAssertTrue(dry.stderr.contains("prune: 7 records before 2026-11-01T00:00:00Z (2 sends, 3 registers, 2 settings)"), dry.stderr)

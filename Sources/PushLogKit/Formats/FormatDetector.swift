@@ -35,7 +35,9 @@ public enum FormatDetector {
     public static func detect(_ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
                               mtimeMs: Int64 = 0, complete: Bool = true) -> Detection {
         // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
-        var raw = head.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let text = head.starts(with: bom) ? Array(head.dropFirst(3)) : head  // as LineReader drops it
+        var raw = text.split(separator: 0x0A, omittingEmptySubsequences: false)
         if !complete && raw.count > 1 { raw.removeLast() }  // cut by the head's limit
         var lines: [String] = []
         for r in raw where lines.count < sampleLines {

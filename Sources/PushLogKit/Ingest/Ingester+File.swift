@@ -192,7 +192,9 @@ extension Ingester {
 
     /// Marks a file refused (not a text log, or no known format): no records, the reason kept, and
     /// its fingerprint, so an unchanged refused file is not read again.
-    func refuse(_ src: Int64, _ why: String, _ st: (size: Int64, mtime: Int64)?, _ headLen: Int, _ head: String?, _ fs: inout FileSummary) throws {
+    func refuse(_ src: Int64, _ reason: String, _ st: (size: Int64, mtime: Int64)?, _ headLen: Int, _ head: String?, _ fs: inout FileSummary) throws {
+        // The reason quotes the file's first line: secrets go as they do from rejected lines.
+        let why = Redactor.redact(reason)
         fs.refused = why
         fs.format = Ingester.refusedFormat
         try db.exec("BEGIN IMMEDIATE")

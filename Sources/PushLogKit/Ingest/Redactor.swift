@@ -57,8 +57,16 @@ public enum Redactor {
             // Skip separators: quotes, colon, equals, spaces.
             while j < b.count && (b[j] == 0x22 || b[j] == 0x3A || b[j] == 0x3D || b[j] == 0x20 || b[j] == 0x27) { j += 1 }
             // "Authorization: Bearer x" keeps the scheme word and redacts what follows it.
+            var w = j
+            while w < b.count && b[w] != 0x20 && b[w] != 0x22 && b[w] != 0x27 { w += 1 }
+            if w < b.count && b[w] == 0x20 && isScheme(b[j..<w]) {
+                j = w
+                while j < b.count && b[j] == 0x20 { j += 1 }
+            }
             let valueStart = j
-            while j < b.count && b[j] != 0x22 && b[j] != 0x2C && b[j] != 0x7D && b[j] != 0x27 && !(b[j] == 0x20 && j > valueStart && !isScheme(b[valueStart..<j])) { j += 1 }
+            // Already redacted (a JWT found first): leave it whole.
+            if b[valueStart...].starts(with: Array("[REDACTED".utf8)) { i = valueStart + 1; continue }
+            while j < b.count && b[j] != 0x22 && b[j] != 0x2C && b[j] != 0x7D && b[j] != 0x27 && b[j] != 0x20 { j += 1 }
             if j > valueStart {
                 let marker = Array("[REDACTED]".utf8)
                 b.replaceSubrange(valueStart..<j, with: marker)

@@ -39,6 +39,8 @@ public final class LineReader {
         var start = 0, end = 0, scan = 0
         var discarding = false  // inside an oversized line, dropping bytes until its end
         var eof = false
+        // A UTF-8 byte-order mark (spreadsheet "CSV UTF-8" exports) is not part of the first line.
+        var atStreamStart = lineNumber == 0 && baseOffset == 0
         while true {
             // Emit every complete line in [start, end).
             while scan < end {
@@ -51,11 +53,17 @@ public final class LineReader {
                 } else {
                     var len = nl - start
                     if len > 0 && buffer[start + len - 1] == 0x0D { len -= 1 }
+                    var from = start
+                    if atStreamStart && len >= 3 && buffer[start] == 0xEF && buffer[start + 1] == 0xBB && buffer[start + 2] == 0xBF {
+                        from += 3
+                        len -= 3
+                    }
                     let over = len > LineReader.maxLineBytes
                     let shown = over ? LineReader.prefixBytes : len
-                    try body(Line(bytes: UnsafeBufferPointer(start: buffer + start, count: shown),
+                    try body(Line(bytes: UnsafeBufferPointer(start: buffer + from, count: shown),
                                   number: lineNumber, endOffset: baseOffset + Int64(nl + 1), oversized: over))
                 }
+                atStreamStart = false
                 start = nl + 1
                 scan = start
             }

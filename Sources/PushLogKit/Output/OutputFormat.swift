@@ -37,7 +37,7 @@ public enum OutputFormat: String, CaseIterable {
 enum CellFormat {
     /// Rates are fractions; tables show them as percentages.
     static func isRate(_ column: String) -> Bool {
-        column.hasSuffix("_rate") || column.hasSuffix("_share") || column == "rate_fraction"
+        column.hasSuffix("_rate") || column.hasSuffix("_share") || column == "share" || column == "rate_fraction"
     }
 
     /// Plain text of a value for csv/tsv/json-less outputs.

@@ -5,7 +5,7 @@ public enum TimeUnit: String, CaseIterable, Sendable {
     case minute, fiveMinutes = "5m", hour, day, week
 
     /// Start of the bucket holding `ms`.
-    func start(_ ms: Int64) -> Int64 {
+    public func start(_ ms: Int64) -> Int64 {
         switch self {
         case .week: return TimeFormat.weekStart(ms: ms)
         default: return TimeFormat.floorDiv(ms, step) * step

@@ -1,7 +1,7 @@
 /// The SQL behind `sources` and `rejects`.
 public enum Listings {
     public static let sources = """
-        SELECT path, format, head_hash || ':' || size AS fingerprint,
+        SELECT path, format, substr(head_hash, 1, 16) || ':' || size AS fingerprint,
                n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister AS records,
                n_send AS send, n_request AS request, n_response AS response, n_register AS register,
                n_settings AS settings, n_receipt AS receipt, n_unregister AS unregister,
@@ -10,6 +10,12 @@ public enum Listings {
                rfc3339(last_ingest) AS ingested_at
         FROM sources ORDER BY id
         """
+
+    /// Rejects of one source (or all, ?1 NULL), for the "showing N of M" line.
+    public static let rejectCount = "SELECT count(*) FROM rejects r JOIN sources s ON s.id = r.src WHERE ?1 IS NULL OR s.path = ?1"
+
+    /// Sources whose path is `?1` or ends in `/?1` (a file named as `sources` lists it, or by its name).
+    public static let sourceMatch = "SELECT path FROM sources WHERE path = ?1 OR path LIKE '%/' || ?1 ORDER BY path = ?1 DESC LIMIT 3"
 
     public static let rejects = """
         SELECT s.path AS file, r.line, r.reason, r.text

@@ -21,6 +21,11 @@ public enum TimeArgument {
             guard n.isFinite, n * ms < 1e15 else { return nil }  // beyond ~30,000 years back
             return now - Int64(n * ms)
         }
+        // `date +%Y%m%d` (20261109) is a day, not epoch seconds in August 1970.
+        if s.count == 8, s.allSatisfy(\.isASCII), s.allSatisfy(\.isNumber), let y = Int(s.prefix(4)), (1970...2999).contains(y),
+           let m = Int(s.dropFirst(4).prefix(2)), (1...12).contains(m), let d = Int(s.suffix(2)), (1...31).contains(d) {
+            return TimeParser.parse(s.prefix(4) + "-" + s.dropFirst(4).prefix(2) + "-" + s.suffix(2))
+        }
         return TimeParser.parse(s)
     }
 

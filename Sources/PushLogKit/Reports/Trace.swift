@@ -44,14 +44,14 @@ public struct Trace {
             while try a.step() { if let v = a.string(0) { ids.append(v) } }
             if ids.count == 1 { return (.apnsID(ids[0]), "apns-id \(ids[0])") }
             if ids.count > 1 {
-                throw CatalogError("'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
+                throw TraceError.ambiguous("'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
             }
         }
         guard !found.isEmpty else {
-            throw CatalogError("nothing matches '\(key)': not an apns-id, device, user or token (prefix) in this database")
+            throw TraceError.notFound("nothing matches '\(key)': not an apns-id, device, user or token (prefix) in this database")
         }
         guard found.count == 1 else {
-            throw CatalogError("'\(key)' matches several tokens (\(found.map { TokenMask.mask($0.1) }.joined(separator: ", "))…); give more characters")
+            throw TraceError.ambiguous("'\(key)' matches several tokens (\(found.map { TokenMask.mask($0.1) }.joined(separator: ", "))…); give more characters")
         }
         return (.tokens([found[0].0]), "token \(found[0].1)")
     }
@@ -153,4 +153,12 @@ public struct Trace {
         return doc
     }
 
+}
+
+/// Why a trace key found no timeline: nothing matched it, or several things did (give more of it).
+public enum TraceError: Error, CustomStringConvertible {
+    case notFound(String), ambiguous(String)
+    public var description: String {
+        switch self { case .notFound(let m), .ambiguous(let m): return m }
+    }
 }
