@@ -35,7 +35,7 @@ let package = Package(
             // formats, data files loaded like a user's (FormatLibrary).
             exclude: others("Reports/Queries", "sql"),
             resources: embedded("Reports/Queries", "sql") + embedded("Formats/Definitions", "format"),
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            swiftSettings: []
         ),
         .executableTarget(name: "pushlog", dependencies: ["PushLogKit"], path: "Sources/pushlog"),
         .testTarget(

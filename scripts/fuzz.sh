@@ -12,10 +12,24 @@ targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(json logfmt csv document sn
 out=${FUZZ_OUT:-fuzz-out}   # another folder lets two campaigns run side by side
 mkdir -p "$out"
 bin=$out/pushlog-fuzz
-if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz -newer "$bin" -name '*.swift' | head -1)" ]; then
+if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz Queries -newer "$bin" \( -name '*.swift' -o -name '*.sql' -o -name '*.format' \) | head -1)" ]; then
+  # SwiftPM compiles the resources (Package.swift: .embedInCode) into PackageResources; this build
+  # is plain swiftc, so it writes the same enum itself.
+  res=$out/PackageResources.swift
+  python3 - "$res" <<'PY'
+import pathlib, sys
+files = sorted(pathlib.Path("Queries").glob("*.sql")) + sorted(pathlib.Path("Sources/PushLogKit/Formats/Definitions").glob("*.format"))
+with open(sys.argv[1], "w") as out:
+    out.write("enum PackageResources {\n")
+    for f in files:
+        name = f.name.replace("-", "_").replace(".", "_")
+        out.write(f"    static let {name}: [UInt8] = {list(f.read_bytes())}\n")
+    out.write("}\n")
+PY
+  # The flags the package ships with (release: -O, bounds and overflow checks kept), plus ASan.
   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name PushLogFuzz \
     -I Sources/CSQLite -I Sources/CZlib -lsqlite3 -lz \
-    $(find Sources/PushLogKit -name '*.swift') Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
+    $(find Sources/PushLogKit -name '*.swift' -not -path '*/Reports/Queries/*') "$res" Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
 fi
 status=0
 for t in "${targets[@]}"; do
