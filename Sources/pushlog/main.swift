@@ -27,6 +27,8 @@ let commands: [Command.Type] = [
     IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
     SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self, CompletionCommand.self,
     TokensCommand.self, MetricsCommand.self, FormatsCommand.self,
+    TokensCommand.self, MetricsCommand.self,
+    ExportCommand.self,
 ]
 
 func mainHelp() -> String {

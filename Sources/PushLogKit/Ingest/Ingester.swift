@@ -10,6 +10,9 @@ public struct IngestOptions {
     public var fullRefresh = false
     /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
     public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
+    /// Load the records only: no secondary indexes, no derived facts (`export` reads the records
+    /// once from a temporary database and deletes it).
+    public var recordsOnly = false
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?
     public init() {}
@@ -148,6 +151,7 @@ public final class Ingester {
 
     /// Builds missing indexes and the derived facts reports use.
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
+        if options.recordsOnly { return }
         try db.exec("BEGIN IMMEDIATE")
         do {
             try Schema.dropOutdatedIndexes(db)

@@ -1,0 +1,89 @@
+/// The stored records as rows of one flat schema (ClickHouse's `pushlog.records`): the record's
+/// kind, its identity (time and line hash), every field of the event schema it has, in full
+/// (tokens are not masked: export is a data pipe, not a display). Fields a record lacks are NULL.
+public enum RecordDump {
+    /// Column names in output order; every row has them all (TSV) or omits its NULLs (JSON).
+    public static let columns = [
+        "kind", "time_ms", "line_hash", "source", "line",
+        "token", "token_malformed", "token_masked", "apns_id", "env", "topic", "push_type", "priority",
+        "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content",
+        "has_alert", "has_sound", "has_badge", "aps_category", "thread_id", "interruption_level",
+        "relevance", "custom_keys", "status", "reason", "category", "apns_timestamp", "apns_unique_id",
+        "latency_ms", "attempt", "error",
+        "device", "user", "app_version", "os_version", "auth",
+        "alert_setting", "sound_setting", "badge_setting", "lock_screen", "notification_center",
+        "receipt", "result",
+    ]
+
+    /// One SELECT per record table, each giving `columns` in order, for records in [since, until).
+    /// `?1`/`?2` bind the range.
+    static func selects(ordered: Bool) -> [String] {
+        func select(_ table: String, _ kind: String, _ fields: [String: String], tokenJoin: Bool) -> String {
+            var exprs: [String] = []
+            for c in columns {
+                switch c {
+                case "kind": exprs.append(kind)
+                case "time_ms": exprs.append("r.t")
+                case "line_hash": exprs.append("printf('%016x%016x', r.h1, r.h2)")
+                case "source": exprs.append("(SELECT path FROM sources WHERE id = r.src)")
+                case "line": exprs.append("r.line")
+                case "token" where tokenJoin: exprs.append("k.token")
+                case "token_malformed" where tokenJoin: exprs.append("k.malformed")
+                case "token_masked" where tokenJoin: exprs.append("k.masked")
+                default: exprs.append(fields[c] ?? "NULL")
+                }
+            }
+            let join = tokenJoin ? " LEFT JOIN tokens k ON k.id = r.token_id" : ""
+            return "SELECT \(exprs.joined(separator: ", ")) FROM \(table) r\(join) WHERE r.t >= ?1 AND r.t < ?2"
+                + (ordered ? " ORDER BY r.t" : "")
+        }
+        func same(_ names: [String]) -> [String: String] { Dictionary(uniqueKeysWithValues: names.map { ($0, "r.\($0)") }) }
+        var sends = same(["apns_id", "env", "topic", "push_type", "priority", "collapse_id", "expiration", "payload_bytes",
+                          "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
+                          "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason", "category",
+                          "apns_unique_id", "latency_ms", "attempt", "error"])
+        sends["apns_timestamp"] = "r.apns_ts"
+        let sendKind = "CASE r.kind WHEN 0 THEN 'send' WHEN 1 THEN 'request' ELSE 'response' END"
+        return [
+            select("sends", sendKind, sends, tokenJoin: true),
+            select("registers", "'register'", same(["device", "user", "env", "app_version", "os_version", "auth", "topic"]), tokenJoin: true),
+            select("settings", "'settings'", same(["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting",
+                                                   "lock_screen", "notification_center"]), tokenJoin: false),
+            select("receipts", "'receipt'", same(["apns_id", "device", "receipt", "result"]), tokenJoin: true),
+            select("unregisters", "'unregister'", same(["device", "user"]), tokenJoin: true),
+        ]
+    }
+
+    /// Streams every record in [since, until) to `sink`; returns the number of rows written.
+    /// `ordered` merges the tables by time (each read in its (t, h1, h2) order), so a day-partitioned
+    /// sink meets each day once; otherwise the tables are dumped one after another (faster).
+    @discardableResult
+    public static func run(_ db: Database, since: Int64?, until: Int64?, ordered: Bool = false, into sink: ExportSink) throws -> Int {
+        var n = 0
+        var cursors: [(Statement, Bool)] = []
+        for sql in selects(ordered: ordered) {
+            let s = try db.prepare(sql)
+            s.bind(1, since ?? Int64.min)
+            s.bind(2, until ?? Int64.max)
+            if !ordered {
+                while try s.step() {
+                    try sink.write(s)
+                    n += 1
+                }
+            } else {
+                cursors.append((s, try s.step()))
+            }
+        }
+        // The merge: five cursors, so a linear pick of the earliest is enough.
+        while true {
+            var best = -1
+            for (i, c) in cursors.enumerated() where c.1 && (best < 0 || c.0.int(1) < cursors[best].0.int(1)) { best = i }
+            guard best >= 0 else { break }
+            try sink.write(cursors[best].0)
+            n += 1
+            cursors[best].1 = try cursors[best].0.step()
+        }
+        try sink.finish()
+        return n
+    }
+}
