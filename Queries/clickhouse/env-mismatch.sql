@@ -1,0 +1,51 @@
+-- title: Sandbox/production mismatches
+-- description: Responses sent to an APNs environment other than the one the token was registered
+-- description: in, how much of BadDeviceToken that explains, malformed tokens, and env-key errors.
+-- description: ClickHouse version of Queries/env-mismatch.sql (same sections, columns and labels).
+-- param: since  start of the range, {since:DateTime64(3)}; 1900-01-01 = open
+-- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
+-- param: topic  only responses for this topic, {topic:String}; '' = all
+-- param: env  only responses sent to this env, {env:String}; '' = all
+
+-- section: summary
+-- A token's registered env is the env of its latest registration; a mismatched send is a
+-- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+r AS (
+  SELECT s.env AS env, f.reg_env AS reg_env, coalesce(f.malformed, 0) AS malformed, s.reason AS reason, s.category AS category,
+         coalesce(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env, 0) AS mismatched
+  FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+  WHERE s.time_ms >= since AND s.time_ms < until
+    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+)
+SELECT count() AS responses, countIf(mismatched = 1) AS mismatched_sends,
+       countIf(reason = 'BadDeviceToken') AS bad_device_token,
+       countIf(reason = 'BadDeviceToken' AND mismatched = 1) AS bad_device_token_explained,
+       countIf(malformed = 1) AS malformed_token_sends, countIf(category = 'env-config') AS env_key_errors
+FROM r
+SETTINGS join_use_nulls = 1;
+
+-- section: by_pair
+-- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
+-- count per pair (a token sent to both envs counts in each).
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+SELECT f.reg_env AS registered_env, s.env AS sent_env, count() AS responses, uniqExact(s.token) AS tokens
+FROM pushlog.responses AS s INNER JOIN pushlog.token_facts AS f ON f.token = s.token
+WHERE s.time_ms >= since AND s.time_ms < until
+  AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+  AND f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env
+GROUP BY registered_env, sent_env ORDER BY responses DESC;
+
+-- section: by_app_version
+-- app_version is that of the token's latest registration. Every column sums to the summary's
+-- column of the same name.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count() AS responses,
+       countIf(s.reason = 'BadDeviceToken') AS bad_device_token,
+       countIf(coalesce(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env, 0) = 1) AS mismatched_sends,
+       countIf(coalesce(f.malformed, 0) = 1) AS malformed_token_sends
+FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+WHERE s.time_ms >= since AND s.time_ms < until
+  AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC
+SETTINGS join_use_nulls = 1;

@@ -1,0 +1,60 @@
+-- title: Token gone (410) rates
+-- description: How many responses were 410 (Unregistered/ExpiredToken), how many tokens APNs
+-- description: retired, and whether the provider kept sending to tokens after their first 410.
+-- description: ClickHouse version of Queries/gone.sql (same sections, columns and labels).
+-- param: since  start of the range (responses by time), {since:DateTime64(3)}; 1900-01-01 = open
+-- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
+-- param: by=day  bucket: hour, day or week, {by:String}
+-- param: topic  only responses for this topic, {topic:String}; '' = all
+-- param: env  only responses sent to production or sandbox, {env:String}; '' = all
+
+-- section: summary
+-- A response is a send or response record with a status (one attempt). tokens_gone: distinct
+-- tokens whose first 410 response (over all history) is in the range. sends_after_gone: responses
+-- to a token later than its first 410, with no registration of the token between that 410's APNs
+-- timestamp (or, without one, the 410's time) and the send.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+r AS (
+  SELECT token, time_ms, status FROM pushlog.responses
+  WHERE time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+), regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
+), g AS (
+  SELECT r.token AS token, r.time_ms AS t, r.status AS status, f.first_410 AS first_410,
+         coalesce(f.first_410_ts, f.first_410) AS gone_ts, x.times AS times
+  FROM r INNER JOIN (SELECT * FROM pushlog.token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
+  LEFT JOIN regs AS x ON x.token = r.token
+  WHERE r.time_ms >= f.first_410
+)
+SELECT (SELECT count() FROM r) AS responses, (SELECT countIf(status = 410) FROM r) AS gone,
+       if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
+       (SELECT uniqExactIf(token, status = 410 AND t = first_410) FROM g) AS tokens_gone,
+       (SELECT countIf(t > first_410 AND NOT arrayExists(x -> x > gone_ts AND x <= t, times)) FROM g) AS sends_after_gone;
+
+-- section: by_bucket
+-- responses, gone, tokens_gone (first 410 over all history in the bucket) add up to the summary;
+-- tokens_with_410: distinct tokens with any 410 in the bucket. Buckets inside the range with no
+-- responses are shown with zeros (pushlog fills them after its SQL; here a range of buckets).
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+r AS (
+  SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS responses, countIf(s.status = 410) AS gone,
+         uniqExactIf(s.token, s.status = 410 AND s.token <> '') AS tokens_with_410,
+         uniqExactIf(s.token, s.status = 410 AND s.token <> '' AND s.time_ms = f.first_410) AS tokens_gone
+  FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+  WHERE s.time_ms >= since AND s.time_ms < until
+    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+  GROUP BY b
+), fill AS (
+  SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
+                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
+  FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
+               if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
+        FROM pushlog.data_span)
+), k AS (SELECT b FROM fill UNION DISTINCT SELECT b FROM r)
+SELECT pushlog_bucket(k.b, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
+       if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,
+       coalesce(r.tokens_gone, 0) AS tokens_gone, coalesce(r.tokens_with_410, 0) AS tokens_with_410
+FROM k LEFT JOIN r ON r.b = k.b
+ORDER BY k.b
+SETTINGS join_use_nulls = 1;

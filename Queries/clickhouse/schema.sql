@@ -1,0 +1,168 @@
+-- title: pushlog records in ClickHouse
+-- description: The table `pushlog export` rows go into, and the views the reports in this folder
+-- description: read: deduplicated records, responses joined to their requests, and the facts
+-- description: pushlog derives at ingest (per token, per device, background pushes) computed with
+-- description: window functions and aggregates over the raw records. Idempotent (IF NOT EXISTS).
+-- Load:  clickhouse-client --queries-file Queries/clickhouse/schema.sql
+--        pushlog export logs/ | clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow'
+
+CREATE DATABASE IF NOT EXISTS pushlog;
+
+-- One row per record, every kind in one table (a record's kind decides which fields it has).
+-- Exactly once by identity: a record is its time and the hash of its line, so the same lines
+-- loaded twice (a re-delivered file, a retried load) collapse into one row when parts merge;
+-- the views below read with FINAL, so reports never see a duplicate even before the merge.
+-- ORDER BY (token, time_ms, line_hash): a token's history is one key range (trace, per-token
+-- facts); a time range is pruned by the monthly partitions and the time_ms minmax index.
+CREATE TABLE IF NOT EXISTS pushlog.records (
+    kind LowCardinality(String),               -- send, request, response, register, settings, receipt, unregister
+    time_ms Int64,                             -- record time, ms since the epoch (UTC)
+    time DateTime64(3, 'UTC') MATERIALIZED fromUnixTimestamp64Milli(time_ms, 'UTC'),
+    line_hash FixedString(32),                 -- 128-bit hash of the line: with time_ms, the identity
+    source LowCardinality(String) DEFAULT '',  -- file the record was read from
+    line UInt64 DEFAULT 0,
+    token String DEFAULT '',                   -- device token in full ('' when the record names none)
+    token_malformed UInt8 DEFAULT 0,           -- not hex
+    token_masked UInt8 DEFAULT 0,              -- '*' runs (gorush)
+    apns_id Nullable(String),
+    env LowCardinality(Nullable(String)),
+    topic LowCardinality(Nullable(String)),
+    push_type LowCardinality(Nullable(String)),
+    priority Nullable(Int64),
+    collapse_id Nullable(String),
+    expiration Nullable(Int64),
+    payload_bytes Nullable(Int64),
+    content_available Nullable(UInt8),
+    mutable_content Nullable(UInt8),
+    has_alert Nullable(UInt8),
+    has_sound Nullable(UInt8),
+    has_badge Nullable(UInt8),
+    aps_category LowCardinality(Nullable(String)),
+    thread_id Nullable(String),
+    interruption_level LowCardinality(Nullable(String)),
+    relevance Nullable(Float64),
+    custom_keys Nullable(String),
+    status Nullable(Int64),                    -- NULL: no APNs response (transport error, or a request)
+    reason LowCardinality(Nullable(String)),
+    category LowCardinality(Nullable(String)), -- the APNs reason taxonomy, classified by pushlog
+    apns_timestamp Nullable(Int64),            -- the timestamp of a 410 body, ms
+    apns_unique_id Nullable(String),
+    latency_ms Nullable(Float64),
+    attempt Nullable(Int64),
+    error Nullable(String),
+    device Nullable(String),
+    user Nullable(String),
+    app_version LowCardinality(Nullable(String)),
+    os_version LowCardinality(Nullable(String)),
+    auth LowCardinality(Nullable(String)),
+    alert_setting LowCardinality(Nullable(String)),
+    sound_setting LowCardinality(Nullable(String)),
+    badge_setting LowCardinality(Nullable(String)),
+    lock_screen LowCardinality(Nullable(String)),
+    notification_center LowCardinality(Nullable(String)),
+    receipt LowCardinality(Nullable(String)),
+    result LowCardinality(Nullable(String)),
+    INDEX time_range time_ms TYPE minmax GRANULARITY 1,
+    INDEX by_apns_id apns_id TYPE bloom_filter GRANULARITY 4,
+    INDEX by_device device TYPE bloom_filter GRANULARITY 4
+) ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
+ORDER BY (token, time_ms, line_hash)
+-- Retention, as `pushlog prune --before` does it (an example: uncomment and pick the period).
+-- TTL toDateTime(fromUnixTimestamp64Milli(time_ms, 'UTC')) + INTERVAL 13 MONTH DELETE
+;
+
+-- Deduplicated records (what `pushlog ingest` would have stored).
+CREATE VIEW IF NOT EXISTS pushlog.events AS
+SELECT * FROM pushlog.records FINAL;
+
+-- send, request and response records, a split `response` without a token completed from its
+-- `request` (same apns_id), as pushlog joins them after each ingest: fields the response lacks
+-- come from the request.
+CREATE VIEW IF NOT EXISTS pushlog.sends AS
+WITH req AS (
+  SELECT apns_id, any(tuple(token, env, topic, push_type, priority, collapse_id, expiration, payload_bytes,
+                            content_available, mutable_content, has_alert, has_sound, has_badge, aps_category,
+                            thread_id, interruption_level, custom_keys, attempt, token_malformed)) AS r
+  FROM pushlog.records FINAL WHERE kind = 'request' AND apns_id IS NOT NULL GROUP BY apns_id
+)
+SELECT e.kind AS kind, e.time_ms AS time_ms, e.line_hash AS line_hash,
+       if(j, req.r.1, e.token) AS token,
+       if(j, req.r.19, e.token_malformed) AS token_malformed,
+       e.apns_id AS apns_id,
+       if(j, coalesce(e.env, req.r.2), e.env) AS env,
+       if(j, coalesce(e.topic, req.r.3), e.topic) AS topic,
+       if(j, coalesce(e.push_type, req.r.4), e.push_type) AS push_type,
+       if(j, coalesce(e.priority, req.r.5), e.priority) AS priority,
+       if(j, coalesce(e.collapse_id, req.r.6), e.collapse_id) AS collapse_id,
+       if(j, coalesce(e.content_available, req.r.9), e.content_available) AS content_available,
+       if(j, coalesce(e.has_alert, req.r.11), e.has_alert) AS has_alert,
+       if(j, coalesce(e.has_sound, req.r.12), e.has_sound) AS has_sound,
+       if(j, coalesce(e.has_badge, req.r.13), e.has_badge) AS has_badge,
+       if(j, coalesce(e.attempt, req.r.18), e.attempt) AS attempt,
+       e.status AS status, e.reason AS reason, e.category AS category, e.apns_timestamp AS apns_timestamp,
+       e.error AS error
+FROM (SELECT *, kind = 'response' AND token = '' AND apns_id IS NOT NULL AS wants_request
+      FROM pushlog.records FINAL WHERE kind IN ('send', 'request', 'response')) AS e
+LEFT JOIN req ON req.apns_id = e.apns_id AND e.wants_request
+ARRAY JOIN [e.wants_request AND req.apns_id IS NOT NULL] AS j
+SETTINGS join_use_nulls = 1;
+
+-- Responses: one APNs answer each (send or response records with a status), as reports count them.
+CREATE VIEW IF NOT EXISTS pushlog.responses AS
+SELECT * FROM pushlog.sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
+
+-- Per token (pushlog's token_facts): first and latest registration, the env, app version, device
+-- and user of the latest one, the first 410 response and its APNs timestamp, malformed.
+CREATE VIEW IF NOT EXISTS pushlog.token_facts AS
+SELECT token, min(first_reg) AS first_reg, max(last_reg) AS last_reg,
+       argMax(latest, last_reg_key).1 AS reg_env, argMax(latest, last_reg_key).2 AS reg_app_version,
+       argMax(latest, last_reg_key).3 AS reg_device, argMax(latest, last_reg_key).4 AS reg_user,
+       min(first_410) AS first_410, argMin(f410, first_410_key).1 AS first_410_ts,
+       max(malformed) AS malformed
+FROM (
+  SELECT token, time_ms AS first_reg, time_ms AS last_reg, time_ms AS last_reg_key,
+         tuple(env, app_version, device, user) AS latest,
+         CAST(NULL, 'Nullable(Int64)') AS first_410, toInt64(9000000000000000000) AS first_410_key,
+         tuple(CAST(NULL, 'Nullable(Int64)')) AS f410, token_malformed AS malformed
+  FROM pushlog.events WHERE kind = 'register'
+  UNION ALL
+  SELECT token, NULL, NULL, toInt64(-9000000000000000000), tuple(NULL, NULL, NULL, NULL),
+         time_ms, time_ms, tuple(apns_timestamp), token_malformed
+  FROM pushlog.responses WHERE status = 410 AND token <> ''
+  UNION ALL
+  SELECT token, NULL, NULL, toInt64(-9000000000000000000), tuple(NULL, NULL, NULL, NULL), NULL,
+         toInt64(9000000000000000000), tuple(CAST(NULL, 'Nullable(Int64)')), max(token_malformed)
+  FROM pushlog.events WHERE token <> '' GROUP BY token
+)
+GROUP BY token;
+
+-- Time buckets as pushlog labels them (UTC): 'minute', '5m', 'hour', 'day', 'week' (ISO, Monday).
+CREATE FUNCTION IF NOT EXISTS pushlog_bucket_start AS (t, unit) -> multiIf(
+  unit = 'minute', intDiv(t, 60000) * 60000, unit = '5m', intDiv(t, 300000) * 300000,
+  unit = 'hour', intDiv(t, 3600000) * 3600000,
+  unit = 'week', (intDiv(t, 86400000) - (intDiv(t, 86400000) + 3) % 7) * 86400000,
+  intDiv(t, 86400000) * 86400000);
+CREATE FUNCTION IF NOT EXISTS pushlog_bucket_step AS (unit) -> multiIf(
+  unit = 'minute', 60000, unit = '5m', 300000, unit = 'hour', 3600000, unit = 'week', 604800000, 86400000);
+CREATE FUNCTION IF NOT EXISTS pushlog_iso_week AS (t) -> concat(
+  toString(toISOYear(toDate(fromUnixTimestamp64Milli(toInt64(t), 'UTC')))), '-W',
+  leftPad(toString(toISOWeek(toDate(fromUnixTimestamp64Milli(toInt64(t), 'UTC')))), 2, '0'));
+-- '2026-W45', '2026-11-02', '2026-11-02T14', '2026-11-02T14:05'
+CREATE FUNCTION IF NOT EXISTS pushlog_bucket AS (b, unit) -> multiIf(
+  unit = 'week', pushlog_iso_week(b),
+  unit = 'hour', formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%dT%H', 'UTC'),
+  unit IN ('minute', '5m'), formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%dT%H:%i', 'UTC'),
+  formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%d', 'UTC'));
+-- '2026-11-02T14:00:00.000Z'
+CREATE FUNCTION IF NOT EXISTS pushlog_rfc3339 AS (t) -> concat(
+  formatDateTime(fromUnixTimestamp64Milli(toInt64(t), 'UTC'), '%Y-%m-%dT%H:%i:%S', 'UTC'), '.',
+  leftPad(toString(toInt64(t) % 1000), 3, '0'), 'Z');
+-- The range in ms; DateTime64(3)'s bounds (1900-01-01, 2299-12-31) stand for an open end.
+CREATE FUNCTION IF NOT EXISTS pushlog_ms AS (d) -> if(toUnixTimestamp64Milli(d) <= -2208988800000, toInt64(-9000000000000000000),
+  if(toUnixTimestamp64Milli(d) >= 10413791999000, toInt64(9000000000000000000), toUnixTimestamp64Milli(d)));
+-- Rounding half away from zero, as SQLite's round() (ClickHouse's round() is banker's for floats).
+CREATE FUNCTION IF NOT EXISTS pushlog_round AS (x, n) -> if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n);
+-- The span of the data (responses, requests, registrations, settings), for filling empty buckets.
+CREATE VIEW IF NOT EXISTS pushlog.data_span AS
+SELECT min(time_ms) AS lo, max(time_ms) AS hi, count() AS n FROM pushlog.events WHERE kind NOT IN ('receipt', 'unregister');

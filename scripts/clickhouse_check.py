@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Checks that Queries/clickhouse/*.sql give pushlog's figures.
+
+Writes the demo corpus (pushlog demo), exports it with `pushlog export` (twice, so the load must
+dedupe), loads it into an in-process ClickHouse (chdb) with Queries/clickhouse/schema.sql, runs
+every section of every ClickHouse report with the same parameters as `pushlog report NAME
+--format json --reveal-tokens`, and compares every figure: equal, rates within 1e-9. Ranges: all
+data, and ranges that cut through days. A difference names the report, section, row and column;
+the exit status is 1 when there is any. --self-test alters one figure and expects the comparison
+to catch it.
+"""
+import argparse, json, math, os, re, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUERIES = os.path.join(ROOT, "Queries", "clickhouse")
+REPORTS = ["gone", "env-mismatch", "silent", "errors", "churn", "opt-out", "weekly"]
+OPEN_SINCE, OPEN_UNTIL = "1900-01-01 00:00:00.000", "2299-12-31 23:59:59.999"
+
+
+def statements(sql):
+    """The statements of a file, comments dropped (schema.sql)."""
+    body = re.sub(r"--[^\n]*", "", sql)
+    return [s.strip() for s in re.split(r";\s*(?:\n|$)", body) if s.strip()]
+
+
+def sections(path):
+    """(name, statement) for each `-- section: NAME` of a report file."""
+    out, name, lines = [], None, []
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"--\s*section:\s*(\S+)", line)
+        if m:
+            if name:
+                out.append((name, "".join(lines)))
+            name, lines = m.group(1), []
+        elif name:
+            lines.append(line)
+    if name:
+        out.append((name, "".join(lines)))
+    return [(n, re.sub(r";\s*$", "", s.strip())) for n, s in out]
+
+
+def header_params(path):
+    """{param: default} from the `-- param:` lines."""
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"--\s*param:\s*(\S+)", line)
+        if m:
+            k, _, v = m.group(1).partition("=")
+            out[k] = v
+    return out
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"clickhouse-check: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
+    return r.stdout
+
+
+class ClickHouse:
+    def __init__(self, rows_files):
+        from chdb import session
+        self.s = session.Session()
+        # One engine per process: start from an empty database for each corpus.
+        self.s.query("DROP DATABASE IF EXISTS pushlog SYNC")
+        for st in statements(open(os.path.join(QUERIES, "schema.sql"), encoding="utf-8").read()):
+            self.s.query(st)
+        for f in rows_files:
+            self.s.query(f"INSERT INTO pushlog.records FROM INFILE '{f}' FORMAT JSONEachRow")
+
+    def rows(self, sql, params):
+        sql += "\nSETTINGS output_format_json_quote_64bit_integers = 0, output_format_json_quote_denormals = 1"
+        res = self.s.query(sql, "JSON", params=params)
+        text = res.bytes().decode() if hasattr(res, "bytes") else str(res)
+        return json.loads(text)["data"] if text.strip() else []
+
+    def scalar(self, sql):
+        return json.loads(str(self.s.query(sql + " FORMAT JSONCompact SETTINGS output_format_json_quote_64bit_integers = 0")))["data"][0][0]
+
+
+def close(a, b, column):
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=0, abs_tol=1e-9)
+    return a == b
+
+
+def canonical(row):
+    return json.dumps({k: (round(v, 9) if isinstance(v, float) else v) for k, v in row.items()}, sort_keys=True)
+
+
+def same_rows(a, b):
+    """Equal as lists, or as multisets (SQL leaves the order of tied rows open)."""
+    if len(a) != len(b):
+        return False
+    if all(set(x) == set(y) and all(close(x[k], y[k], k) for k in x) for x, y in zip(a, b)):
+        return True
+    return sorted(map(canonical, a)) == sorted(map(canonical, b))
+
+
+def compare(report, label, want, got, problems):
+    for name, rows in want.items():
+        if name not in got:
+            problems.append(f"{report} [{label}] section {name}: missing in ClickHouse")
+            continue
+        have = got[name]
+        if same_rows(rows, have):
+            continue  # equal, or equal but for the order of rows that tie on the ORDER BY
+        if len(rows) != len(have):
+            problems.append(f"{report} [{label}] {name}: {len(rows)} rows in pushlog, {len(have)} in ClickHouse")
+        for i, (w, h) in enumerate(zip(rows, have)):
+            key = next(iter(w.values()), None)
+            for col, v in w.items():
+                if col not in h:
+                    problems.append(f"{report} [{label}] {name} row {i + 1} ({key}): column {col} missing in ClickHouse")
+                elif not close(v, h[col], col):
+                    problems.append(f"{report} [{label}] {name} row {i + 1} ({key}) column {col}: pushlog {v!r}, ClickHouse {h[col]!r}")
+            for col in h:
+                if col not in w:
+                    problems.append(f"{report} [{label}] {name}: column {col} only in ClickHouse")
+    for name in got:
+        if name not in want:
+            problems.append(f"{report} [{label}] section {name}: only in ClickHouse")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pushlog", default=os.path.join(ROOT, ".build", "debug", "pushlog"))
+    ap.add_argument("--devices", type=int, default=150)
+    ap.add_argument("--weeks", type=int, default=3)
+    ap.add_argument("--self-test", action="store_true", help="alter one figure; succeed only if the check catches it")
+    ap.add_argument("--only", help="comma-separated reports")
+    a = ap.parse_args()
+    reports = a.only.split(",") if a.only else REPORTS
+    with tempfile.TemporaryDirectory(prefix="pushlog-ch-") as tmp:
+        db, logs = os.path.join(tmp, "demo.db"), os.path.join(tmp, "logs")
+        run([a.pushlog, "--db", db, "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
+        # Edge cases the demo lacks (split request/response, transport errors, malformed tokens).
+        fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in ("canonical.ndjson", "reports.ndjson", "trust.ndjson")]
+        fixtures = [f for f in fixtures if os.path.exists(f)]
+        extra = os.path.join(tmp, "fixtures.db")
+        if fixtures:
+            run([a.pushlog, "--db", extra, "ingest", "--quiet"] + fixtures)
+        corpora = [("demo", db, [logs])] + ([("fixtures", extra, fixtures)] if fixtures else [])
+        problems, checked = [], 0
+        for corpus, dbpath, inputs in corpora:
+            rows = os.path.join(tmp, corpus + ".ndjson")
+            with open(rows, "w") as out:
+                subprocess.run([a.pushlog, "export", "--quiet"] + inputs, stdout=out, check=True)
+            ch = ClickHouse([rows, rows])  # loaded twice: the figures must not change
+            lo, hi = ch.scalar("SELECT min(time_ms) FROM pushlog.events"), ch.scalar("SELECT max(time_ms) FROM pushlog.events")
+            day = 86400000
+            # All data; then ranges that start and end inside a day (and inside an hour).
+            ranges = [(None, None), (lo + day + 13 * 3600000 + 27 * 60000, hi - day - 5 * 3600000 - 11 * 60000),
+                      (lo + 2 * day + 7 * 3600000 + 123, lo + 9 * day + 19 * 3600000 + 45 * 60000)]
+            for report in reports:
+                path = os.path.join(QUERIES, report + ".sql")
+                if not os.path.exists(path):
+                    problems.append(f"{report}: {path} is missing")
+                    continue
+                declared = header_params(path)
+                for since, until in (ranges if report != "weekly" else [None]):
+                    args, params = [], {}
+                    if report == "weekly":
+                        week = ch.scalar(f"SELECT pushlog_iso_week(pushlog_bucket_start({hi}, 'week') - 604800000)")
+                        args, params["week"] = ["--week", week], week
+                        label = week
+                    else:
+                        if since is not None:
+                            args += ["--since", str(since), "--until", str(until)]
+                        params["since"] = ms_text(since) if since is not None else OPEN_SINCE
+                        params["until"] = ms_text(until) if until is not None else OPEN_UNTIL
+                        label = "all data" if since is None else f"{ms_text(since)} .. {ms_text(until)}"
+                    for k, v in declared.items():
+                        if k in ("topic", "env"):
+                            params[k] = ""
+                        elif k not in params and k in ("by", "budget", "unit"):
+                            params[k] = v
+                    want = json.loads(run([a.pushlog, "--db", dbpath, "report", report, "--format", "json", "--reveal-tokens"] + args))["sections"]
+                    got = {}
+                    for name, sql in sections(path):
+                        try:
+                            got[name] = ch.rows(sql, params)
+                        except Exception as e:  # a ClickHouse error is a failed check, with its message
+                            problems.append(f"{report} [{corpus} {label}] {name}: ClickHouse error: {str(e).splitlines()[0][:400]}")
+                    if a.self_test and report == reports[0] and since is None:
+                        alter(got)
+                    compare(report, f"{corpus} {label}", want, got, problems)
+                    checked += sum(len(r) for r in want.values())
+        if a.self_test:
+            if any("self-test" in p or "ClickHouse" in p for p in problems):
+                print(f"clickhouse-check --self-test: the altered figure was caught ({len(problems)} differences)")
+                return 0
+            print("clickhouse-check --self-test: an altered figure went unnoticed", file=sys.stderr)
+            return 1
+        for p in problems:
+            print("clickhouse-check: " + p, file=sys.stderr)
+        if problems:
+            print(f"clickhouse-check: {len(problems)} differences", file=sys.stderr)
+            return 1
+        print(f"clickhouse-check: {checked} rows of {len(reports)} reports agree over {len(corpora)} corpora")
+        return 0
+
+
+def ms_text(ms):
+    import datetime
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def alter(got):
+    """Adds 1 to the first number of the first non-empty section (the self-test)."""
+    for rows in got.values():
+        for row in rows:
+            for k, v in row.items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    row[k] = v + 1
+                    return
+
+
+if __name__ == "__main__":
+    sys.exit(main())
