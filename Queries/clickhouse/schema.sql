@@ -154,15 +154,35 @@ CREATE FUNCTION IF NOT EXISTS pushlog_bucket AS (b, unit) -> multiIf(
   unit = 'hour', formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%dT%H', 'UTC'),
   unit IN ('minute', '5m'), formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%dT%H:%i', 'UTC'),
   formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%d', 'UTC'));
--- '2026-11-02T14:00:00.000Z'
+-- '2026-11-02T14:00:00.120Z', '2026-11-02T14:00:00Z' (no fraction when it is zero, as pushlog writes it)
 CREATE FUNCTION IF NOT EXISTS pushlog_rfc3339 AS (t) -> concat(
-  formatDateTime(fromUnixTimestamp64Milli(toInt64(t), 'UTC'), '%Y-%m-%dT%H:%i:%S', 'UTC'), '.',
-  leftPad(toString(toInt64(t) % 1000), 3, '0'), 'Z');
+  formatDateTime(fromUnixTimestamp64Milli(toInt64(t), 'UTC'), '%Y-%m-%dT%H:%i:%S', 'UTC'),
+  if(toInt64(t) % 1000 = 0, '', concat('.', leftPad(toString(toInt64(t) % 1000), 3, '0'))), 'Z');
 -- The range in ms; DateTime64(3)'s bounds (1900-01-01, 2299-12-31) stand for an open end.
 CREATE FUNCTION IF NOT EXISTS pushlog_ms AS (d) -> if(toUnixTimestamp64Milli(d) <= -2208988800000, toInt64(-9000000000000000000),
   if(toUnixTimestamp64Milli(d) >= 10413791999000, toInt64(9000000000000000000), toUnixTimestamp64Milli(d)));
--- Rounding half away from zero, as SQLite's round() (ClickHouse's round() is banker's for floats).
-CREATE FUNCTION IF NOT EXISTS pushlog_round AS (x, n) -> if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n);
+-- Rounding as SQLite's round(): half away from zero on the number's decimal form (130.3755 ->
+-- 130.376, though the double is 130.37549999...). ClickHouse's round() of a float is banker's and
+-- binary, so the float goes through its shortest decimal text and a Decimal, which rounds half up.
+CREATE FUNCTION IF NOT EXISTS pushlog_round AS (x, n) -> coalesce(toFloat64(round(toDecimal128OrNull(toString(x), 18), n)),
+  if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n));
 -- The span of the data (responses, requests, registrations, settings), for filling empty buckets.
 CREATE VIEW IF NOT EXISTS pushlog.data_span AS
 SELECT min(time_ms) AS lo, max(time_ms) AS hi, count() AS n FROM pushlog.events WHERE kind NOT IN ('receipt', 'unregister');
+
+-- Background pushes answered by APNs (pushlog's bg_pushes): push_type background, or no push_type
+-- with content-available and no alert, sound or badge; rt is the first background receipt for
+-- the apns_id of an accepted push.
+CREATE VIEW IF NOT EXISTS pushlog.bg_pushes AS
+WITH rc AS (
+  SELECT apns_id, min(time_ms) AS rt FROM pushlog.events WHERE kind = 'receipt' AND receipt = 'background' GROUP BY apns_id
+)
+SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.status AS status, s.priority AS priority,
+       coalesce(s.has_alert = 1 OR s.has_sound = 1 OR s.has_badge = 1, 0) AS with_alert,
+       s.topic AS topic, s.env AS env, s.apns_id AS apns_id,
+       if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt
+FROM pushlog.responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
+WHERE s.push_type = 'background'
+   OR (s.push_type IS NULL AND s.content_available = 1 AND coalesce(s.has_alert, 0) = 0
+       AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0)
+SETTINGS join_use_nulls = 1;
