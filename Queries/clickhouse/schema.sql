@@ -186,3 +186,29 @@ WHERE s.push_type = 'background'
    OR (s.push_type IS NULL AND s.content_available = 1 AND coalesce(s.has_alert, 0) = 0
        AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0)
 SETTINGS join_use_nulls = 1;
+
+-- Runs of consecutive registrations of one device with the same token (pushlog's token_runs);
+-- superseded_at: when the device first registered a different token after the run.
+CREATE VIEW IF NOT EXISTS pushlog.token_runs AS
+SELECT device, token, start,
+       leadInFrame(toNullable(start)) OVER (PARTITION BY device ORDER BY start
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS superseded_at
+FROM (
+  SELECT device, token, time_ms AS start,
+         lagInFrame(toNullable(token)) OVER (PARTITION BY device ORDER BY time_ms
+                                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS prev
+  FROM pushlog.events WHERE kind = 'register' AND device IS NOT NULL
+)
+WHERE prev IS NULL OR prev <> token;
+
+-- When sends to a token were going to a superseded token (pushlog's token_stale): from the
+-- moment its device registered a different token until the token's next run starts (any device).
+CREATE VIEW IF NOT EXISTS pushlog.token_stale AS
+SELECT token, superseded_at AS from_t, next_start AS to_t FROM (
+  SELECT token, superseded_at,
+         coalesce(leadInFrame(toNullable(start)) OVER (PARTITION BY token ORDER BY start
+                                                       ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),
+                  toInt64(9000000000000000000)) AS next_start
+  FROM pushlog.token_runs
+)
+WHERE superseded_at IS NOT NULL AND superseded_at < next_start;

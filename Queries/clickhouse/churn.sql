@@ -1,0 +1,75 @@
+-- title: Token churn
+-- description: How fast device tokens change (rotations, new tokens, tokens APNs retired) and
+-- description: whether the provider kept sending to a device's old token after it registered a new one.
+-- description: ClickHouse version of Queries/churn.sql (same sections, columns and labels).
+-- param: since  start of the range, {since:DateTime64(3)}; 1900-01-01 = open
+-- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
+-- param: by=week  bucket: hour, day or week, {by:String}
+-- param: topic  only responses for this topic (superseded_sends; the registration columns are then empty), {topic:String}; '' = all
+-- param: env  only responses sent to this env (likewise), {env:String}; '' = all
+
+-- section: by_bucket
+-- active_devices: devices with a registration in the bucket. new_tokens: tokens whose first
+-- registration is in the bucket. rotations: registrations whose token differs from the same
+-- device's previous registration (history before the range counts). tokens_retired: tokens
+-- whose first 410 is in the bucket. superseded_sends: responses to a token whose device
+-- registered a different token after the token's own last registration and before the send.
+-- Under --topic/--env only superseded_sends can be split: the other columns are empty (null).
+-- Buckets inside the range with none of these are shown with zeros.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+     {topic:String} = '' AND {env:String} = '' AS whole,
+active AS (
+  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, uniqExact(device) AS active_devices
+  FROM pushlog.events WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= since AND time_ms < until GROUP BY b
+), rot AS (
+  SELECT pushlog_bucket_start(superseded_at, {by:String}) AS b, count() AS rotations, uniqExact(device) AS devices_rotated
+  FROM pushlog.token_runs WHERE superseded_at >= since AND superseded_at < until GROUP BY b
+), newt AS (
+  SELECT pushlog_bucket_start(first_reg, {by:String}) AS b, count() AS new_tokens
+  FROM pushlog.token_facts WHERE first_reg >= since AND first_reg < until GROUP BY b
+), retired AS (
+  SELECT pushlog_bucket_start(first_410, {by:String}) AS b, count() AS tokens_retired
+  FROM pushlog.token_facts WHERE first_410 >= since AND first_410 < until GROUP BY b
+), superseded AS (
+  SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS superseded_sends
+  FROM pushlog.responses AS s INNER JOIN pushlog.token_stale AS z ON z.token = s.token
+  WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
+    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+  GROUP BY b
+), fill AS (
+  SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
+                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
+  FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
+               if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
+        FROM pushlog.data_span)
+), found AS (
+  SELECT b FROM active UNION DISTINCT SELECT b FROM rot UNION DISTINCT SELECT b FROM newt
+  UNION DISTINCT SELECT b FROM retired UNION DISTINCT SELECT b FROM superseded
+), k AS (SELECT b, 1 AS found FROM found UNION ALL SELECT b, 0 FROM fill WHERE b NOT IN (SELECT b FROM found))
+SELECT pushlog_bucket(k.b, {by:String}) AS bucket,
+       if(whole OR k.found = 0, coalesce(a.active_devices, 0), NULL) AS active_devices,
+       if(whole OR k.found = 0, coalesce(n.new_tokens, 0), NULL) AS new_tokens,
+       if(whole OR k.found = 0, coalesce(o.rotations, 0), NULL) AS rotations,
+       if(whole OR k.found = 0, coalesce(o.devices_rotated, 0), NULL) AS devices_rotated,
+       if(whole AND coalesce(a.active_devices, 0) > 0, pushlog_round(coalesce(o.devices_rotated, 0) / a.active_devices, 6), NULL) AS rotation_rate,
+       if(whole OR k.found = 0, coalesce(r.tokens_retired, 0), NULL) AS tokens_retired,
+       coalesce(x.superseded_sends, 0) AS superseded_sends
+FROM k LEFT JOIN active AS a ON a.b = k.b LEFT JOIN rot AS o ON o.b = k.b LEFT JOIN newt AS n ON n.b = k.b
+LEFT JOIN retired AS r ON r.b = k.b LEFT JOIN superseded AS x ON x.b = k.b
+ORDER BY k.b
+SETTINGS join_use_nulls = 1;
+
+-- section: summary
+-- The same figures over the whole range (devices counted once); empty under --topic/--env but superseded_sends.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+     {topic:String} = '' AND {env:String} = '' AS whole
+SELECT if(whole, (SELECT uniqExact(device) FROM pushlog.events
+                  WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= since AND time_ms < until), NULL) AS active_devices,
+       if(whole, (SELECT count() FROM pushlog.token_facts WHERE first_reg >= since AND first_reg < until), NULL) AS new_tokens,
+       if(whole, (SELECT count() FROM pushlog.token_runs WHERE superseded_at >= since AND superseded_at < until), NULL) AS rotations,
+       if(whole, (SELECT uniqExact(device) FROM pushlog.token_runs WHERE superseded_at >= since AND superseded_at < until), NULL) AS devices_rotated,
+       if(whole AND active_devices > 0, pushlog_round(devices_rotated / active_devices, 6), NULL) AS rotation_rate,
+       if(whole, (SELECT count() FROM pushlog.token_facts WHERE first_410 >= since AND first_410 < until), NULL) AS tokens_retired,
+       (SELECT count() FROM pushlog.responses AS s INNER JOIN pushlog.token_stale AS z ON z.token = s.token
+        WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
+          AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})) AS superseded_sends;
