@@ -212,3 +212,27 @@ SELECT token, superseded_at AS from_t, next_start AS to_t FROM (
   FROM pushlog.token_runs
 )
 WHERE superseded_at IS NOT NULL AND superseded_at < next_start;
+
+-- Opt-in facts per device, or per user for observations that name only a user (keyed 'user:ID'),
+-- as pushlog's device_facts: observations are the auth of registrations and settings; opt_in is
+-- the first authorized one, off the first denied one after it, fd_t/fd_auth the first decided one
+-- (not notDetermined); last_token/last_reg the latest registration.
+CREATE VIEW IF NOT EXISTS pushlog.device_facts AS
+SELECT dkey, max_user AS user, opt_in,
+       if(empty(arrayFilter(x -> x > opt_in, denied)), NULL, arrayMin(arrayFilter(x -> x > opt_in, denied))) AS off,
+       fd_t, fd_auth, last_obs, last_token, last_reg
+FROM (
+  SELECT if(device IS NOT NULL, device, concat('user:', user)) AS dkey, max(user) AS max_user,
+         minIf(toNullable(time_ms), auth = 'authorized') AS opt_in,
+         groupArrayIf(time_ms, auth = 'denied') AS denied,
+         minIf(toNullable(time_ms), auth IN ('authorized', 'denied', 'provisional', 'ephemeral')) AS fd_t,
+         argMinIf(tuple(auth), time_ms, auth IN ('authorized', 'denied', 'provisional', 'ephemeral')).1 AS fd_auth,
+         maxIf(toNullable(time_ms), auth IS NOT NULL) AS last_obs,
+         argMaxIf(tuple(token), time_ms, kind = 'register').1 AS last_token,
+         maxIf(toNullable(time_ms), kind = 'register') AS last_reg,
+         any(device IS NULL) AS user_only, countIf(auth IS NOT NULL) AS observations
+  FROM pushlog.events
+  WHERE kind IN ('register', 'settings') AND (device IS NOT NULL OR user IS NOT NULL)
+  GROUP BY dkey
+)
+WHERE NOT user_only OR observations > 0;
