@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Checks that Queries/clickhouse/*.sql give the figures of pushlog's own reports on the demo
+# corpus (scripts/clickhouse_check.py does the work). Installs chdb (ClickHouse in-process) with
+# pip when it is missing. First proves the check can fail (--self-test alters one figure), then
+# runs it. Exit 1 on any difference.
+#   scripts/clickhouse-check.sh [--pushlog PATH] [--devices N] [--weeks N] [--only gone,errors]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! python3 -c "import chdb" 2>/dev/null; then
+  python3 -m pip install --quiet chdb
+fi
+[ -x .build/debug/pushlog ] || swift build
+python3 scripts/clickhouse_check.py --self-test --only gone "$@"
+python3 scripts/clickhouse_check.py "$@"
