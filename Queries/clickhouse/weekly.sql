@@ -1,14 +1,101 @@
 -- title: Weekly push health
--- description: The sections of weekly.sql for ClickHouse: the top error reasons, the incidents
--- description: found in the data, the worst app versions, the daily trends and the turn-off trend.
--- description: pushlog's kpis section (each KPI taken from a mission report for this week and the
--- description: week before) is not written here: run those reports' sections with the two weeks'
--- description: bounds (README, "Past one machine").
+-- description: One page for Monday: the KPIs of the week against the week before (the same
+-- description: definitions as the gone, churn, env-mismatch, silent and opt-out reports), the top
+-- description: error reasons, the incidents found in the data, the worst app versions and daily trends.
+-- description: ClickHouse version of pushlog's weekly report (same sections, columns and labels).
 -- param: week  ISO week, e.g. 2026-W47, {week:String}
 -- param: budget=3  background pushes per token-hour (silent KPIs), {budget:UInt32}
--- param: topic  only responses for this topic, {topic:String}; '' = all
--- param: env  only responses sent to production or sandbox, {env:String}; '' = all
--- param: unit=device  device or user (the turn-off trend), {unit:String}
+-- param: topic  only responses for this topic, in every KPI and section that can be split by topic, {topic:String}; '' = all
+-- param: env  only responses sent to production or sandbox, likewise, {env:String}; '' = all
+-- param: unit=device  device or user (the turn_off_rate KPI), {unit:String}
+
+-- section: kpis
+-- metric, this_week, last_week, change (this - last), source (the report and column it comes from).
+-- Under --topic/--env, turn_off_rate and rotation_rate (opt-in state and registrations have no
+-- topic) are empty. rejects: rejected lines are not exported (export lists them on stderr), so
+-- the rejects KPI is always empty here.
+WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
+     toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS ws0, {topic:String} = '' AND {env:String} = '' AS whole,
+weeks AS (SELECT arrayJoin([0, 1]) AS w, ws0 - w * 604800000 AS ws),
+r AS (
+  SELECT s.*, if(s.time_ms >= ws0, 0, 1) AS w FROM pushlog.responses AS s
+  WHERE s.time_ms >= ws0 - 604800000 AND s.time_ms < ws0 + 604800000
+    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+), basics AS (
+  SELECT r.w AS w, count() AS responses, countIf(r.status = 200) AS accepted, countIf(r.status = 410) AS gone,
+         countIf(r.category = 'auth') AS auth_errors, countIf(r.status <> 200 AND r.reason = 'TooManyRequests') AS too_many_requests,
+         countIf(r.reason = 'BadDeviceToken') AS bad_device_token,
+         countIf(f.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> f.reg_env) AS mismatched_sends,
+         countIf(f.malformed = 1) AS malformed_token_sends
+  FROM r LEFT JOIN pushlog.token_facts AS f ON f.token = r.token GROUP BY r.w
+), regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
+), gone AS (
+  SELECT r.w AS w, uniqExactIf(r.token, r.status = 410 AND r.time_ms = f.first_410) AS tokens_gone,
+         countIf(r.time_ms > f.first_410
+                 AND NOT arrayExists(x -> x > coalesce(f.first_410_ts, f.first_410) AND x <= r.time_ms, x.times)) AS sends_after_gone
+  FROM r INNER JOIN (SELECT * FROM pushlog.token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
+  LEFT JOIN regs AS x ON x.token = r.token
+  WHERE r.time_ms >= f.first_410 GROUP BY r.w
+), silent AS (
+  SELECT w, sum(load) AS accepted, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
+    SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.bg_pushes
+    WHERE status = 200 AND t >= ws0 - 604800000 AND t < ws0 + 604800000
+      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+    GROUP BY w, hour, token)
+  GROUP BY w
+), active AS (
+  SELECT if(time_ms >= ws0, 0, 1) AS w, uniqExact(device) AS active_devices FROM pushlog.events
+  WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= ws0 - 604800000 AND time_ms < ws0 + 604800000 GROUP BY w
+), rotated AS (
+  SELECT if(superseded_at >= ws0, 0, 1) AS w, uniqExact(device) AS devices_rotated FROM pushlog.token_runs
+  WHERE superseded_at >= ws0 - 604800000 AND superseded_at < ws0 + 604800000 GROUP BY w
+), stale AS (
+  SELECT r.w AS w, count() AS superseded_sends FROM r INNER JOIN pushlog.token_stale AS z ON z.token = r.token
+  WHERE r.time_ms > z.from_t AND r.time_ms < z.to_t GROUP BY r.w
+), units AS (
+  SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
+  FROM pushlog.device_facts GROUP BY unit
+), turnoff AS (
+  SELECT weeks.w AS w, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
+         countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
+  FROM weeks CROSS JOIN units AS u GROUP BY weeks.w
+), m AS (
+  SELECT weeks.w AS w,
+    [toFloat64(coalesce(b.responses, 0)),
+     if(coalesce(b.responses, 0) = 0, NULL, pushlog_round(b.accepted / b.responses, 6)),
+     if(coalesce(b.responses, 0) = 0, NULL, pushlog_round(b.gone / b.responses, 6)),
+     coalesce(g.tokens_gone, 0), coalesce(g.sends_after_gone, 0),
+     coalesce(b.mismatched_sends, 0), coalesce(b.bad_device_token, 0), coalesce(b.malformed_token_sends, 0),
+     if(coalesce(sl.accepted, 0) = 0, NULL, pushlog_round(sl.over_budget_sends / sl.accepted, 6)),
+     coalesce(b.too_many_requests, 0), coalesce(b.auth_errors, 0),
+     if(whole AND coalesce(t.on_at_start, 0) > 0, pushlog_round(t.turned_off / t.on_at_start, 6), NULL),
+     if(whole AND coalesce(a.active_devices, 0) > 0, pushlog_round(coalesce(o.devices_rotated, 0) / a.active_devices, 6), NULL),
+     coalesce(z.superseded_sends, 0),
+     NULL] AS v
+  FROM weeks LEFT JOIN basics AS b ON b.w = weeks.w LEFT JOIN gone AS g ON g.w = weeks.w
+  LEFT JOIN silent AS sl ON sl.w = weeks.w LEFT JOIN active AS a ON a.w = weeks.w LEFT JOIN rotated AS o ON o.w = weeks.w
+  LEFT JOIN stale AS z ON z.w = weeks.w LEFT JOIN turnoff AS t ON t.w = weeks.w
+), names AS (
+  SELECT ['responses', 'accepted_share', 'gone_rate', 'tokens_gone', 'sends_after_gone', 'mismatched_sends',
+          'bad_device_token', 'malformed_token_sends', 'over_budget_share', 'too_many_requests', 'auth_errors',
+          'turn_off_rate', 'rotation_rate', 'superseded_sends', 'rejects'] AS metric,
+         ['gone.responses', 'weekly.accepted_share', 'gone.gone_rate', 'gone.tokens_gone', 'gone.sends_after_gone',
+          'env-mismatch.mismatched_sends', 'env-mismatch.bad_device_token', 'env-mismatch.malformed_token_sends',
+          'silent.over_budget_share', 'silent.too_many_requests', 'weekly.auth_errors', 'opt-out.turn_off_rate',
+          'churn.rotation_rate', 'churn.superseded_sends', 'weekly.rejects'] AS source
+)
+SELECT metric_names[i] AS metric, this_v[i] AS this_week, last_v[i] AS last_week,
+       if(this_v[i] IS NULL OR last_v[i] IS NULL, NULL,
+          if(this_v[i] - last_v[i] < 0, -floor(-(this_v[i] - last_v[i]) * 1e6 + 0.5), floor((this_v[i] - last_v[i]) * 1e6 + 0.5)) / 1e6) AS change,
+       if(NOT whole AND metric_names[i] IN ('turn_off_rate', 'rotation_rate', 'rejects'),
+          concat(metric_sources[i], ' (not split by topic/env)'), metric_sources[i]) AS source
+FROM (
+  SELECT arrayJoin(arrayEnumerate(names.metric)) AS i, names.metric AS metric_names, names.source AS metric_sources, vals.this_v AS this_v, vals.last_v AS last_v
+  FROM names CROSS JOIN (SELECT (SELECT v FROM m WHERE w = 0) AS this_v, (SELECT v FROM m WHERE w = 1) AS last_v) AS vals
+)
+ORDER BY i
+SETTINGS join_use_nulls = 1;
 
 -- section: top_reasons
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
