@@ -149,7 +149,7 @@ def main():
         if fixtures:
             run([a.pushlog, "--db", extra, "ingest", "--quiet"] + fixtures)
         corpora = [("demo", db, [logs])] + ([("fixtures", extra, fixtures)] if fixtures else [])
-        problems, checked = [], 0
+        problems, checked, runs = [], 0, 0
         for corpus, dbpath, inputs in corpora:
             rows = os.path.join(tmp, corpus + ".ndjson")
             with open(rows, "w") as out:
@@ -166,7 +166,19 @@ def main():
                     problems.append(f"{report}: {path} is missing")
                     continue
                 declared = header_params(path)
-                for since, until in (ranges if report != "weekly" else [(1, None), (2, None)]):
+                topic = ch.scalar("SELECT coalesce((SELECT topic FROM pushlog.responses WHERE topic IS NOT NULL "
+                                  "GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')")
+                # Each range with the report's defaults, then each option it takes with another value.
+                cases = [(since, until, {}) for since, until in ranges]
+                extra = {"by": {"gone": ["hour", "week"], "churn": ["day"], "errors": ["day", "5m"]}.get(report, []),
+                         "topic": [topic] if topic else [], "env": ["sandbox", "production"],
+                         "unit": ["user"], "budget": ["1"]}
+                for k, values in extra.items():
+                    if k in declared:
+                        cases += [(ranges[-1][0], ranges[-1][1], {k: v}) for v in values]
+                if report == "weekly":
+                    cases = [(w, None, o) for w in (1, 2) for o in [{}] + [c[2] for c in cases if c[2]]]
+                for since, until, options in cases:
                     args, params = [], {}
                     if report == "weekly":
                         # The last complete week, then the one before.
@@ -184,6 +196,10 @@ def main():
                             params[k] = ""
                         elif k not in params and k in ("by", "budget", "unit"):
                             params[k] = v
+                    for k, v in options.items():
+                        args += ["--" + k, v]
+                        params[k] = v
+                        label += f" --{k} {v}"
                     want = json.loads(run([a.pushlog, "--db", dbpath, "report", report, "--format", "json", "--reveal-tokens"] + args))["sections"]
                     got = {}
                     for name, sql in sections(path):
@@ -203,6 +219,7 @@ def main():
                         return 0 if ok else 1
                     compare(report, f"{corpus} {label}", want, got, problems)
                     checked += sum(len(r) for r in want.values())
+                    runs += 1
         for (r, sec, row), why in NOT_PORTED.items():
             if r in reports:
                 print(f"clickhouse-check: note: {r}.{sec} {row} is not compared: {why}")
@@ -211,7 +228,7 @@ def main():
         if problems:
             print(f"clickhouse-check: {len(problems)} differences", file=sys.stderr)
             return 1
-        print(f"clickhouse-check: {checked} rows of {len(reports)} reports agree over {len(corpora)} corpora")
+        print(f"clickhouse-check: {checked} rows agree ({len(reports)} reports, {runs} runs with their options, {len(corpora)} corpora)")
         return 0
 
 
