@@ -2,6 +2,8 @@ import Foundation
 
 /// Where exported rows go: a stream (stdout) or gzipped files partitioned by day.
 public protocol ExportSink: AnyObject {
+    /// Writes rows in the sink's format (RecordDump gives it the source paths).
+    var encoder: RowEncoder { get }
     /// Writes the statement's current row.
     func write(_ row: Statement) throws
     /// Flushes and closes everything.
@@ -11,18 +13,18 @@ public protocol ExportSink: AnyObject {
 /// Rows to a file descriptor (stdout), buffered in 1 MiB writes.
 public final class StreamSink: ExportSink {
     let fd: Int32
-    let format: ExportFormat
+    public let encoder: RowEncoder
     var buffer: [UInt8] = []
 
     public init(fd: Int32 = 1, format: ExportFormat) {
         self.fd = fd
-        self.format = format
+        encoder = RowEncoder(format: format)
         buffer.reserveCapacity(1 << 20 + 4096)
         buffer += format.header()
     }
 
     public func write(_ row: Statement) throws {
-        format.append(row, to: &buffer)
+        encoder.append(row, to: &buffer)
         if buffer.count >= 1 << 20 { try flush() }
     }
 
@@ -51,6 +53,7 @@ public final class StreamSink: ExportSink {
 public final class DayPartitionSink: ExportSink {
     let dir: String
     let format: ExportFormat
+    public let encoder: RowEncoder
     var open: [Int64: GzipWriter] = [:]
     var lastUse: [Int64: Int] = [:]
     var uses = 0
@@ -64,6 +67,7 @@ public final class DayPartitionSink: ExportSink {
     public init(directory: String, format: ExportFormat) throws {
         dir = directory
         self.format = format
+        encoder = RowEncoder(format: format)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
@@ -71,7 +75,7 @@ public final class DayPartitionSink: ExportSink {
         let day = TimeFormat.floorDiv(row.int(1), 86_400_000)  // column 1 is time_ms
         let w = try writer(day)
         scratch.removeAll(keepingCapacity: true)
-        format.append(row, to: &scratch)
+        encoder.append(row, to: &scratch)
         w.write(bytes: scratch)
     }
 

@@ -15,8 +15,9 @@ public enum RecordDump {
         "receipt", "result",
     ]
 
-    /// One SELECT per record table, each giving `columns` in order, for records in [since, until).
-    /// `?1`/`?2` bind the range.
+    /// One SELECT per record table, for records in [since, until) (`?1`/`?2`). Its columns are
+    /// `columns` in order, except that the identity and the source come raw — kind, t, h1, h2, src,
+    /// line, then the fields — and `RowEncoder` writes them as time_ms, line_hash and the path.
     static func selects(ordered: Bool) -> [String] {
         func select(_ table: String, _ kind: String, _ fields: [String: String], tokenJoin: Bool) -> String {
             var exprs: [String] = []
@@ -24,8 +25,8 @@ public enum RecordDump {
                 switch c {
                 case "kind": exprs.append(kind)
                 case "time_ms": exprs.append("r.t")
-                case "line_hash": exprs.append("printf('%016x%016x', r.h1, r.h2)")
-                case "source": exprs.append("(SELECT path FROM sources WHERE id = r.src)")
+                case "line_hash": exprs.append("r.h1, r.h2")
+                case "source": exprs.append("r.src")
                 case "line": exprs.append("r.line")
                 case "token" where tokenJoin: exprs.append("k.token")
                 case "token_malformed" where tokenJoin: exprs.append("k.malformed")
@@ -59,6 +60,10 @@ public enum RecordDump {
     /// sink meets each day once; otherwise the tables are dumped one after another (faster).
     @discardableResult
     public static func run(_ db: Database, since: Int64?, until: Int64?, ordered: Bool = false, into sink: ExportSink) throws -> Int {
+        var paths: [Int64: String] = [:]
+        let src = try db.prepare("SELECT id, path FROM sources")
+        while try src.step() { paths[src.int(0)] = src.string(1) ?? "" }
+        sink.encoder.sources = paths
         var n = 0
         var cursors: [(Statement, Bool)] = []
         for sql in selects(ordered: ordered) {
