@@ -17,6 +17,8 @@ enum ExportCommand: Command {
       --until TIME          only records before TIME
       --input-format NAME   force the input format (as for ingest)
       --quiet               no summary line on stderr
+      --parse-only          read and parse the inputs as ingest does, write nothing, print the
+                            rate (the input side's speed, which no export or ingest can beat)
 
     Every row has the record's kind, time_ms and line_hash (its identity: loading the same lines
     twice into pushlog.records dedupes) and every field of the event schema it has. Tokens are
@@ -28,7 +30,7 @@ enum ExportCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: ["--format", "--to", "--since", "--until", "--input-format"],
-                                 boolean: ["--from-db", "--quiet", "-q"])
+                                 boolean: ["--from-db", "--quiet", "-q", "--parse-only"])
         let fromDB = args.has("--from-db")
         if fromDB {
             try args.allowPositionals(0, command: "export --from-db", timeOption: "--since")
@@ -57,6 +59,13 @@ enum ExportCommand: Command {
             throw UsageError(message: "--since must be before --until", hint: "the range is [since, until)")
         }
         let quiet = args.has("--quiet") || args.has("-q")
+        if args.has("--parse-only") {
+            guard !fromDB else { throw UsageError(message: "--parse-only reads logs; --from-db reads the database", hint: "drop one of them") }
+            let r = try ParseOnly.run(paths: args.positionals, inputFormat: args.value("--input-format"))
+            Console.err(String(format: "parse only: %d lines (%d records) in %.2f s = %.0f lines/s", r.lines, r.records, r.seconds,
+                               Double(r.lines) / max(r.seconds, 1e-9)))
+            return 0
+        }
         let sink: ExportSink
         if let dir = args.value("--to") {
             sink = try DayPartitionSink(directory: dir, format: format)

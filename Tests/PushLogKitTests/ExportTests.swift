@@ -124,6 +124,15 @@ final class ExportTests: XCTestCase {
         XCTAssertFalse(truncated.stdout.isEmpty)
     }
 
+    /// The benchmark's parse-only pass reads every line as ingest does and writes nothing.
+    func testParseOnlyCountsLinesAndRecords() throws {
+        let r = try Run.pushlog(["export", "--parse-only", fixture])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "")
+        // Seven lines: six parse as records (the duplicate too: identity is the writer's business), one is rejected.
+        XCTAssertTrue(r.stderr.hasPrefix("parse only: 7 lines (6 records) in "), r.stderr)
+    }
+
     func gunzipLines(_ path: String) throws -> [String] {
         var out: [String] = []
         let reader = LineReader(source: try GzipByteSource(input: try FileByteSource(path: path)))

@@ -99,7 +99,7 @@ public final class DayPartitionSink: ExportSink {
             path = folder + "/part-" + String(format: "%04d", part) + "." + format.fileExtension + ".gz"
             part += 1
         } while FileManager.default.fileExists(atPath: path)
-        let w = try GzipWriter(path: path)
+        let w = try GzipWriter(path: path, level: 1)
         let header = format.header()
         if !header.isEmpty { w.write(bytes: header) }
         open[day] = w

@@ -18,7 +18,7 @@ public final class RowEncoder {
         keys = RecordDump.columns.map { Array("\"\($0)\":".utf8) }
     }
 
-
+    /// Appends the statement's current row, ending in a newline.
     public func append(_ s: Statement, to out: inout [UInt8]) {
         let json = format == .jsonEachRow
         if json { out.append(UInt8(ascii: "{")) }
