@@ -9,22 +9,53 @@
 -- param: env  only responses sent to this env, {env:String}; '' = all
 
 -- section: summary
--- retried_non_retryable: responses that came after a token-gone, token-bad or request error
--- for the same apns_id (counted on the row of that first error).
+-- retried_non_retryable: retries of a response that must never be retried (category token-gone,
+-- token-bad or request): later responses to the same token and topic (a missing topic matches a
+-- missing topic) within one hour of the error (at most 3,600,000 ms later), with the same
+-- apns-id, an attempt above 1 or the same collapse-id, and no registration of the token after
+-- the error and at or before the retry. A retry that follows several such errors counts once,
+-- on the row of the latest of them (pushlog breaks a tie of two errors in the same millisecond
+-- by storage order; here by source path and line, the order pushlog reads them in).
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-later AS (
-  SELECT apns_id, groupArray(time_ms) AS times FROM pushlog.responses WHERE apns_id IS NOT NULL GROUP BY apns_id
+e AS (
+  SELECT * FROM pushlog.responses
+  WHERE status <> 200 AND time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+), never AS (
+  -- Every never-retry error of any time (the later errors that take a retry over).
+  SELECT token, time_ms, source, line, topic, apns_id, collapse_id FROM pushlog.responses
+  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
+), pairs AS (
+  SELECT x.time_ms AS et, x.line_hash AS ek, x.source AS esrc, x.line AS eline, x.token AS token, x.topic AS topic,
+         r.time_ms AS rt, r.line_hash AS rk, r.apns_id AS r_apns, r.attempt AS r_attempt, r.collapse_id AS r_collapse
+  FROM (SELECT * FROM e WHERE category IN ('token-gone', 'token-bad', 'request') AND token <> '') AS x
+  INNER JOIN pushlog.responses AS r ON r.token = x.token
+  WHERE r.time_ms > x.time_ms AND r.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(r.topic, x.topic)
+    AND (r.apns_id = x.apns_id OR r.attempt > 1 OR r.collapse_id = x.collapse_id)
+), regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
+), taken AS (
+  -- Pairs whose retry belongs to a later never-retry error of the same token and topic.
+  SELECT DISTINCT p.et, p.ek, p.rt, p.rk
+  FROM pairs AS p INNER JOIN never AS n ON n.token = p.token
+  WHERE n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
+    AND isNotDistinctFrom(n.topic, p.topic)
+    AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id)
+), retries AS (
+  SELECT p.et AS et, p.ek AS ek, count() AS n
+  FROM pairs AS p LEFT JOIN regs AS g ON g.token = p.token
+  WHERE NOT arrayExists(t -> t > p.et AND t <= p.rt, g.times)
+    AND (p.et, p.ek, p.rt, p.rk) NOT IN (SELECT et, ek, rt, rk FROM taken)
+  GROUP BY p.et, p.ek
 )
-SELECT s.status AS status, coalesce(s.reason, '') AS reason, coalesce(s.category, 'unknown') AS category,
-       count() AS responses, uniqExactIf(s.token, s.token <> '') AS tokens,
-       pushlog_rfc3339(min(s.time_ms)) AS first_seen, pushlog_rfc3339(max(s.time_ms)) AS last_seen,
-       sum(if(s.category IN ('token-gone', 'token-bad', 'request') AND s.apns_id IS NOT NULL,
-              arrayCount(x -> x > s.time_ms, l.times), 0)) AS retried_non_retryable
-FROM pushlog.responses AS s LEFT JOIN later AS l ON l.apns_id = s.apns_id
-WHERE s.status <> 200 AND s.time_ms >= since AND s.time_ms < until
-  AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
-GROUP BY s.status, s.reason, s.category
-ORDER BY responses DESC;
+SELECT e.status AS status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
+       count() AS responses, uniqExactIf(e.token, e.token <> '') AS tokens,
+       pushlog_rfc3339(min(e.time_ms)) AS first_seen, pushlog_rfc3339(max(e.time_ms)) AS last_seen,
+       sum(coalesce(r.n, 0)) AS retried_non_retryable
+FROM e LEFT JOIN retries AS r ON r.et = e.time_ms AND r.ek = e.line_hash
+GROUP BY e.status, e.reason, e.category
+ORDER BY responses DESC
+SETTINGS join_use_nulls = 1;
 
 -- section: by_bucket
 -- responses sums, per status and reason, to the summary's responses. Buckets inside the range with

@@ -86,7 +86,7 @@ WITH req AS (
                             thread_id, interruption_level, custom_keys, attempt, token_malformed)) AS r
   FROM pushlog.records FINAL WHERE kind = 'request' AND apns_id IS NOT NULL GROUP BY apns_id
 )
-SELECT e.kind AS kind, e.time_ms AS time_ms, e.line_hash AS line_hash,
+SELECT e.kind AS kind, e.time_ms AS time_ms, e.line_hash AS line_hash, e.source AS source, e.line AS line,
        if(j, req.r.1, e.token) AS token,
        if(j, req.r.19, e.token_malformed) AS token_malformed,
        e.apns_id AS apns_id,
