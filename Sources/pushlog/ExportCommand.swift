@@ -16,6 +16,7 @@ enum ExportCommand: Command {
       --since TIME          only records at or after TIME
       --until TIME          only records before TIME
       --input-format NAME   force the input format (as for ingest)
+      --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
       --quiet               no summary line on stderr
       --parse-only          read and parse the inputs as ingest does, write nothing, print the
                             rate (the input side's speed, which no export or ingest can beat)
@@ -29,7 +30,7 @@ enum ExportCommand: Command {
     """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--format", "--to", "--since", "--until", "--input-format"],
+        let args = try Arguments(argv, command: name, valued: ["--format", "--to", "--since", "--until", "--input-format", "--formats"],
                                  boolean: ["--from-db", "--quiet", "-q", "--parse-only"])
         let fromDB = args.has("--from-db")
         if fromDB {
@@ -41,10 +42,14 @@ enum ExportCommand: Command {
         guard let format = ExportFormat(name: formatName) else {
             throw UsageError(message: "unknown export --format '\(formatName)'", hint: "use JSONEachRow or TSVWithNames")
         }
+        let library = try FormatsCommand.library(args)
         if let f = args.value("--input-format") {
             guard !fromDB else { throw UsageError(message: "--input-format reads logs; --from-db reads the database", hint: "drop one of them") }
-            guard FormatDetector.names.contains(f) else {
-                throw UsageError(message: "unknown --input-format '\(f)'", hint: "known: \(FormatDetector.names.joined(separator: ", "))")
+            let known = FormatDetector.names + library.names
+            guard known.contains(f) else {
+                let guess = Arguments.closest(f, known)
+                throw UsageError(message: "unknown --input-format '\(f)'",
+                                 hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
             }
         }
         func time(_ flag: String) throws -> Int64? {
@@ -61,7 +66,7 @@ enum ExportCommand: Command {
         let quiet = args.has("--quiet") || args.has("-q")
         if args.has("--parse-only") {
             guard !fromDB else { throw UsageError(message: "--parse-only reads logs; --from-db reads the database", hint: "drop one of them") }
-            let r = try ParseOnly.run(paths: args.positionals, inputFormat: args.value("--input-format"))
+            let r = try ParseOnly.run(paths: args.positionals, inputFormat: args.value("--input-format"), library: library)
             Console.err(String(format: "parse only: %d lines (%d records) in %.2f s = %.0f lines/s", r.lines, r.records, r.seconds,
                                Double(r.lines) / max(r.seconds, 1e-9)))
             return 0
@@ -86,6 +91,7 @@ enum ExportCommand: Command {
         }
         var export = LogExport()
         export.options.inputFormat = args.value("--input-format")
+        export.options.formats = library
         let result = try export.run(paths: args.positionals, since: since, until: until, into: sink)
         let summary = result.summary
         for f in summary.files {

@@ -27,7 +27,6 @@ let commands: [Command.Type] = [
     IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
     SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self, CompletionCommand.self,
     TokensCommand.self, MetricsCommand.self, FormatsCommand.self,
-    TokensCommand.self, MetricsCommand.self,
     ExportCommand.self,
 ]
 

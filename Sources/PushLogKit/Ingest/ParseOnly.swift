@@ -7,7 +7,7 @@ public enum ParseOnly {
     /// Lines read, records parsed and the wall seconds.
     public struct Result { public var lines = 0, records = 0; public var seconds = 0.0 }
 
-    public static func run(paths: [String], inputFormat: String? = nil) throws -> Result {
+    public static func run(paths: [String], inputFormat: String? = nil, library: FormatLibrary = IngestOptions().formats) throws -> Result {
         let started = Date()
         var problems: [String] = []
         var result = Result()
@@ -19,11 +19,25 @@ public enum ParseOnly {
             let got = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 2) }
             file.unread(Array(magic[0..<got]))
             let stream: ByteSource = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b ? try GzipByteSource(input: file) : file
-            let peek = PeekingSource(stream)
-            let format = inputFormat.flatMap { FormatDetector.make($0, builder: builder) } ?? FormatDetector.detect(peek.head, builder: builder)
+            let peek = PeekingSource(stream, limit: Ingester.headBytes)
+            // Refused files (not text, no known format) are skipped, as ingest refuses them.
+            if BinarySniffer.refusal(peek.head, magicOnly: inputFormat != nil) != nil { continue }
+            let format: LineFormat
+            var prefix: SyslogPrefix?
+            if let forced = inputFormat {
+                guard let fmt = FormatDetector.make(forced, builder: builder, library: library) else { continue }
+                format = fmt
+            } else {
+                let mtime = (f.isStdin ? 0 : Ingester.fileInfo(f.path)?.mtime ?? 0) / 1_000_000
+                guard case .format(let fmt, let p) = FormatDetector.detect(peek.head, builder: builder, library: library, mtimeMs: mtime,
+                                                                          complete: peek.head.count < Ingester.headBytes) else { continue }
+                format = fmt
+                prefix = p
+            }
             let queue = ChunkQueue(capacity: 4)
             let stage = ParsingStage(reader: LineReader(source: peek), format: format, builder: builder, file: file,
-                                     skipThrough: 0, queue: queue, pool: pool)
+                                     skipThrough: 0, queue: queue, pool: pool, prefix: prefix)
+            builder.lineTime = nil
             let done = DispatchSemaphore(value: 0)
             let thread = Thread { _ = stage.run(); done.signal() }
             thread.stackSize = 8 << 20
