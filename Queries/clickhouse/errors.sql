@@ -16,10 +16,18 @@
 -- the error and at or before the retry. A retry that follows several such errors counts once,
 -- on the row of the latest of them (pushlog breaks a tie of two errors in the same millisecond
 -- by storage order; here by source path and line, the order pushlog reads them in).
+-- Transport failures (category transport: no APNs response at all, e.g. TLS, DNS, timeouts) are
+-- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 e AS (
-  SELECT * FROM pushlog.responses
+  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, toNullable(toString(reason)) AS reason, category
+  FROM pushlog.responses
   WHERE status <> 200 AND time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  UNION ALL
+  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, error, category
+  FROM pushlog.sends
+  WHERE category = 'transport' AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), never AS (
   -- Every never-retry error of any time (the later errors that take a retry over).
@@ -59,15 +67,21 @@ SETTINGS join_use_nulls = 1;
 
 -- section: by_bucket
 -- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
--- no error are shown as one row with empty status/reason and 0 responses.
+-- no error are shown as one row with empty status/reason and 0 responses. Transport failures are
+-- rows with no status and their error text as the reason.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 r AS (
-  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, coalesce(reason, '') AS reason,
-         coalesce(category, 'unknown') AS category, count() AS responses
-  FROM pushlog.responses
-  WHERE status <> 200 AND time_ms >= since AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  GROUP BY b, status, pushlog.responses.reason, pushlog.responses.category
+  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, coalesce(why, '') AS reason,
+         coalesce(cat, 'unknown') AS category, count() AS responses
+  FROM (
+    SELECT time_ms, status, toNullable(toString(reason)) AS why, toNullable(toString(category)) AS cat FROM pushlog.responses
+    WHERE status <> 200 AND time_ms >= since AND time_ms < until
+      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+    UNION ALL
+    SELECT time_ms, status, coalesce(toString(reason), error), toNullable(toString(category)) FROM pushlog.sends
+    WHERE category = 'transport' AND time_ms >= since AND time_ms < until
+      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+  GROUP BY b, status, why, cat
 ), fill AS (
   SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
                       range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b

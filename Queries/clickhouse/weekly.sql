@@ -111,16 +111,17 @@ FROM r WHERE status <> 200
 GROUP BY r.reason, status, r.category ORDER BY responses DESC LIMIT 10;
 
 -- section: incidents
--- An incident: 5-minute windows where auth, server or rate errors are at least 3 and at least
--- 20% of the responses, merged when less than 15 minutes apart.
+-- An incident: 5-minute windows where auth, server, rate or transport errors (no APNs response:
+-- TLS, DNS, timeouts) are at least 3 and at least 20% of the attempts (responses and transport
+-- failures), merged when less than 15 minutes apart.
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until,
-r AS (
-  SELECT * FROM pushlog.responses WHERE time_ms >= since AND time_ms < until
+b AS (
+  SELECT intDiv(time_ms, 300000) AS k, count() AS responses, countIf(category IN ('auth', 'server', 'rate', 'transport')) AS errors
+  FROM pushlog.sends
+  WHERE kind IN ('send', 'response') AND (status IS NOT NULL OR category = 'transport') AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), b AS (
-  SELECT intDiv(time_ms, 300000) AS k, count() AS responses, countIf(category IN ('auth', 'server', 'rate')) AS errors
-  FROM r GROUP BY k
+  GROUP BY k
 ), h AS (
   SELECT k, responses, errors,
          if(k - lagInFrame(toNullable(k)) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) <= 3, 0, 1) AS new_window
@@ -131,10 +132,13 @@ r AS (
   SELECT min(k) * 300000 AS ws, (max(k) + 1) * 300000 AS we, sum(errors) AS errors, sum(responses) AS responses
   FROM hot GROUP BY grp
 ), top AS (
+  -- The most frequent category and reason (or error text) of each window, over every send row.
   SELECT ws, argMax(label, n) AS reason FROM (
-    SELECT w.ws AS ws, concat(r.category, ': ', r.reason) AS label, count() AS n
-    FROM w CROSS JOIN r WHERE r.time_ms >= w.ws AND r.time_ms < w.we AND r.category IN ('auth', 'server', 'rate')
-    GROUP BY ws, r.category, r.reason)
+    SELECT w.ws AS ws, concat(s.category, ': ', coalesce(toString(s.reason), s.error)) AS label, count() AS n
+    FROM w CROSS JOIN pushlog.sends AS s
+    WHERE s.time_ms >= w.ws AND s.time_ms < w.we AND s.category IN ('auth', 'server', 'rate', 'transport')
+      AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+    GROUP BY ws, s.category, coalesce(toString(s.reason), s.error))
   GROUP BY ws
 )
 SELECT pushlog_rfc3339(w.ws) AS window_start, pushlog_rfc3339(w.we) AS window_end, intDiv(w.we - w.ws, 60000) AS minutes,
