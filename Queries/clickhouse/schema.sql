@@ -83,18 +83,21 @@ CREATE VIEW IF NOT EXISTS pushlog.sends AS
 WITH req AS (
   SELECT apns_id, any(tuple(token, env, topic, push_type, priority, collapse_id, expiration, payload_bytes,
                             content_available, mutable_content, has_alert, has_sound, has_badge, aps_category,
-                            thread_id, interruption_level, custom_keys, attempt, token_malformed)) AS r
+                            thread_id, interruption_level, custom_keys, attempt, token_malformed, token_masked)) AS r
   FROM pushlog.records FINAL WHERE kind = 'request' AND apns_id IS NOT NULL GROUP BY apns_id
 )
 SELECT e.kind AS kind, e.time_ms AS time_ms, e.line_hash AS line_hash, e.source AS source, e.line AS line,
        if(j, req.r.1, e.token) AS token,
        if(j, req.r.19, e.token_malformed) AS token_malformed,
+       if(j, req.r.20, e.token_masked) AS token_masked,
        e.apns_id AS apns_id,
        if(j, coalesce(e.env, req.r.2), e.env) AS env,
        if(j, coalesce(e.topic, req.r.3), e.topic) AS topic,
        if(j, coalesce(e.push_type, req.r.4), e.push_type) AS push_type,
        if(j, coalesce(e.priority, req.r.5), e.priority) AS priority,
        if(j, coalesce(e.collapse_id, req.r.6), e.collapse_id) AS collapse_id,
+       if(j, coalesce(e.expiration, req.r.7), e.expiration) AS expiration,
+       if(j, coalesce(e.mutable_content, req.r.10), e.mutable_content) AS mutable_content,
        if(j, coalesce(e.content_available, req.r.9), e.content_available) AS content_available,
        if(j, coalesce(e.has_alert, req.r.11), e.has_alert) AS has_alert,
        if(j, coalesce(e.has_sound, req.r.12), e.has_sound) AS has_sound,

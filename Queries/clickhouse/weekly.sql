@@ -185,6 +185,141 @@ FROM days LEFT JOIN d ON d.day = days.day LEFT JOIN bg ON bg.day = days.day
 ORDER BY days.day
 SETTINGS join_use_nulls = 1;
 
+-- section: provider_hygiene
+-- The hygiene report's rules broken this week or last: violations per week, 'not observable'
+-- when that week's logs lack the rule's data (pushlog's hygiene.sql, its counts only: no
+-- examples are needed here). Days are UTC; a violation is dated by its response, the retry rules
+-- by the error a retry follows.
+WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
+     toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until, since - 604800000 AS lo,
+r AS (
+  SELECT *, intDiv(time_ms, 86400000) AS day FROM pushlog.responses
+  WHERE time_ms >= lo AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+), resp AS (
+  -- Per source and day: whether APNs headers, payloads and retry ids are logged at all.
+  SELECT source, day, count() AS n,
+         max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL) AS headers,
+         max(has_alert IS NOT NULL) AS payload, max(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS ids,
+         countIf(push_type IS NULL) AS untyped_v,
+         countIf(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS alert_n,
+         countIf(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1) AS alert_v,
+         countIf(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS mutable_n,
+         countIf(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1) AS mutable_v
+  FROM r GROUP BY source, day
+), resp_daily AS (
+  SELECT day, sum(n) AS n, sumIf(n, headers = 1) AS header_n, sumIf(untyped_v, headers = 1) AS untyped_v,
+         max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
+         sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+  FROM resp GROUP BY day
+), bg AS (
+  SELECT intDiv(hour, 24) AS day, count() AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
+         countIf(coalesce(priority, 10) <> 5) AS p10_v
+  FROM pushlog.bg_pushes
+  WHERE t >= lo AND t < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  GROUP BY day
+), nr AS (
+  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id FROM r
+  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
+), never AS (
+  SELECT token, time_ms, source, line, topic, apns_id, collapse_id FROM pushlog.responses
+  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
+), pairs AS (
+  SELECT x.time_ms AS et, x.line_hash AS ek, x.source AS esrc, x.line AS eline, x.token AS token, x.topic AS topic,
+         q.time_ms AS rt, q.line_hash AS rk, q.apns_id AS r_apns, q.attempt AS r_attempt, q.collapse_id AS r_collapse
+  FROM nr AS x INNER JOIN pushlog.responses AS q ON q.token = x.token
+  WHERE q.time_ms > x.time_ms AND q.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(q.topic, x.topic)
+    AND (q.apns_id = x.apns_id OR q.attempt > 1 OR q.collapse_id = x.collapse_id)
+), regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
+), taken AS (
+  SELECT DISTINCT p.et, p.ek, p.rt, p.rk
+  FROM pairs AS p INNER JOIN never AS n ON n.token = p.token
+  WHERE n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
+    AND isNotDistinctFrom(n.topic, p.topic) AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id)
+), nr_retries AS (
+  SELECT p.et AS et, p.rt AS rt, p.rk AS rk
+  FROM pairs AS p LEFT JOIN regs AS g ON g.token = p.token
+  WHERE NOT arrayExists(t -> t > p.et AND t <= p.rt, g.times)
+    AND (p.et, p.ek, p.rt, p.rk) NOT IN (SELECT et, ek, rt, rk FROM taken)
+), be AS (
+  -- 429 and 5xx answers: their first retry, and the 429/5xx before them (when they were a retry).
+  SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt FROM r
+  WHERE status <> 200 AND category IN ('rate', 'server') AND token <> ''
+), first_retry AS (
+  SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt
+  FROM be INNER JOIN pushlog.responses AS q ON q.token = be.token
+  WHERE q.time_ms > be.et AND q.time_ms <= be.et + 3600000 AND isNotDistinctFrom(q.topic, be.topic)
+    AND (q.apns_id = be.apns_id OR q.attempt > 1)
+  GROUP BY be.et, be.ek
+), prev AS (
+  SELECT be.et AS et, be.ek AS ek, max(q.time_ms) AS pt
+  FROM be INNER JOIN pushlog.responses AS q ON q.token = be.token
+  WHERE q.time_ms < be.et AND q.time_ms >= be.et - 3600000 AND q.category IN ('rate', 'server')
+    AND isNotDistinctFrom(q.topic, be.topic) AND (q.apns_id = be.apns_id OR be.attempt > 1)
+  GROUP BY be.et, be.ek
+), retried AS (
+  SELECT f.et AS et, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt - f.et <= f.et - p.pt) AS bad
+  FROM first_retry AS f LEFT JOIN prev AS p ON p.et = f.et AND p.ek = f.ek
+), gone AS (
+  SELECT r.time_ms AS t FROM r INNER JOIN (SELECT * FROM pushlog.token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
+  LEFT JOIN regs AS g ON g.token = r.token
+  WHERE r.time_ms > f.first_410 AND NOT arrayExists(x -> x > coalesce(f.first_410_ts, f.first_410) AND x <= r.time_ms, g.times)
+), daily AS (
+  SELECT 1 AS ord, day, alert_v AS v FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 2, day, p10_v FROM bg WHERE p10_v > 0
+  UNION ALL SELECT 3, day, alert_v FROM resp_daily WHERE alert_v > 0
+  UNION ALL SELECT 4, day, untyped_v FROM resp_daily WHERE untyped_v > 0
+  UNION ALL SELECT 5, day, mutable_v FROM resp_daily WHERE mutable_v > 0
+  UNION ALL SELECT 6, intDiv(et, 86400000), count() FROM retried WHERE bad GROUP BY 2
+  UNION ALL SELECT 7, intDiv(et, 86400000), count() FROM nr_retries GROUP BY 2
+  UNION ALL SELECT 8, intDiv(t, 86400000), count() FROM gone GROUP BY 2
+  UNION ALL SELECT 9, day, count() FROM r WHERE token_malformed = 1 AND token_masked = 0 GROUP BY 2
+  UNION ALL SELECT 10, day, count() FROM r WHERE status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates') GROUP BY 2
+), weeks AS (SELECT arrayJoin([0, 1]) AS wk, lo + wk * 604800000 AS ws, ws + 604800000 AS we),
+seen AS (
+  -- What each week's logs show at all (pushlog's `seen`): a rule without its data is not observable.
+  SELECT weeks.wk AS wk,
+         (SELECT sum(n) FROM resp_daily WHERE day * 86400000 >= weeks.ws AND day * 86400000 < weeks.we) AS responses,
+         0 AS unused
+  FROM weeks
+), facts AS (
+  SELECT if(day * 86400000 >= since, 1, 0) AS wk, sum(n) AS responses, max(headers) AS headers, max(payload) AS payload,
+         max(ids) AS ids, sum(typed) > 0 AS typed, sum(header_n) AS header_responses, sum(alert_n) AS alert_n,
+         sum(mutable_n) AS mutable_n
+  FROM resp_daily GROUP BY wk
+), bg_facts AS (
+  SELECT if(day * 86400000 >= since, 1, 0) AS wk, sum(n) AS background, sum(priorities) AS bg_priorities FROM bg GROUP BY wk
+), masked AS (
+  SELECT if(time_ms >= since, 1, 0) AS wk, count() AS masked FROM r WHERE token_malformed = 1 AND token_masked = 1 GROUP BY wk
+), w AS (
+  SELECT weeks.wk AS wk, coalesce(f.responses, 0) AS responses, coalesce(f.headers, 0) AS headers,
+         coalesce(f.payload, 0) AS payload, coalesce(f.ids, 0) AS ids, coalesce(f.typed, 0) AS typed,
+         coalesce(b.background, 0) AS background, coalesce(b.bg_priorities, 0) AS bg_priorities, coalesce(m.masked, 0) AS masked
+  FROM weeks LEFT JOIN facts AS f ON f.wk = weeks.wk LEFT JOIN bg_facts AS b ON b.wk = weeks.wk LEFT JOIN masked AS m ON m.wk = weeks.wk
+), missing AS (
+  -- Per week, one flag per rule (in rule order): 1 = not observable.
+  SELECT wk, [background = 0 AND NOT typed AND NOT payload,
+              (background = 0 AND NOT typed AND NOT payload) OR (background > 0 AND bg_priorities = 0),
+              NOT payload, NOT headers, NOT payload, NOT ids, NOT ids, false,
+              responses > 0 AND responses = masked, false] AS flags
+  FROM w
+), names AS (
+  SELECT ['background_with_alert', 'background_priority_10', 'alert_without_content', 'missing_push_type',
+          'mutable_without_alert', 'retry_without_backoff', 'non_retryable_retried', 'sent_after_gone',
+          'malformed_token', 'provider_token_refresh'] AS rules
+), per_rule AS (
+  SELECT ord, sumIf(v, day * 86400000 >= since) AS this_v, sumIf(v, day * 86400000 < since) AS last_v FROM daily GROUP BY ord
+)
+SELECT names.rules[ord] AS rule,
+       if((SELECT flags FROM missing WHERE wk = 1)[ord], 'not observable'::Variant(Int64, String), toInt64(this_v)::Variant(Int64, String)) AS this_week,
+       if((SELECT flags FROM missing WHERE wk = 0)[ord], 'not observable'::Variant(Int64, String), toInt64(last_v)::Variant(Int64, String)) AS last_week,
+       if((SELECT flags FROM missing WHERE wk = 1)[ord] OR (SELECT flags FROM missing WHERE wk = 0)[ord], NULL, toInt64(this_v) - toInt64(last_v)) AS change
+FROM per_rule CROSS JOIN names
+WHERE this_v > 0 OR last_v > 0
+ORDER BY ord
+SETTINGS join_use_nulls = 1, allow_experimental_variant_type = 1, prefer_column_name_to_alias = 1;
+
 -- section: trend_turn_off_rate
 -- The turn-off rate of the eight weeks ending with this one, each against the units opted in and
 -- on at the week's start (opt-out's turn_off_rate). Empty under --topic/--env (opt-in state has no topic).
@@ -193,11 +328,15 @@ WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) 
 units AS (
   SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
   FROM pushlog.device_facts GROUP BY unit
-), weeks AS (SELECT arrayJoin(range(0, 8)) AS k, since - (7 - k) * 604800000 AS ws)
+), weeks AS (SELECT arrayJoin(range(0, 8)) AS k, since - (7 - k) * 604800000 AS ws),
+rates AS (
+  SELECT weeks.k AS k, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
+         countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
+  FROM weeks CROSS JOIN units AS u GROUP BY weeks.k
+)
 SELECT pushlog_iso_week(weeks.ws) AS week,
-       if(countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) = 0, NULL,
-          pushlog_round(countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000)
-                        / countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)), 6)) AS turn_off_rate
-FROM weeks CROSS JOIN units AS u
+       if(coalesce(rates.on_at_start, 0) = 0, NULL, pushlog_round(rates.turned_off / rates.on_at_start, 6)) AS turn_off_rate
+FROM weeks LEFT JOIN rates ON rates.k = weeks.k
 WHERE {topic:String} = '' AND {env:String} = ''
-GROUP BY weeks.k, weeks.ws ORDER BY weeks.k;
+ORDER BY weeks.k
+SETTINGS join_use_nulls = 1;

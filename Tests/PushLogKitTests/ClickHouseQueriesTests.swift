@@ -12,7 +12,6 @@ final class ClickHouseQueriesTests: XCTestCase {
     static let notPorted: [String: Set<String>] = [
         "env-mismatch": ["by_bucket"],  // only with --by topic|env|app_version (dimensions not ported)
         "silent": ["by_bucket"],        // likewise
-        "weekly": ["provider_hygiene"], // the hygiene report's rules: not ported yet
     ]
 
     func clickhouse(_ name: String) throws -> ReportDefinition {
