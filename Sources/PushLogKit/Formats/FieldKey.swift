@@ -11,9 +11,19 @@ public enum Field: UInt8 {
 }
 
 /// Maps a key to its field: case-insensitive, `-` and `_` ignored, with the aliases of SPEC §3.2.
+///
+/// An open-addressed table of 512 slots keyed by an FNV-1a hash of the folded key; a hash hit
+/// is confirmed by comparing the folded bytes, so a crafted key whose hash collides with a
+/// known one's is still an unknown key.
 public struct FieldKeyTable {
-    private var hashes = [UInt64](repeating: 0, count: 512)
-    private var fields = [UInt8](repeating: 255, count: 512)
+    static let slotCount = 512
+    private var hashes = [UInt64](repeating: 0, count: slotCount)
+    private var fields = [UInt8](repeating: 255, count: slotCount)
+    /// Where each slot's folded key starts in `folded`, and its length.
+    private var keyStart = [Int32](repeating: 0, count: slotCount)
+    private var keyLength = [Int32](repeating: 0, count: slotCount)
+    /// Every alias folded (lower case, no `-` or `_`), one after another.
+    private var folded: [UInt8] = []
 
     static let aliases: [(String, Field)] = [
         ("time", .time), ("ts", .time), ("@timestamp", .time), ("timestamp", .timestamp),
@@ -44,14 +54,26 @@ public struct FieldKeyTable {
     ]
 
     public init() {
-        for (name, f) in FieldKeyTable.aliases {
-            let bytes = Array(name.utf8)
-            let h = bytes.withUnsafeBufferPointer { FieldKeyTable.hash($0.baseAddress!, $0.count) }
-            var i = Int(h & 511)
-            while fields[i] != 255 && hashes[i] != h { i = (i + 1) & 511 }
-            hashes[i] = h
-            fields[i] = f.rawValue
+        for (name, f) in FieldKeyTable.aliases { insert(name, f) }
+    }
+
+    /// Adds one alias (several spell the same folded key: `apns_id`, `apnsId`; the first wins).
+    mutating func insert(_ name: String, _ f: Field) {
+        let bytes = Array(name.utf8)
+        let h = bytes.withUnsafeBufferPointer { FieldKeyTable.hash($0.baseAddress!, $0.count) }
+        var i = Int(h & UInt64(FieldKeyTable.slotCount - 1))
+        while fields[i] != 255 {
+            if hashes[i] == h && bytes.withUnsafeBufferPointer({ matches(slot: i, $0.baseAddress!, $0.count) }) { return }
+            i = (i + 1) & (FieldKeyTable.slotCount - 1)
         }
+        hashes[i] = h
+        fields[i] = f.rawValue
+        keyStart[i] = Int32(folded.count)
+        for var c in bytes where c != 0x2D && c != 0x5F {
+            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            folded.append(c)
+        }
+        keyLength[i] = Int32(folded.count) - keyStart[i]
     }
 
     /// FNV-1a over the key folded to lower case, skipping `-` and `_`.
@@ -66,13 +88,31 @@ public struct FieldKeyTable {
         return h
     }
 
+    /// Whether the key folds to exactly the folded key stored in `slot`.
+    @inline(__always) func matches(slot: Int, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var k = Int(keyStart[slot])
+        let end = k + Int(keyLength[slot])
+        for i in 0..<n {
+            var c = p[i]
+            if c == 0x2D || c == 0x5F { continue }
+            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            guard k < end, folded[k] == c else { return false }
+            k += 1
+        }
+        return k == end
+    }
+
     /// The field of a key, or nil for unknown keys.
     @inline(__always) public func field(_ p: UnsafePointer<UInt8>, _ n: Int) -> Field? {
-        let h = FieldKeyTable.hash(p, n)
-        var i = Int(h & 511)
+        field(p, n, hash: FieldKeyTable.hash(p, n))
+    }
+
+    /// The lookup once the key's hash is known (tests pass a colliding hash here).
+    @inline(__always) func field(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64) -> Field? {
+        var i = Int(h & UInt64(FieldKeyTable.slotCount - 1))
         while fields[i] != 255 {
-            if hashes[i] == h { return Field(rawValue: fields[i]) }
-            i = (i + 1) & 511
+            if hashes[i] == h && matches(slot: i, p, n) { return Field(rawValue: fields[i]) }
+            i = (i + 1) & (FieldKeyTable.slotCount - 1)
         }
         return nil
     }
