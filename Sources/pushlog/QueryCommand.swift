@@ -46,7 +46,7 @@ enum QueryCommand: Command {
         let db = try Store.openForReading(path: ctx.dbPath)
         try QueryFunctions.register(db)
         let statements: [Statement]
-        do { statements = try db.prepareEach(sql) } catch let e as SQLiteError {
+        do { statements = try db.prepareEach(sql) } catch let e as StoreError {
             throw CLIError("query: \(e.message)\(e.message.contains("not authorized") ? " (query is read-only: no writes, ATTACH, extensions or pragmas that change settings)" : "")")
         }
         guard !statements.isEmpty else {
@@ -56,7 +56,7 @@ enum QueryCommand: Command {
         var sections: [ResultTable] = []
         for (k, s) in statements.enumerated() {
             let name = statements.count == 1 ? "result" : "result_\(k + 1)"
-            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as SQLiteError {
+            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as StoreError {
                 throw CLIError("query: statement \(k + 1): \(e.message)")
             }
         }

@@ -104,9 +104,11 @@ func runMain() -> Int32 {
         return usage(e)
     } catch let e as ExitStatus {
         return e.code
-    } catch let e as SQLiteError {
-        // A database error names the database (unless SQLite's message already does).
-        Console.err("pushlog: \(e.message.contains(ctx.dbPath) ? "" : ctx.dbPath + ": ")\(e.message) (SQLite error \(e.code))")
+    } catch let e as StoreError {
+        // A database error names the database (unless the message already does); SQLite's own
+        // failures add the result code and the statement that failed.
+        let sqlite = e.sqliteCode.map { " (SQLite error \($0)" + (e.sql.map { "; while running: \(StoreError.abbreviated($0))" } ?? "") + ")" } ?? ""
+        Console.err("pushlog: \(e.message.contains(ctx.dbPath) ? "" : ctx.dbPath + ": ")\(e.message)\(sqlite)")
         return 1
     } catch {
         Console.err("pushlog: \(error)")

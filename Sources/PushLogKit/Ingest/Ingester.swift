@@ -99,7 +99,7 @@ public final class Ingester {
             var fs = FileSummary(path: f.path)
             do {
                 try ingestFile(f, &fs, &ticker)
-            } catch let e as SQLiteError {
+            } catch let e as StoreError {
                 // The database itself failed (disk full, I/O error): stop, keep what was committed.
                 try? db.exec("ROLLBACK")
                 fs.complete = false

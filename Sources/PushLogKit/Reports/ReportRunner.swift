@@ -26,7 +26,7 @@ public final class ReportRunner {
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
         for (name, sql) in def.sections where (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") {
             let s: Statement
-            do { s = try db.prepare(sql) } catch let e as SQLiteError {
+            do { s = try db.prepare(sql) } catch let e as StoreError {
                 throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), section \(name): \(e.message)")
             }
             for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {

@@ -1,13 +1,6 @@
 import CSQLite
 import Foundation
 
-/// An error from SQLite, with the extended result code and the message of the connection.
-public struct SQLiteError: Error, CustomStringConvertible {
-    public let code: Int32
-    public let message: String
-    public var description: String { "database error \(code): \(message)" }
-}
-
 /// One SQLite connection. Not shared between threads.
 public final class Database {
     let handle: OpaquePointer
@@ -28,7 +21,7 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: "\(path): \(msg)")
+            throw StoreError.sqlite(code: rc, message: "\(path): \(msg)", sql: nil)
         }
         handle = db
         self.path = path
@@ -48,7 +41,7 @@ public final class Database {
         if rc != SQLITE_OK {
             let msg = err.map { String(cString: $0) } ?? lastMessage
             sqlite3_free(err)
-            throw SQLiteError(code: rc, message: msg)
+            throw StoreError.sqlite(code: rc, message: msg, sql: sql)
         }
     }
 
@@ -56,7 +49,7 @@ public final class Database {
     public func prepare(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
-        guard rc == SQLITE_OK, let stmt else { throw SQLiteError(code: rc, message: lastMessage) }
+        guard rc == SQLITE_OK, let stmt else { throw StoreError.sqlite(code: rc, message: lastMessage, sql: sql) }
         return Statement(stmt, db: self)
     }
 
@@ -71,7 +64,10 @@ public final class Database {
                 var stmt: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let rc = sqlite3_prepare_v2(handle, start, Int32(end - start), &stmt, &tail)
-                guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: lastMessage) }
+                guard rc == SQLITE_OK else {
+                    let text = String(decoding: UnsafeRawBufferPointer(start: start, count: end - start), as: UTF8.self)
+                    throw StoreError.sqlite(code: rc, message: lastMessage, sql: text)
+                }
                 if let stmt { out.append(Statement(stmt, db: self)) }  // nil for a comment or blank tail
                 guard let tail, tail > start else { break }
                 start = tail
@@ -89,7 +85,7 @@ public final class Database {
 
     func check(_ rc: Int32) throws {
         if rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW {
-            throw SQLiteError(code: rc, message: lastMessage)
+            throw StoreError.sqlite(code: rc, message: lastMessage, sql: nil)
         }
     }
 
@@ -147,21 +143,42 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    @inline(__always) public func bind(_ i: Int32, _ v: Int64) { sqlite3_bind_int64(handle, i, v) }
-    @inline(__always) public func bind(_ i: Int32, _ v: Double) { sqlite3_bind_double(handle, i, v) }
-    @inline(__always) public func bindNull(_ i: Int32) { sqlite3_bind_null(handle, i) }
+    /// The first bind that failed since the last step, as (parameter, result code).
+    private var bindFailure: (Int32, Int32)?
+
+    @inline(__always) func checkBind(_ i: Int32, _ rc: Int32) {
+        if rc != SQLITE_OK && bindFailure == nil { bindFailure = (i, rc) }
+    }
+
+    /// Throws the kept bind failure, if any, and forgets it.
+    @inline(__always) func throwBindFailure() throws {
+        guard let (i, rc) = bindFailure else { return }
+        bindFailure = nil
+        throw StoreError.bind(code: rc, parameter: i, sql: sql)
+    }
+
+    /// The statement's SQL text, for error messages.
+    var sql: String { sqlite3_sql(handle).map { String(cString: $0) } ?? "" }
+
+    // Every bind's result is checked: the first failure is kept and thrown by the next
+    // `step`/`run`, so a statement never runs with a value silently missing (and the many
+    // call sites on the hot path stay free of `try`).
+    @inline(__always) public func bind(_ i: Int32, _ v: Int64) { checkBind(i, sqlite3_bind_int64(handle, i, v)) }
+    @inline(__always) public func bind(_ i: Int32, _ v: Double) { checkBind(i, sqlite3_bind_double(handle, i, v)) }
+    @inline(__always) public func bindNull(_ i: Int32) { checkBind(i, sqlite3_bind_null(handle, i)) }
     /// Binds text that must stay valid until the statement is stepped.
     @inline(__always) public func bindStatic(_ i: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) {
-        _ = p.withMemoryRebound(to: CChar.self, capacity: n) { pushlog_bind_text_static(handle, i, $0, Int32(n)) }
+        checkBind(i, p.withMemoryRebound(to: CChar.self, capacity: n) { pushlog_bind_text_static(handle, i, $0, Int32(n)) })
     }
     /// Binds a Swift string (copied by SQLite).
     public func bind(_ i: Int32, _ text: String?) {
-        guard var s = text else { sqlite3_bind_null(handle, i); return }
-        s.withUTF8 { buf in
-            _ = buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) {
+        guard var s = text else { bindNull(i); return }
+        let rc = s.withUTF8 { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) {
                 pushlog_bind_text_transient(handle, i, $0, Int32(buf.count))
             }
         }
+        checkBind(i, rc)
     }
     public func bindInt(_ i: Int32, _ v: Int64?) { if let v { bind(i, v) } else { bindNull(i) } }
 
@@ -173,20 +190,22 @@ public final class Statement {
     /// Steps once; true when a row is available.
     @discardableResult
     public func step() throws -> Bool {
+        try throwBindFailure()
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        throw SQLiteError(code: rc, message: db.lastMessage)
+        throw StoreError.sqlite(code: rc, message: db.lastMessage, sql: sql)
     }
 
     /// Runs to completion and resets, keeping the bindings.
     @inline(__always) public func run() throws {
+        try throwBindFailure()
         let rc = sqlite3_step(handle)
         sqlite3_reset(handle)
-        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw SQLiteError(code: rc, message: db.lastMessage) }
+        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw StoreError.sqlite(code: rc, message: db.lastMessage, sql: sql) }
     }
 
-    public func reset() { sqlite3_reset(handle); sqlite3_clear_bindings(handle) }
+    public func reset() { sqlite3_reset(handle); sqlite3_clear_bindings(handle); bindFailure = nil }
 
     public var columnCount: Int32 { sqlite3_column_count(handle) }
     public func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(handle, i)) }

@@ -213,7 +213,7 @@ public enum Schema {
     public static func migrate(_ db: Database) throws {
         let current = try db.scalarInt("PRAGMA user_version") ?? 0
         if current > version {
-            throw SQLiteError(code: 1, message: "database schema \(current) is newer than this pushlog (\(version)); upgrade pushlog")
+            throw StoreError.schemaNewer(found: current, supported: version)
         }
         guard current < version else {
             // Categories added since the database was created (transport); a no-op once present.

@@ -10,7 +10,7 @@ public enum Store {
         if !FileManager.default.fileExists(atPath: path) {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 && errno != EEXIST {
-                throw SQLiteError(code: 14, message: "cannot create database \(path): \(String(cString: strerror(errno)))")
+                throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno)))
             }
             if fd >= 0 { close(fd) }
         }
@@ -29,14 +29,14 @@ public enum Store {
     /// Opens an existing database read-only, with the SQL functions reports use.
     public static func openForReading(path: String) throws -> Database {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw SQLiteError(code: 14, message: "no database at \(path) (run `pushlog ingest PATH...` first, or pass --db FILE)")
+            throw StoreError.missingDatabase(path: path)
         }
         let db = try Database(path: path, readOnly: true)
         try db.exec("PRAGMA cache_size=-32768")
         try db.exec("PRAGMA temp_store=FILE")
         let v = try db.scalarInt("PRAGMA user_version") ?? 0
         if v != Schema.version {
-            throw SQLiteError(code: 1, message: "\(path) has schema version \(v), expected \(Schema.version): run `pushlog ingest` to migrate it")
+            throw StoreError.schemaMismatch(path: path, found: v, expected: Schema.version)
         }
         try Functions.register(db)
         return db

@@ -10,11 +10,11 @@ public final class WriterLock {
     public init(databasePath: String, wait: Bool = true, waiting: () -> Void = {}) throws {
         let path = databasePath + ".lock"
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd < 0 { throw SQLiteError(code: 14, message: "cannot open lock file \(path): \(String(cString: strerror(errno)))") }
+        if fd < 0 { throw StoreError.cannotOpenLock(path: path, reason: String(cString: strerror(errno))) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard wait else {
                 close(fd)
-                throw SQLiteError(code: 5, message: "the database is busy: another pushlog ingest or prune is writing to \(databasePath)")
+                throw StoreError.busy(databasePath: databasePath)
             }
             waiting()
             while flock(fd, LOCK_EX) != 0 && errno == EINTR {}

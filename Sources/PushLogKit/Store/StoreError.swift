@@ -1,0 +1,68 @@
+import Foundation
+
+/// Every failure of the store layer: SQLite's own (with its extended result code and the SQL
+/// that failed) and the ones around it (no database file, a schema from another version, the
+/// writer lock), each its own case rather than a borrowed SQLite code.
+public enum StoreError: Error, CustomStringConvertible {
+    /// SQLite refused: its extended result code, its message and the statement, when there was one.
+    case sqlite(code: Int32, message: String, sql: String?)
+    /// A bind failed (index out of range, value too big); reported when the statement is stepped.
+    case bind(code: Int32, parameter: Int32, sql: String)
+    /// `openForReading` found no file at the path.
+    case missingDatabase(path: String)
+    /// The database file could not be created.
+    case cannotCreate(path: String, reason: String)
+    /// The database was written by another schema version than this pushlog reads.
+    case schemaMismatch(path: String, found: Int64, expected: Int64)
+    /// The database was migrated by a newer pushlog.
+    case schemaNewer(found: Int64, supported: Int64)
+    /// The writer lock file (`DB.lock`) could not be opened.
+    case cannotOpenLock(path: String, reason: String)
+    /// Another ingest or prune holds the writer lock and the caller asked not to wait.
+    case busy(databasePath: String)
+
+    /// What went wrong, in one sentence for a person (no result code, no SQL).
+    public var message: String {
+        switch self {
+        case .sqlite(_, let message, _): return message
+        case .bind(_, let parameter, _): return "cannot bind parameter \(parameter)"
+        case .missingDatabase(let path): return "no database at \(path) (run `pushlog ingest PATH...` first, or pass --db FILE)"
+        case .cannotCreate(let path, let reason): return "cannot create database \(path): \(reason)"
+        case .schemaMismatch(let path, let found, let expected):
+            return "\(path) has schema version \(found), expected \(expected): run `pushlog ingest` to migrate it"
+        case .schemaNewer(let found, let supported):
+            return "database schema \(found) is newer than this pushlog (\(supported)); upgrade pushlog"
+        case .cannotOpenLock(let path, let reason): return "cannot open lock file \(path): \(reason)"
+        case .busy(let db): return "the database is busy: another pushlog ingest or prune is writing to \(db)"
+        }
+    }
+
+    /// SQLite's extended result code, for the failures that came from SQLite.
+    public var sqliteCode: Int32? {
+        switch self {
+        case .sqlite(let code, _, _), .bind(let code, _, _): return code
+        default: return nil
+        }
+    }
+
+    /// The statement that failed, when SQLite failed on one.
+    public var sql: String? {
+        switch self {
+        case .sqlite(_, _, let sql): return sql
+        case .bind(_, _, let sql): return sql
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        guard let code = sqliteCode else { return message }
+        return "database error \(code): \(message)" + (sql.map { " (while running: \(StoreError.abbreviated($0)))" } ?? "")
+    }
+
+    /// The statement on one line, cut after 160 characters (schema scripts run to pages).
+    public static func abbreviated(_ sql: String) -> String {
+        let oneLine = sql.split(whereSeparator: { $0.isNewline }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return oneLine.count > 160 ? String(oneLine.prefix(160)) + "…" : oneLine
+    }
+}
