@@ -65,7 +65,7 @@ final class IngestTests: XCTestCase {
         let tmp = TempDir()
         let db = tmp.file("p.db")
         let s = try ingest([Fixtures.path("multi-member.ndjson.gz"), Fixtures.path("crlf.ndjson")], db: db)
-        XCTAssertEqual(s.files[0].records[EventKind.send.rawValue], 6)
+        XCTAssertEqual(s.files[0].records[.send], 6)
         XCTAssertTrue(s.files[0].complete)
         // The CRLF file repeats the first two lines: CR is not part of the line, so both are duplicates.
         XCTAssertEqual(s.files[1].duplicates, 2)
@@ -80,8 +80,8 @@ final class IngestTests: XCTestCase {
         XCTAssertFalse(f.complete)
         XCTAssertNotNil(f.error)
         XCTAssertTrue(s.failed)
-        XCTAssertGreaterThan(f.records[EventKind.send.rawValue], 50)
-        XCTAssertLessThan(f.records[EventKind.send.rawValue], 300)
+        XCTAssertGreaterThan(f.records[.send], 50)
+        XCTAssertLessThan(f.records[.send], 300)
         // Every kept record is one of the first lines, in order: no gaps.
         XCTAssertEqual(try count("SELECT max(line) - count(*) FROM sends WHERE src = 1", db: db), 0)
         // The other file still went in.

@@ -85,7 +85,7 @@ func count(_ sql: String, db path: String) throws -> Int64 {
 
 func kinds(_ s: IngestSummary) -> [String: Int] {
     var d: [String: Int] = [:]
-    for k in EventKind.allCases where s.records[k.rawValue] > 0 { d[k.name] = s.records[k.rawValue] }
+    for k in EventKind.allCases where s.records[k] > 0 { d[k.name] = s.records[k] }
     return d
 }
 

@@ -2,7 +2,7 @@
 public struct FileSummary {
     public var path: String
     public var format: String = "ndjson"
-    public var records = [Int](repeating: 0, count: EventKind.allCases.count)
+    public var records = KindCounts()
     public var duplicates = 0
     public var rejects = 0
     public var skipped = 0
@@ -24,7 +24,7 @@ public struct FileSummary {
     public var refused: String?
 
     public init(path: String) { self.path = path }
-    public var totalRecords: Int { records.reduce(0, +) }
+    public var totalRecords: Int { records.total }
 }
 
 /// The whole run: one summary per file and the totals (SPEC §2).
@@ -35,9 +35,9 @@ public struct IngestSummary {
     /// Time spent on indexes and derived facts after the records were loaded.
     public var finalizeSeconds = 0.0
 
-    public var records: [Int] {
-        var r = [Int](repeating: 0, count: EventKind.allCases.count)
-        for f in files { for k in 0..<r.count { r[k] += f.records[k] } }
+    public var records: KindCounts {
+        var r = KindCounts()
+        for f in files { r += f.records }
         return r
     }
     public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
@@ -48,7 +48,7 @@ public struct IngestSummary {
     public var refused: Int { files.filter { $0.refused != nil && !$0.unchanged }.count }
     public var bytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
     public var lines: Int { files.reduce(0) { $0 + $1.lines } }
-    public var totalRecords: Int { records.reduce(0, +) }
+    public var totalRecords: Int { records.total }
     /// True when any file was unreadable or incomplete (exit status 1).
     public var failed: Bool { !problems.isEmpty || files.contains { !$0.complete } }
     public var recordsPerSecond: Double { seconds > 0 ? Double(lines) / seconds : 0 }

@@ -247,16 +247,16 @@ extension Ingester {
     func saveProgress(_ src: Int64, _ offset: Int64, _ lines: Int, _ format: String, _ b: inout BatchCounts, _ fs: inout FileSummary) throws {
         try writer.flush()
         b.records = writer.takeInserted()
-        b.duplicates += b.written - b.records.reduce(0, +)
+        b.duplicates += b.written - b.records.total
         let u = updateProgress
         u.bind(1, src); u.bind(2, offset); u.bind(3, Int64(lines)); u.bind(4, format)
-        for k in 0..<7 { u.bind(Int32(5 + k), Int64(b.records[k])) }
+        for k in EventKind.allCases { u.bind(Int32(5 + k.rawValue), Int64(b.records[k])) }
         u.bind(12, Int64(b.duplicates)); u.bind(13, Int64(b.rejects)); u.bind(14, Int64(b.skipped))
         u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
         u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
         try u.run()
-        if b.records.contains(where: { $0 > 0 }) { try markStale.run() }
-        for k in 0..<7 { fs.records[k] += b.records[k] }
+        if b.records.total > 0 { try markStale.run() }
+        fs.records += b.records
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
         b = BatchCounts()

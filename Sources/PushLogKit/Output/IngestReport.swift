@@ -2,8 +2,8 @@ import Foundation
 
 /// The end-of-ingest summary as a table (stderr) or one JSON object (SPEC §2).
 public enum IngestReport {
-    static func kindsObject(_ r: [Int]) -> String {
-        "{" + EventKind.allCases.filter { r[$0.rawValue] > 0 }.map { "\"\($0.name)\":\(r[$0.rawValue])" }.joined(separator: ",") + "}"
+    static func kindsObject(_ r: KindCounts) -> String {
+        "{" + EventKind.allCases.filter { r[$0] > 0 }.map { "\"\($0.name)\":\(r[$0])" }.joined(separator: ",") + "}"
     }
 
     public static func json(_ s: IngestSummary) -> String {
@@ -31,8 +31,8 @@ public enum IngestReport {
     /// changed (new, grown, incomplete or refused) get a row, unless `verbose`; one total line.
     public static func table(_ s: IngestSummary, verbose: Bool = false) -> String {
         var t = ResultTable(name: "ingest", columns: ["file", "format", "records", "by_kind", "duplicates", "rejects", "skipped", "status"])
-        func kinds(_ r: [Int]) -> String {
-            EventKind.allCases.filter { r[$0.rawValue] > 0 }.map { "\($0.name)=\(r[$0.rawValue])" }.joined(separator: " ")
+        func kinds(_ r: KindCounts) -> String {
+            EventKind.allCases.filter { r[$0] > 0 }.map { "\($0.name)=\(r[$0])" }.joined(separator: " ")
         }
         let unchanged = s.files.filter { $0.unchanged && $0.complete }.count
         for f in s.files where verbose || !(f.unchanged && f.complete) {

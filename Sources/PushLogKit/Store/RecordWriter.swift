@@ -24,31 +24,17 @@ public final class RecordWriter {
         .auth: "auth", .request: "request", .rate: "rate", .server: "server", .unknown: "unknown",
         .transport: "transport",
     ]
-    static let identity = ["t", "h1", "h2", "src", "line"]
-    static let sendColumns = identity + ["kind", "token_id", "apns_id", "env", "topic", "push_type", "priority",
-        "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content", "has_alert", "has_sound",
-        "has_badge", "aps_category", "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason",
-        "category", "apns_ts", "apns_unique_id", "latency_ms", "attempt", "error"]
-
     public init(db: Database) throws {
         self.db = db
         let head = "INSERT OR IGNORE INTO"
         var b: [RowBatch] = []
         for kind in EventKind.allCases {
             switch kind {
-            case .send, .request, .response:
-                b.append(try RowBatch(db, table: "sends", columns: RecordWriter.sendColumns))
-            case .register:
-                b.append(try RowBatch(db, table: "registers", columns: RecordWriter.identity
-                    + ["token_id", "device", "user", "env", "app_version", "os_version", "auth", "topic"]))
-            case .settings:
-                b.append(try RowBatch(db, table: "settings", columns: RecordWriter.identity
-                    + ["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting", "lock_screen", "notification_center"]))
-            case .receipt:
-                b.append(try RowBatch(db, table: "receipts", columns: RecordWriter.identity
-                    + ["apns_id", "device", "token_id", "receipt", "result"]))
-            case .unregister:
-                b.append(try RowBatch(db, table: "unregisters", columns: RecordWriter.identity + ["token_id", "device", "user"]))
+            case .send, .request, .response: b.append(try RowBatch(db, SendColumn.self))
+            case .register: b.append(try RowBatch(db, RegisterColumn.self))
+            case .settings: b.append(try RowBatch(db, SettingsColumn.self))
+            case .receipt: b.append(try RowBatch(db, ReceiptColumn.self))
+            case .unregister: b.append(try RowBatch(db, UnregisterColumn.self))
             }
         }
         batches = b
@@ -67,6 +53,12 @@ public final class RecordWriter {
     @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Double?) { if let v { s.bind(i, v) } else { s.bindNull(i) } }
     @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Bool?) { if let v { s.bind(i, Int64(v ? 1 : 0)) } else { s.bindNull(i) } }
     @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: StaticString) { s.bindStatic(i, v.utf8Start, v.utf8CodeUnitCount) }
+    /// Binds a value to column `c` of the row whose parameters start after `o` (RowBatch.base).
+    @inline(__always) func bind<C: RecordColumns>(_ s: Statement, _ o: Int32, _ c: C, _ v: ByteSlice?) { bind(s, o + c.rawValue, v) }
+    @inline(__always) func bind<C: RecordColumns>(_ s: Statement, _ o: Int32, _ c: C, _ v: Int64?) { bind(s, o + c.rawValue, v) }
+    @inline(__always) func bind<C: RecordColumns>(_ s: Statement, _ o: Int32, _ c: C, _ v: Double?) { bind(s, o + c.rawValue, v) }
+    @inline(__always) func bind<C: RecordColumns>(_ s: Statement, _ o: Int32, _ c: C, _ v: Bool?) { bind(s, o + c.rawValue, v) }
+    @inline(__always) func bind<C: RecordColumns>(_ s: Statement, _ o: Int32, _ c: C, _ v: StaticString) { bind(s, o + c.rawValue, v) }
 
     // MARK: writing
 
@@ -150,35 +142,47 @@ public final class RecordWriter {
         let s = b.statement, o = b.base
         switch kind {
         case .send, .request, .response:
-            s.bind(o + 6, Int64(kind.rawValue))
-            bind(s, o + 7, tok); bind(s, o + 8, e.apnsID); bind(s, o + 9, e.env); bind(s, o + 10, e.topic)
-            bind(s, o + 11, e.pushType); bind(s, o + 12, e.priority); bind(s, o + 13, e.collapseID); bind(s, o + 14, e.expiration)
-            bind(s, o + 15, e.payloadBytes); bind(s, o + 16, e.contentAvailable); bind(s, o + 17, e.mutableContent)
-            bind(s, o + 18, e.hasAlert); bind(s, o + 19, e.hasSound); bind(s, o + 20, e.hasBadge); bind(s, o + 21, e.category)
-            bind(s, o + 22, e.threadID); bind(s, o + 23, e.interruptionLevel); bind(s, o + 24, e.relevance)
-            bind(s, o + 25, e.customKeys); bind(s, o + 26, e.status); bind(s, o + 27, e.reason)
+            typealias C = SendColumn
+            s.bind(o + C.kind.rawValue, Int64(kind.rawValue))
+            bind(s, o, C.tokenID, tok); bind(s, o, C.apnsID, e.apnsID); bind(s, o, C.env, e.env); bind(s, o, C.topic, e.topic)
+            bind(s, o, C.pushType, e.pushType); bind(s, o, C.priority, e.priority); bind(s, o, C.collapseID, e.collapseID)
+            bind(s, o, C.expiration, e.expiration); bind(s, o, C.payloadBytes, e.payloadBytes)
+            bind(s, o, C.contentAvailable, e.contentAvailable); bind(s, o, C.mutableContent, e.mutableContent)
+            bind(s, o, C.hasAlert, e.hasAlert); bind(s, o, C.hasSound, e.hasSound); bind(s, o, C.hasBadge, e.hasBadge)
+            bind(s, o, C.apsCategory, e.category); bind(s, o, C.threadID, e.threadID)
+            bind(s, o, C.interruptionLevel, e.interruptionLevel); bind(s, o, C.relevance, e.relevance)
+            bind(s, o, C.customKeys, e.customKeys); bind(s, o, C.status, e.status); bind(s, o, C.reason, e.reason)
             if e.status != nil || e.reason != nil {
-                bind(s, o + 28, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
+                bind(s, o, C.category, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
             } else if e.error != nil {
-                bind(s, o + 28, RecordWriter.categoryText[.transport]!)
+                bind(s, o, C.category, RecordWriter.categoryText[.transport]!)
             } else {
-                s.bindNull(o + 28)
+                s.bindNull(o + C.category.rawValue)
             }
-            bind(s, o + 29, e.apnsTimestamp); bind(s, o + 30, e.apnsUniqueID); bind(s, o + 31, e.latencyMs)
-            bind(s, o + 32, e.attempt); bind(s, o + 33, e.error)
+            bind(s, o, C.apnsTs, e.apnsTimestamp); bind(s, o, C.apnsUniqueID, e.apnsUniqueID); bind(s, o, C.latencyMs, e.latencyMs)
+            bind(s, o, C.attempt, e.attempt); bind(s, o, C.error, e.error)
         case .register:
-            bind(s, o + 6, tok); bind(s, o + 7, e.device); bind(s, o + 8, e.user); bind(s, o + 9, e.env)
-            bind(s, o + 10, e.appVersion); bind(s, o + 11, e.osVersion); bind(s, o + 12, e.auth); bind(s, o + 13, e.topic)
+            typealias C = RegisterColumn
+            bind(s, o, C.tokenID, tok); bind(s, o, C.device, e.device); bind(s, o, C.user, e.user); bind(s, o, C.env, e.env)
+            bind(s, o, C.appVersion, e.appVersion); bind(s, o, C.osVersion, e.osVersion); bind(s, o, C.auth, e.auth)
+            bind(s, o, C.topic, e.topic)
         case .settings:
-            bind(s, o + 6, e.device); bind(s, o + 7, e.user); bind(s, o + 8, e.auth); bind(s, o + 9, e.alertSetting)
-            bind(s, o + 10, e.soundSetting); bind(s, o + 11, e.badgeSetting); bind(s, o + 12, e.lockScreen)
-            bind(s, o + 13, e.notificationCenter)
+            typealias C = SettingsColumn
+            bind(s, o, C.device, e.device); bind(s, o, C.user, e.user); bind(s, o, C.auth, e.auth)
+            bind(s, o, C.alertSetting, e.alertSetting); bind(s, o, C.soundSetting, e.soundSetting)
+            bind(s, o, C.badgeSetting, e.badgeSetting); bind(s, o, C.lockScreen, e.lockScreen)
+            bind(s, o, C.notificationCenter, e.notificationCenter)
         case .receipt:
-            bind(s, o + 6, e.apnsID); bind(s, o + 7, e.device); bind(s, o + 8, tok); bind(s, o + 9, e.receipt); bind(s, o + 10, e.result)
+            typealias C = ReceiptColumn
+            bind(s, o, C.apnsID, e.apnsID); bind(s, o, C.device, e.device); bind(s, o, C.tokenID, tok)
+            bind(s, o, C.receipt, e.receipt); bind(s, o, C.result, e.result)
         case .unregister:
-            bind(s, o + 6, tok); bind(s, o + 7, e.device); bind(s, o + 8, e.user)
+            typealias C = UnregisterColumn
+            bind(s, o, C.tokenID, tok); bind(s, o, C.device, e.device); bind(s, o, C.user, e.user)
         }
-        s.bind(o + 1, t); s.bind(o + 2, hash.0); s.bind(o + 3, hash.1); s.bind(o + 4, src); s.bind(o + 5, Int64(line))
+        typealias I = IdentityColumn
+        s.bind(o + I.t.rawValue, t); s.bind(o + I.h1.rawValue, hash.0); s.bind(o + I.h2.rawValue, hash.1)
+        s.bind(o + I.src.rawValue, src); s.bind(o + I.line.rawValue, Int64(line))
         try b.rowDone()
         touch(e, token: tok)
     }
@@ -195,8 +199,12 @@ public final class RecordWriter {
         tokenIDs = TokenCache()
     }
 
-    /// Rows stored per kind (EventKind order) since the last call; the rest of what was written were duplicates.
-    public func takeInserted() -> [Int] { batches.map { $0.takeInserted() } }
+    /// Rows stored per kind since the last call; the rest of what was written were duplicates.
+    public func takeInserted() -> KindCounts {
+        var c = KindCounts()
+        for k in EventKind.allCases { c[k] = batches[k.rawValue].takeInserted() }
+        return c
+    }
 
     /// Stores one day's Apple delivery-metrics count (a re-import replaces it).
     public func appleMetric(day: String, pushType: String, status: String, count: Int64, src: Int64) throws {
