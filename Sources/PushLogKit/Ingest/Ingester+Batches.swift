@@ -1,0 +1,128 @@
+import Foundation
+
+extension Ingester {
+    /// Reads the stream to its end: a parsing thread fills chunks, this thread writes them,
+    /// committing every `batchLines` lines with the position to resume from. Returns the bytes
+    /// read and the input error that ended the read early, if any.
+    func readBatches(_ opened: OpenedStream, _ plan: ResumePlan, _ fs: inout FileSummary,
+                     _ ticker: inout ProgressTicker) throws -> (bytes: Int64, readError: Error?) {
+        var fileBytes: Int64 = 0
+        var batch = BatchCounts()
+        var lastOffset = plan.offset, lastLine = plan.lines
+        var inTransaction = false
+        let batchLines = options.batchLines
+        func commit() throws {
+            guard inTransaction else { return }
+            let n = batch.lines
+            try saveProgress(plan.sourceID, lastOffset, lastLine, opened.format.name, &batch, &fs)
+            ticker.add(records: n)
+            try db.exec("COMMIT")
+            inTransaction = false
+        }
+
+        // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
+        let queue = ChunkQueue(capacity: 4)
+        let stage = ParsingStage(reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
+                                 skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix)
+        builder.lineTime = nil
+        let done = DispatchSemaphore(value: 0)
+        let outcome = StageOutcome()
+        let thread = Thread {
+            outcome.readError = stage.run()
+            done.signal()  // publishes readError to the waiting writer
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        do {
+            while let chunk = queue.pop() {
+                // Through a buffer pointer: an item is ~700 bytes, and reading it out of the array
+                // (a class's property) would copy each one.
+                try chunk.items.withUnsafeBufferPointer { items in
+                    for i in items.indices {
+                        if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
+                        try write(items[i], plan.sourceID, &batch)
+                        // A line inside an unfinished multi-line record is not a safe resume point.
+                        if items[i].kind != .pending && items[i].lineNumber > 0 {
+                            lastOffset = items[i].endOffset
+                            lastLine = items[i].lineNumber
+                        }
+                        if batch.lines >= batchLines { try commit() }
+                    }
+                }
+                ticker.tick(records: batch.lines, bytesIn: chunk.consumed)
+                fileBytes = chunk.consumed
+                try writer.flush()  // the bound rows point into the chunk
+                chunkPool.give(chunk)
+            }
+            try commit()
+        } catch {
+            writer.discard()
+            queue.cancel()
+            done.wait()
+            throw error
+        }
+        done.wait()
+        queueWaits.writer += queue.writerWaited
+        queueWaits.parser += queue.parserWaited
+        return (fileBytes, outcome.readError)
+    }
+
+    /// Writes one parsed item into the open transaction and counts it.
+    @inline(__always)
+    func write(_ item: ParsedItem, _ src: Int64, _ batch: inout BatchCounts) throws {
+        switch item.kind {
+        case .blank:
+            batch.blank += 1
+        case .pending:
+            break
+        case .event:
+            batch.lines += 1
+            let t = item.event.time!
+            if batch.minT == nil || t < batch.minT! { batch.minT = t }
+            if batch.maxT == nil || t > batch.maxT! { batch.maxT = t }
+            try writer.write(item.event, hash: item.hash, src: src, line: item.recordLine)
+            batch.written += 1
+        case .reject:
+            batch.lines += 1
+            if try writer.reject(src: src, line: item.recordLine, reason: item.reason, text: item.text, hash: item.hash) {
+                batch.rejects += 1
+            } else {
+                batch.duplicates += 1
+            }
+        case .skip:
+            batch.lines += 1
+            batch.skipped += 1
+        case .ignore:
+            batch.lines += 1
+            batch.ignored += 1
+        case .metric:
+            batch.lines += 1
+            let m = item.metric!
+            try writer.appleMetric(day: m.day, pushType: m.pushType, status: m.status, count: m.count, src: src)
+            batch.metrics += 1
+        }
+    }
+
+    func saveProgress(_ src: Int64, _ offset: Int64, _ lines: Int, _ format: String, _ b: inout BatchCounts, _ fs: inout FileSummary) throws {
+        try writer.flush()
+        b.records = writer.takeInserted()
+        b.duplicates += b.written - b.records.total
+        let u = updateProgress
+        u.bind(1, src); u.bind(2, offset); u.bind(3, Int64(lines)); u.bind(4, format)
+        for k in EventKind.allCases { u.bind(Int32(5 + k.rawValue), Int64(b.records[k])) }
+        u.bind(12, Int64(b.duplicates)); u.bind(13, Int64(b.rejects)); u.bind(14, Int64(b.skipped))
+        u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
+        u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
+        try u.run()
+        if b.records.total > 0 { try markStale.run() }
+        fs.records += b.records
+        fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
+        fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
+        b = BatchCounts()
+    }
+}
+
+/// The parsing thread's result, read by the writer after the thread signalled it is done.
+final class StageOutcome: @unchecked Sendable {
+    var readError: Error?
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where the read of one file starts, decided from its `sources` row and its fingerprint: the
+/// whole file, on from a committed position (a grown or interrupted file), or not at all.
+struct ResumePlan {
+    /// The file's row in `sources` (created on first sight).
+    var sourceID: Int64
+    /// The stream offset and line count committed by an earlier run (0 for a full read).
+    var offset: Int64 = 0
+    var lines = 0
+    /// Why the file was refused last time, when it is unchanged and refused again.
+    var refusedBefore: String?
+}
+
+extension Ingester {
+    /// Finds or creates the file's source row and decides between skip (nil), resume and a
+    /// full read, in one short transaction.
+    func planResume(_ f: InputFile, _ st: (size: Int64, mtime: Int64)?, head: String?,
+                    _ fs: inout FileSummary) throws -> ResumePlan? {
+        try db.exec("BEGIN IMMEDIATE")
+        findSource.reset()
+        findSource.bind(1, f.path)
+        var plan = ResumePlan(sourceID: 0)
+        if try findSource.step() {
+            plan.sourceID = findSource.int(0)
+            let oldSize = findSource.int(1), oldMtime = findSource.int(2), oldHeadLen = Int(findSource.int(3))
+            let oldHead = findSource.string(4)
+            let offset = findSource.int(5), lines = Int(findSource.int(6)), complete = findSource.int(7) == 1
+            fs.format = findSource.string(8) ?? fs.format
+            let oldError = findSource.string(9)
+            findSource.reset()
+            let same = st != nil && complete && st!.size == oldSize && st!.mtime == oldMtime && head == oldHead
+            // A refused file is looked at again (its head only): a format forced or defined since may read it.
+            if same && fs.format == Ingester.refusedFormat { plan.refusedBefore = oldError }
+            // A binary file stays refused whatever formats are known (unless one is forced).
+            let binary = fs.format == Ingester.refusedFormat && (oldError ?? "").hasPrefix("not a text log") && options.inputFormat == nil
+            if same && (fs.format != Ingester.refusedFormat || binary) {
+                if binary { fs.refused = oldError }
+                try db.exec("COMMIT")
+                fs.unchanged = true
+                return nil
+            }
+            // Same beginning as before (compared over the old head length) and not shorter: read on from where we stopped.
+            if let st, !f.isStdin, oldHead != nil, st.size >= oldSize || !complete,
+               Ingester.headHash(f.path, length: oldHeadLen) == oldHead {
+                plan.offset = offset
+                plan.lines = lines
+            }
+        } else {
+            findSource.reset()
+            insertSource.bind(1, f.path)
+            insertSource.bind(2, Int64(Date().timeIntervalSince1970 * 1000))
+            try insertSource.run()
+            plan.sourceID = db.lastInsertRowID
+        }
+        try db.exec("COMMIT")
+        return plan
+    }
+}
