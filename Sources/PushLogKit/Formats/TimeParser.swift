@@ -1,20 +1,8 @@
 /// Parses the time forms of SPEC §3.1 into epoch milliseconds (rounded, not truncated).
 public enum TimeParser {
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
-    @inline(__always) static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (m + 9) % 12
-        let doy = (153 * mp + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
-
-    /// Epoch milliseconds of a UTC civil time.
+    /// Epoch milliseconds of a UTC civil time (the calendar arithmetic lives in Model's CivilDate).
     public static func epochMs(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64 {
-        let days = daysFromCivil(year, month, day)
-        return Int64(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000
+        CivilDate.epochMs(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
     /// Parses a time given as bytes: RFC 3339 (T or space, Z or offset, fraction), naive UTC, or an epoch number.

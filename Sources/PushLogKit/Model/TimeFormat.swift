@@ -47,14 +47,14 @@ public enum TimeFormat {
         let monday = weekStart(ms: ms)
         let thursday = monday + 3 * 86_400_000  // the ISO year is the Thursday's year
         let (y, _, _) = civil(days: Int(floorDiv(thursday, 86_400_000)))
-        let jan1 = TimeParser.epochMs(year: y, month: 1, day: 1)
+        let jan1 = CivilDate.epochMs(year: y, month: 1, day: 1)
         let week = Int((thursday - jan1) / (7 * 86_400_000)) + 1
         return "\(pad(y, 4))-W\(pad(week, 2))"
     }
 
     /// Monday 00:00 UTC of ISO week `week` of `year`.
     public static func isoWeekStart(year: Int, week: Int) -> Int64 {
-        let jan4 = TimeParser.epochMs(year: year, month: 1, day: 4)
+        let jan4 = CivilDate.epochMs(year: year, month: 1, day: 4)
         return weekStart(ms: jan4) + Int64(week - 1) * 7 * 86_400_000
     }
 
