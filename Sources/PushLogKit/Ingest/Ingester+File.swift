@@ -22,7 +22,7 @@ extension Ingester {
 
         guard let plan = try planResume(f, st, head: head, &fs) else { return }
         guard let opened = try openStream(f, plan, st, headLen: headLen, head: head, &fs) else { return }
-        let (fileBytes, readError) = try readBatches(opened, plan, &fs, &ticker)
+        let (fileBytes, readError) = try pipeline.run(opened, plan, &fs, &ticker)
         if let readError {
             fs.complete = false
             fs.error = "\(readError)"

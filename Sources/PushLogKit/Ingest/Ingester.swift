@@ -31,14 +31,12 @@ public struct IngestProgress {
 /// Joins Input -> Formats -> Store for a list of paths; one owner of the write connection.
 public final class Ingester {
     let db: Database
-    let writer: RecordWriter
+    /// Parse -> write, shared by every file of the run (it owns the record writer).
+    let pipeline: Pipeline
+    var writer: RecordWriter { pipeline.writer }
     let options: IngestOptions
     let builder = EventBuilder()
-    /// Chunk buffers shared by every file's parser: the queue's four, the one being filled, the one being written.
-    let chunkPool = ChunkPool(limit: 6)
-    /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
-    var queueWaits = (writer: 0.0, parser: 0.0)
-    let findSource, insertSource, updateProgress, finishSource, markStale, refuseSource: Statement
+    let findSource, insertSource, finishSource, refuseSource: Statement
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
     let staleAtStart: Bool
@@ -51,19 +49,9 @@ public final class Ingester {
         try SourcePaths.mergeDuplicates(db)
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         rowsAtStart = try Derived.RowMarks.now(db)
-        writer = try RecordWriter(db: db)
+        pipeline = try Pipeline(db: db, builder: builder, batchLines: options.batchLines)
         findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
         insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
-        updateProgress = try db.prepare("""
-            UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
-              n_send = n_send + ?5, n_request = n_request + ?6, n_response = n_response + ?7,
-              n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
-              n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
-              skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16,
-              first_t = min(coalesce(first_t, ?17), coalesce(?17, first_t)), last_t = max(coalesce(last_t, ?18), coalesce(?18, last_t))
-            WHERE id = ?1
-            """)
-        markStale = try db.prepare("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
         refuseSource = try db.prepare("""
             UPDATE sources SET complete = 1, error = ?2, size = ?3, mtime = ?4, head_len = ?5, head_hash = ?6,
               format = 'refused', offset = 0, lines = 0 WHERE id = ?1
@@ -119,11 +107,11 @@ public final class Ingester {
             if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
             summary.files.append(fs)
         }
-        chunkPool.drain()
+        pipeline.chunkPool.drain()
         let loaded = Date()
         if PhaseTimer.enabled {
             FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs (writer waited %.3fs for lines, parser %.3fs for the writer)\n",
-                                                  "load", loaded.timeIntervalSince(loadStart), queueWaits.writer, queueWaits.parser).data(using: .utf8)!)
+                                                  "load", loaded.timeIntervalSince(loadStart), pipeline.queueWaits.writer, pipeline.queueWaits.parser).data(using: .utf8)!)
         }
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }

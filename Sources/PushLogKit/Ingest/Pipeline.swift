@@ -1,16 +1,45 @@
 import Foundation
 
-extension Ingester {
-    /// Reads the stream to its end: a parsing thread fills chunks, this thread writes them,
-    /// committing every `batchLines` lines with the position to resume from. Returns the bytes
-    /// read and the input error that ended the read early, if any.
-    func readBatches(_ opened: OpenedStream, _ plan: ResumePlan, _ fs: inout FileSummary,
-                     _ ticker: inout ProgressTicker) throws -> (bytes: Int64, readError: Error?) {
+/// Parse -> write for one opened file at a time: a `ParsingStage` on its own thread turns lines
+/// into chunks of parsed items, and this side writes them through the `RecordWriter`,
+/// committing every `batchLines` lines with the position the next run resumes from.
+final class Pipeline {
+    let db: Database
+    let writer: RecordWriter
+    let builder: EventBuilder
+    /// Chunk buffers shared by every file's parser: the queue's four, the one being filled, the one being written.
+    let chunkPool = ChunkPool(limit: 6)
+    /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
+    let batchLines: Int
+    /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
+    private(set) var queueWaits = (writer: 0.0, parser: 0.0)
+    private let updateProgress, markStale: Statement
+
+    init(db: Database, builder: EventBuilder, batchLines: Int) throws {
+        self.db = db
+        self.builder = builder
+        self.batchLines = batchLines
+        writer = try RecordWriter(db: db)
+        updateProgress = try db.prepare("""
+            UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
+              n_send = n_send + ?5, n_request = n_request + ?6, n_response = n_response + ?7,
+              n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
+              n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
+              skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16,
+              first_t = min(coalesce(first_t, ?17), coalesce(?17, first_t)), last_t = max(coalesce(last_t, ?18), coalesce(?18, last_t))
+            WHERE id = ?1
+            """)
+        markStale = try db.prepare("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
+    }
+
+    /// Reads the stream to its end. Returns the bytes read and the input error that ended the
+    /// read early, if any; a database error is thrown (the open batch is rolled back by the caller).
+    func run(_ opened: OpenedStream, _ plan: ResumePlan, _ fs: inout FileSummary,
+             _ ticker: inout ProgressTicker) throws -> (bytes: Int64, readError: Error?) {
         var fileBytes: Int64 = 0
         var batch = BatchCounts()
         var lastOffset = plan.offset, lastLine = plan.lines
         var inTransaction = false
-        let batchLines = options.batchLines
         func commit() throws {
             guard inTransaction else { return }
             let n = batch.lines
