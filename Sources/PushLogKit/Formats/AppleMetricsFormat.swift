@@ -6,24 +6,24 @@ public final class AppleMetricsFormat: LineFormat {
     public init() {}
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        guard let cells = CSVFormat.fields(line) else { return .reject("unbalanced quotes") }
+        guard let cells = CSVFormat.fields(line) else { return .reject(.unbalancedQuotes) }
         guard let columns else {
             var c: [String: Int] = [:]
             for (i, h) in cells.enumerated() { c[h.trimmingCharacters(in: .whitespaces).lowercased()] = i }
             guard c["push type"] != nil, c["status"] != nil, c["count"] != nil, c.keys.contains(where: { $0.hasPrefix("date") }) else {
-                return .reject("not an Apple delivery-metrics header (Push Type, Status, Date (UTC), Count)")
+                return .reject(.notAppleMetricsHeader)
             }
             self.columns = c
             return .ignore
         }
         let dateCol = columns.first { $0.key.hasPrefix("date") }!.value
         guard cells.count > max(columns["push type"]!, columns["status"]!, columns["count"]!, dateCol) else {
-            return .reject("row has \(cells.count) fields")
+            return .reject(.fieldCount(cells.count))
         }
         let rawDate = cells[dateCol].trimmingCharacters(in: .whitespaces)
-        guard let t = TimeParser.parse(String(rawDate.prefix(10))) else { return .reject("bad date '\(rawDate)'") }
+        guard let t = TimeParser.parse(String(rawDate.prefix(10))) else { return .reject(.badDate(rawDate)) }
         guard let n = Int64(cells[columns["count"]!].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) else {
-            return .reject("bad count '\(cells[columns["count"]!])'")
+            return .reject(.badCount(cells[columns["count"]!]))
         }
         return .metric(day: TimeFormat.day(ms: t), pushType: cells[columns["push type"]!].trimmingCharacters(in: .whitespaces).lowercased(),
                        status: cells[columns["status"]!].trimmingCharacters(in: .whitespaces), count: n)

@@ -33,7 +33,7 @@ enum BrazeCurrents {
         let type = value(r, "event_type") ?? (value(r, "push_token_state_change_type") != nil ? tokenChange : nil)
         guard let type, type.hasPrefix("users.") else { return nil }
         guard type == tokenChange || type == send || type == bounce else { return .ignore }
-        guard let platform = value(r, "platform")?.lowercased() else { return .reject("Braze \(type) without a platform") }
+        guard let platform = value(r, "platform")?.lowercased() else { return .reject(.unreadableShape("Braze \(type) without a platform")) }
         guard platform == "ios" else { return .skip }
         // Currents times are epoch seconds.
         let when = PackedTime(time: value(r, "time") ?? outer.time, fromLine: outer.fromLine)
@@ -45,12 +45,12 @@ enum BrazeCurrents {
         switch type {
         case tokenChange:
             let change = value(r, "push_token_state_change_type")?.lowercased() ?? ""
-            guard token != nil else { return .reject("Braze token state change without a push_token") }
+            guard token != nil else { return .reject(.unreadableShape("Braze token state change without a push_token")) }
             if change == "remove" { return when.record("unregister", f, shape: "Braze event") }
             if change == "add" || change == "update" { return when.record("register", f, shape: "Braze event") }
-            return .reject("Braze token state change of unknown type '\(change.prefix(20))'")
+            return .reject(.unreadableShape("Braze token state change of unknown type '\(change.prefix(20))'"))
         case bounce:
-            guard token != nil else { return .reject("Braze push bounce without a push_token") }
+            guard token != nil else { return .reject(.unreadableShape("Braze push bounce without a push_token")) }
             return when.record("send", f + [(.status, "410", .number), (.reason, "Unregistered", .string)], shape: "Braze event")
         default:
             guard token != nil, let id = value(r, "dispatch_id", "send_id", "id") else { return .ignore }

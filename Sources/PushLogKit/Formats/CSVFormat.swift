@@ -11,10 +11,10 @@ public final class CSVFormat: LineFormat {
 
     public init(builder: EventBuilder) { self.builder = builder }
 
-    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? {
+    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
         guard !pending.isEmpty else { return nil }
         defer { pending.reset() }
-        return (pendingFirstLine, Array(pending.slice.prefix(512)), "quoted CSV field never closed before the end of the file")
+        return (pendingFirstLine, Array(pending.slice.prefix(512)), .csvFieldNotClosedAtEnd)
     }
 
     /// Splits one record; nil when a quoted field is still open at the end.
@@ -58,7 +58,7 @@ public final class CSVFormat: LineFormat {
             pending.append(line)
             if pending.count > LineReader.maxLineBytes {
                 pending.reset()
-                return .reject("quoted CSV field never closed (over 1 MiB)")
+                return .reject(.csvFieldNeverClosed)
             }
             record = pending.slice
         }
@@ -75,12 +75,12 @@ public final class CSVFormat: LineFormat {
             headerNames = cells.map { $0.trimmingCharacters(in: .whitespaces) }
             self.header = headerNames.map { builder.keys.field($0) }
             if !(self.header!.contains { $0 == .time }) && !(self.header!.contains { $0 == .timestamp }) {
-                return .reject("CSV header has no time column: \(headerNames.joined(separator: ","))")
+                return .reject(.csvHeaderWithoutTime(header: headerNames.joined(separator: ",")))
             }
             return .ignore
         }
         if cells.count != header.count {
-            return .reject("CSV row has \(cells.count) fields, the header has \(header.count)")
+            return .reject(.csvFieldCount(row: cells.count, header: header.count))
         }
         builder.reset()
         for (k, v) in zip(header, cells) where !v.isEmpty {

@@ -1,10 +1,10 @@
 /// Validation and normalisation of a collected record (SPEC §3.1).
 extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
-    public func finish() -> String? {
+    public func finish() -> RejectReason? {
         if let problem { return problem }
         // Another tool's record (Braze, Pinpoint) unless the line names a canonical `event`.
-        if foreignShape && eventName == nil { return "a record of another tool that pushlog does not read" }
+        if foreignShape && eventName == nil { return .foreignRecord }
         var e = event
         // A top-level `timestamp` is the record time, unless the record is a 410 body (then it is APNs' timestamp).
         if let ts = topTimestamp {
@@ -24,43 +24,43 @@ extension EventBuilder {
         }
         if let name = eventName {
             guard let k = EventBuilder.kind(name) else {
-                return "unknown event kind '\(String(decoding: name.prefix(40), as: UTF8.self))'"
+                return .unknownEventKind(String(decoding: name.prefix(40), as: UTF8.self))
             }
             e.kind = k
         } else {
             e.kind = inferKind(e)
         }
-        guard let kind = e.kind else { return "cannot tell the record kind (no 'event' field)" }
-        guard e.time != nil else { return "missing required field 'time'" }
+        guard let kind = e.kind else { return .unknownKind }
+        guard e.time != nil else { return .missingField("time") }
         switch kind {
         case .send:
-            if e.token == nil { return "missing required field 'token'" }
+            if e.token == nil { return .missingField("token") }
             if e.status == nil, let r = e.reason { e.status = ReasonTaxonomy.status(forReason: r.string).map { Int64($0) } }
-            if e.status == nil && e.error == nil { return "missing required field 'status'" }
+            if e.status == nil && e.error == nil { return .missingField("status") }
         case .request:
-            if e.token == nil { return "missing required field 'token'" }
-            if e.apnsID == nil { return "missing required field 'apns_id'" }
+            if e.token == nil { return .missingField("token") }
+            if e.apnsID == nil { return .missingField("apns_id") }
         case .response:
-            if e.apnsID == nil { return "missing required field 'apns_id'" }
-            if e.status == nil { return "missing required field 'status'" }
+            if e.apnsID == nil { return .missingField("apns_id") }
+            if e.status == nil { return .missingField("status") }
         case .register, .unregister:
-            if e.token == nil { return "missing required field 'token'" }
+            if e.token == nil { return .missingField("token") }
         case .settings:
-            if e.auth == nil { return "missing required field 'auth'" }
-            if e.device == nil && e.user == nil { return "missing required field 'device' or 'user'" }
+            if e.auth == nil { return .missingField("auth") }
+            if e.device == nil && e.user == nil { return .missingDeviceOrUser }
         case .receipt:
-            if e.apnsID == nil { return "missing required field 'apns_id'" }
+            if e.apnsID == nil { return .missingField("apns_id") }
         }
         if let env = e.env { e.env = normalizeEnv(env) }
         if let a = e.auth {
-            guard let n = normalizeAuth(a) else { return "bad auth '\(String(decoding: a.prefix(40), as: UTF8.self))'" }
+            guard let n = normalizeAuth(a) else { return .badAuth(String(decoding: a.prefix(40), as: UTF8.self)) }
             e.auth = n
         }
         if let t = e.token {
-            if t.count == 0 { return "empty token" }
+            if t.count == 0 { return .emptyToken }
             normalizeToken(t, into: &e)
         }
-        if let s = e.status, s < 0 || s > 999 { return "status out of range: \(s)" }
+        if let s = e.status, s < 0 || s > 999 { return .statusOutOfRange(s) }
         event = e
         return nil
     }

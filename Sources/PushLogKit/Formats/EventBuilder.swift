@@ -15,7 +15,7 @@ public final class EventBuilder {
     var topTimestamp: ByteSlice?
     var topTimestampType: ValueType = .null
     /// The first problem met while assigning values; the line becomes a reject.
-    public var problem: String?
+    public var problem: RejectReason?
     var customKeysStart = -1
     var eventName: ByteSlice?
     /// The line has a key of another tool's record shape (`Field.shape`).
@@ -140,13 +140,13 @@ public final class EventBuilder {
         while i < n {
             let c = v[i]
             if c < 0x30 || c > 0x39 { break }
-            if i - start >= 18 { if problem == nil { problem = "\(name) out of range" }; return nil }
+            if i - start >= 18 { if problem == nil { problem = .outOfRange(field: name) }; return nil }
             x = x * 10 + Int64(c - 0x30)
             i += 1
         }
         if i == start || (i < n && !(v[i] == 0x2E && v[(i + 1)...].allSatisfy { $0 == 0x30 })) {
             if let d = parseDouble(v), d.rounded() == d, abs(d) < 1e15 { return Int64(d) }
-            if problem == nil { problem = "\(name) is not an integer: \(String(decoding: v.prefix(40), as: UTF8.self))" }
+            if problem == nil { problem = .notAnInteger(field: name, text: String(decoding: v.prefix(40), as: UTF8.self)) }
             return nil
         }
         return neg ? -x : x
@@ -181,7 +181,7 @@ public final class EventBuilder {
 
     @inline(__always) func parseTime(_ v: ByteSlice, _ name: String) -> Int64? {
         if let t = TimeParser.parse(v), t > -62_135_596_800_000, t < 253_402_300_800_000 { return t }
-        if problem == nil { problem = "bad \(name): '\(String(decoding: v.prefix(40), as: UTF8.self))'" }
+        if problem == nil { problem = .badValue(field: name, text: String(decoding: v.prefix(40), as: UTF8.self)) }
         return nil
     }
 

@@ -36,7 +36,7 @@ enum ExpoPush {
             guard let id = t.first("id")?.string, let token else { return .ignore }
             return when.record("request", [(.apnsID, id, .string), (.token, token, .string)], shape: "Expo ticket")
         }
-        guard let token else { return .reject("Expo error ticket without a token in its message") }
+        guard let token else { return .reject(.unreadableShape("Expo error ticket without a token in its message")) }
         var f: [(Field, String, ValueType)] = [(.token, token, .string)]
         if let id = t.first("id")?.string { f.append((.apnsID, id, .string)) }
         return when.record("send", f + outcome(t), shape: "Expo ticket")

@@ -63,7 +63,7 @@ public enum FormatDetector {
         }
         attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
         let scratch = EventBuilder()
-        var firstReason: (format: String, reason: String)?
+        var firstReason: (format: String, reason: RejectReason)?
         var (order, suggested) = candidates(attempts[0].1)
         order += library.names  // user-defined formats after the built-in ones
         for (prefix, sample, times) in attempts {
@@ -114,8 +114,8 @@ public enum FormatDetector {
 
     /// nil when `format` reads at least one record (or another platform's record) from the lines;
     /// otherwise the reason of its first reject, if it rejected any.
-    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> String?? {
-        var firstReject: String?
+    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> RejectReason?? {
+        var firstReject: RejectReason?
         for (i, line) in lines.enumerated() {
             builder.lineTime = times[i]
             var s = line

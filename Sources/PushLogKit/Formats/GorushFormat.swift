@@ -22,7 +22,7 @@ public final class GorushFormat: LineFormat {
         var time: String?
         let text = String(decoding: line, as: UTF8.self)
         if line.first == 0x7B {
-            guard let v = JSONValue.parse(line) else { return .reject("not a valid JSON object") }
+            guard let v = JSONValue.parse(line) else { return .reject(.notValidJSONObject) }
             guard let m = v["msg"] else { return object(v, time: nil) }
             msg = m.string ?? ""
             time = v["time"]?.string
@@ -32,7 +32,7 @@ public final class GorushFormat: LineFormat {
         } else if let (t, rest) = GorushFormat.levelPrefix(text) {
             // logrus's terminal formatter: a level, the time in brackets, the message.
             guard let t else {
-                return text.contains("-push") ? .reject("gorush line without a time (logrus printed seconds since start; enable full timestamps)") : .ignore
+                return text.contains("-push") ? .reject(.unreadableShape("gorush line without a time (logrus printed seconds since start; enable full timestamps)")) : .ignore
             }
             msg = rest
             time = t
@@ -76,7 +76,7 @@ public final class GorushFormat: LineFormat {
         let platform = after.prefix { $0 != " " && $0 != "[" && $0 != "|" }.lowercased()
         if let refusal = platformRefusal(platform) { return refusal }
         guard let open = after.firstIndex(of: "["), let close = after[open...].firstIndex(of: "]") else {
-            return .reject("gorush entry without a [token]")
+            return .reject(.unreadableShape("gorush entry without a [token]"))
         }
         let token = String(after[after.index(after: open)..<close])
         var reason: String?
@@ -91,7 +91,7 @@ public final class GorushFormat: LineFormat {
     func platformRefusal(_ platform: String) -> ParseOutcome? {
         if platform == "ios" { return nil }
         if GorushFormat.otherPlatforms.contains(platform) { return .skip }
-        return .reject(platform.isEmpty ? "gorush entry without a platform" : "gorush entry with an unknown platform '\(platform.prefix(40))'")
+        return .reject(.unreadableShape(platform.isEmpty ? "gorush entry without a platform" : "gorush entry with an unknown platform '\(platform.prefix(40))'"))
     }
 
     /// A JSON entry, or an API response body holding several.
@@ -117,7 +117,7 @@ public final class GorushFormat: LineFormat {
         }
         let t = e["time"]?.string ?? time
         if t == nil && builder.lineTime == nil {
-            return .reject("gorush API response entry without a time (the body has none: log it after a timestamp prefix)")
+            return .reject(.unreadableShape("gorush API response entry without a time (the body has none: log it after a timestamp prefix)"))
         }
         let failed = type == "failed-push"
         return .record(kind: "send", fields: GorushFormat.fields(token: e["token"]?.string ?? "", failed: failed,

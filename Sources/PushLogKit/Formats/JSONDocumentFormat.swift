@@ -16,10 +16,10 @@ public final class JSONDocumentFormat: LineFormat {
 
     public func nextEntry() -> ParseOutcome? { inner.nextEntry() }
 
-    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? {
+    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
         guard depth > 0 else { return nil }
         depth = 0
-        return (firstLine, Array(buffer.slice.prefix(512)), "JSON record not closed before the end of the file")
+        return (firstLine, Array(buffer.slice.prefix(512)), .jsonRecordNotClosed)
     }
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
@@ -30,7 +30,7 @@ public final class JSONDocumentFormat: LineFormat {
                 // Between records: array brackets, commas and whitespace.
                 if c == 0x7B { depth = 1; buffer.reset(); buffer.append(c); firstLine = number; inString = false; continue }
                 if c == 0x5B || c == 0x5D || c == 0x2C || c == 0x20 || c == 0x09 || c == 0x0D { continue }
-                return .reject("unexpected text between JSON records")
+                return .reject(.textBetweenJSONRecords)
             }
             buffer.append(c)
             if inString {
@@ -44,7 +44,7 @@ public final class JSONDocumentFormat: LineFormat {
         }
         if depth > 0 {
             buffer.append(0x20)
-            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return .reject("JSON record longer than 1 MiB") }
+            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return .reject(.jsonRecordTooLong) }
             return .pending
         }
         guard complete else { return .ignore }

@@ -6,33 +6,33 @@ import Foundation
 /// `payload` object gives only its shape.
 public final class JSONLineParser {
     enum Context { case top, nested, payload, aps }
-    struct Failure: Error { let reason: String }
+    struct Failure: Error { let reason: RejectReason }
 
     public let builder: EventBuilder
     public init(builder: EventBuilder) { self.builder = builder }
 
     /// Parses a line holding one object; returns a reject reason, or nil when `builder.event` is ready.
-    public func parse(_ line: ByteSlice) -> String? {
+    public func parse(_ line: ByteSlice) -> RejectReason? {
         builder.reset()
         if let r = scan(line) { return r }
         return builder.finish()
     }
 
     /// Scans one object into the builder without resetting or finishing it (used by wrappers).
-    public func scan(_ line: ByteSlice) -> String? {
-        guard let p = line.baseAddress else { return "empty line" }
+    public func scan(_ line: ByteSlice) -> RejectReason? {
+        guard let p = line.baseAddress else { return .emptyLine }
         let n = line.count
         var i = 0
         skipWS(p, n, &i)
-        guard i < n, p[i] == 0x7B else { return "not a JSON object" }
+        guard i < n, p[i] == 0x7B else { return .notJSONObject }
         do {
             try object(p, n, &i, .top)
             skipWS(p, n, &i)
-            if i != n { return "unexpected characters after the JSON object at column \(i + 1)" }
+            if i != n { return .trailingCharacters(column: i + 1) }
         } catch let f as Failure {
             return f.reason
         } catch {
-            return "\(error)"
+            return .unreadableShape("\(error)")  // only Failure is thrown
         }
         return nil
     }
@@ -49,7 +49,7 @@ public final class JSONLineParser {
     /// Scans a string at `i` (on the opening quote); returns its content, unescaped when needed.
     @inline(__always) func string(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) throws -> ByteSlice {
         let start = i + 1
-        guard let q = memchr(p + start, 0x22, n - start) else { throw Failure(reason: "unterminated string at column \(i + 1)") }
+        guard let q = memchr(p + start, 0x22, n - start) else { throw Failure(reason: .unterminatedString(column: i + 1)) }
         let qi = UnsafePointer(q.assumingMemoryBound(to: UInt8.self)) - p
         if memchr(p + start, 0x5C, qi - start) == nil {
             i = qi + 1
@@ -60,7 +60,7 @@ public final class JSONLineParser {
 
     func unescape(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) throws -> ByteSlice {
         var j = i + 1
-        guard let out = builder.allocate(n - j) else { throw Failure(reason: "line too large to unescape") }
+        guard let out = builder.allocate(n - j) else { throw Failure(reason: .tooLargeToUnescape) }
         var o = 0
         while j < n {
             let c = p[j]
@@ -80,7 +80,7 @@ public final class JSONLineParser {
             case 0x72: out[o] = 0x0D; o += 1
             case 0x74: out[o] = 0x09; o += 1
             case 0x75:
-                guard var u = hex4(p, n, j) else { throw Failure(reason: "bad \\u escape at column \(j)") }
+                guard var u = hex4(p, n, j) else { throw Failure(reason: .badUnicodeEscape(column: j)) }
                 j += 4
                 if u >= 0xD800 && u < 0xDC00, j + 6 <= n, p[j] == 0x5C, p[j + 1] == 0x75,
                    let lo = hex4(p, n, j + 2), lo >= 0xDC00 && lo < 0xE000 {
@@ -91,10 +91,10 @@ public final class JSONLineParser {
                 }
                 o += encodeUTF8(u, out + o)
             default:
-                throw Failure(reason: "bad escape '\\\(Character(UnicodeScalar(e)))' at column \(j - 1)")
+                throw Failure(reason: .badEscape(Character(UnicodeScalar(e)), column: j - 1))
             }
         }
-        throw Failure(reason: "unterminated string")
+        throw Failure(reason: .unterminatedString(column: nil))
     }
 
     @inline(__always) func hex4(_ p: UnsafePointer<UInt8>, _ n: Int, _ j: Int) -> UInt32? {
@@ -130,13 +130,13 @@ public final class JSONLineParser {
         var depth = 0
         repeat {
             skipWS(p, n, &i)
-            guard i < n else { throw Failure(reason: "unexpected end of line") }
+            guard i < n else { throw Failure(reason: .unexpectedEndOfLine) }
             let c = p[i]
             switch c {
             case 0x22: _ = try string(p, n, &i)
             case 0x7B, 0x5B:
                 depth += 1; i += 1
-                if depth > 10_000 { throw Failure(reason: "JSON nested too deeply") }
+                if depth > 10_000 { throw Failure(reason: .nestedTooDeeply) }
             case 0x7D, 0x5D: depth -= 1; i += 1
             case 0x2C, 0x3A: i += 1
             default:
@@ -146,7 +146,7 @@ public final class JSONLineParser {
                     if d == 0x2C || d == 0x7D || d == 0x5D || d == 0x20 || d == 0x09 || d == 0x3A { break }
                     i += 1
                 }
-                if i == s { throw Failure(reason: "unexpected character at column \(i + 1)") }
+                if i == s { throw Failure(reason: .unexpectedCharacter(column: i + 1)) }
             }
         } while depth > 0
     }
@@ -167,7 +167,7 @@ public final class JSONLineParser {
         case 0x2D, 0x30...0x39: return (v, .number)
         default: break
         }
-        throw Failure(reason: "bad value at column \(s + 1)")
+        throw Failure(reason: .badJSONValue(column: s + 1))
     }
 
     func object(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ ctx: Context) throws {
@@ -177,13 +177,13 @@ public final class JSONLineParser {
         let b = builder
         while true {
             skipWS(p, n, &i)
-            guard i < n, p[i] == 0x22 else { throw Failure(reason: "expected a key at column \(i + 1)") }
+            guard i < n, p[i] == 0x22 else { throw Failure(reason: .expectedKey(column: i + 1)) }
             let key = try string(p, n, &i)
             skipWS(p, n, &i)
-            guard i < n, p[i] == 0x3A else { throw Failure(reason: "expected ':' at column \(i + 1)") }
+            guard i < n, p[i] == 0x3A else { throw Failure(reason: .expectedColon(column: i + 1)) }
             i += 1
             skipWS(p, n, &i)
-            guard i < n else { throw Failure(reason: "unexpected end of line") }
+            guard i < n else { throw Failure(reason: .unexpectedEndOfLine) }
             let field = key.count > 0 ? b.keys.field(key.baseAddress!, key.count) : nil
             let c = p[i]
             switch ctx {
@@ -247,10 +247,10 @@ public final class JSONLineParser {
                 }
             }
             skipWS(p, n, &i)
-            guard i < n else { throw Failure(reason: "unexpected end of line inside an object") }
+            guard i < n else { throw Failure(reason: .unexpectedEndInsideObject) }
             if p[i] == 0x2C { i += 1; continue }
             if p[i] == 0x7D { i += 1; return }
-            throw Failure(reason: "expected ',' or '}' at column \(i + 1)")
+            throw Failure(reason: .expectedCommaOrBrace(column: i + 1))
         }
     }
 

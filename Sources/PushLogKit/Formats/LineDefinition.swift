@@ -295,7 +295,7 @@ public final class DefinedFormat: LineFormat {
                 guard r.location != NSNotFound, let range = Range(r, in: s) else { continue }
                 let v = String(s[range])
                 if f == .time, let format = definition.time {
-                    guard let ms = format.parse(v) else { return .reject("time '\(v.prefix(40))' does not match the format's time-format") }
+                    guard let ms = format.parse(v) else { return .reject(.timeMismatch(String(v.prefix(40)))) }
                     builder.assign(.time, string: String(ms), .number)
                 } else {
                     builder.assign(f, string: v)

@@ -3,7 +3,7 @@ public enum ParseOutcome {
     /// `builder.event` holds a valid record.
     case event
     /// The line is bad; the reason goes to the rejects table.
-    case reject(String)
+    case reject(RejectReason)
     /// A record of another platform (Android, web push): counted as skipped.
     case skip
     /// Not a record at all (banners, access-log lines, a CSV header): counted as ignored.
@@ -24,13 +24,13 @@ public protocol LineFormat: AnyObject {
     /// For records spanning lines: the record's bytes (its identity) and its first line number.
     var spanned: (bytes: ByteSlice, firstLine: Int)? { get }
     /// At the end of the input: a record still open (its first line, first bytes, and why), if any.
-    func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)?
+    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)?
     /// After `.many`: the next record of the line (`builder.event` holds it on `.event`), nil after the last.
     func nextEntry() -> ParseOutcome?
 }
 
 extension LineFormat {
     public var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
-    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: String)? { nil }
+    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? { nil }
     public func nextEntry() -> ParseOutcome? { nil }
 }

@@ -46,7 +46,7 @@ public final class LogfmtFormat: LineFormat {
     }
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        guard let pairs = LogfmtFormat.pairs(line), !pairs.isEmpty else { return .reject("not a logfmt line (unbalanced quotes?)") }
+        guard let pairs = LogfmtFormat.pairs(line), !pairs.isEmpty else { return .reject(.notLogfmt) }
         builder.reset()
         for (k, v) in pairs { builder.assign(key: k, string: v) }
         if let r = builder.finish() { return .reject(r) }

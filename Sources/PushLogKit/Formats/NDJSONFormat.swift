@@ -26,7 +26,7 @@ public final class NDJSONFormat: LineFormat {
             return .event
         }
         // JSON after a prefix.
-        guard let brace = line.firstIndex(of: 0x7B) else { return .reject("not a JSON object") }
+        guard let brace = line.firstIndex(of: 0x7B) else { return .reject(.notJSONObject) }
         builder.reset()
         let prefixTime = PrefixTime.find(ByteSlice(rebasing: line[..<brace]))
         if let r = json.scan(ByteSlice(rebasing: line[brace...])) { return otherShape(line, brace, prefixTime, reject: r) }
@@ -38,7 +38,7 @@ public final class NDJSONFormat: LineFormat {
     }
 
     /// The records of another tool's shape in the object at `start`, or the canonical reject.
-    func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, reject: String) -> ParseOutcome {
+    func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, reject: RejectReason) -> ParseOutcome {
         guard let v = JSONValue.parse(ByteSlice(rebasing: line[start...])),
               let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: builder.lineTime != nil)
         else { return .reject(reject) }

@@ -12,7 +12,7 @@ enum NodeAPNResult {
         guard sent != nil || failed != nil, v.first("data") == nil else { return nil }
         return zip(list, ok).map { entry, isSent in
             guard let device = entry.first("device")?.string, !device.isEmpty else {
-                return .reject("node-apn result entry without a device")
+                return .reject(.unreadableShape("node-apn result entry without a device"))
             }
             var f: [(Field, String, ValueType)] = [(.token, device, .string)]
             if isSent {

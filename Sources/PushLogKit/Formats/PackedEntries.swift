@@ -5,7 +5,7 @@ public enum PackedEntry {
     /// A record of another platform.
     case skip
     case ignore
-    case reject(String)
+    case reject(RejectReason)
 }
 
 /// Hands out the records of one line one at a time through the shared builder, so each is

@@ -15,7 +15,7 @@ enum PinpointPush {
         guard channel.hasPrefix("APNS") else { return [.skip] }
         let time = PackedTime(time: value("event_timestamp", "eventTimestamp", "arrival_timestamp") ?? when.time, fromLine: when.fromLine)
         guard let token = value("address", "token", "endpointAddress", "deviceToken") else {
-            return [.reject("Pinpoint push result without a token (address)")]
+            return [.reject(.unreadableShape("Pinpoint push result without a token (address)"))]
         }
         var f: [(Field, String, ValueType)] = [(.token, token, .string)]
         f.append((.env, channel.contains("SANDBOX") ? "sandbox" : "production", .string))

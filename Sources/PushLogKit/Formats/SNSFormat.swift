@@ -8,22 +8,22 @@ public final class SNSFormat: LineFormat {
 
     public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         guard let start = line.firstIndex(of: 0x7B), let v = JSONValue.parse(ByteSlice(rebasing: line[start...])) else {
-            return .reject("not a JSON object")
+            return .reject(.notJSONObject)
         }
         guard let delivery = v["delivery"], let notification = v["notification"] else {
-            return .reject("not an SNS delivery-status record (no delivery/notification)")
+            return .reject(.unreadableShape("not an SNS delivery-status record (no delivery/notification)"))
         }
         let dest = delivery["destination"]?.string ?? ""
         // arn:aws:sns:REGION:ACCOUNT:endpoint/PLATFORM/APP/ID
         guard dest.contains(":endpoint/") else {
             // SMS (a phone number), email, SQS, Lambda, HTTP: positively not a push endpoint.
             if SNSFormat.isOtherDestination(dest) { return .skip }
-            return .reject(dest.isEmpty ? "SNS record without a destination" : "SNS destination is not an endpoint ARN: \(dest.prefix(80))")
+            return .reject(.unreadableShape(dest.isEmpty ? "SNS record without a destination" : "SNS destination is not an endpoint ARN: \(dest.prefix(80))"))
         }
         let parts = dest.split(separator: "/").map(String.init)
         let platform = parts.count >= 2 ? parts[1] : ""
         guard platform == "APNS" || platform == "APNS_SANDBOX" || platform == "APNS_VOIP" || platform == "APNS_VOIP_SANDBOX" else {
-            return platform.isEmpty ? .reject("SNS endpoint ARN without a platform") : .skip
+            return platform.isEmpty ? .reject(.unreadableShape("SNS endpoint ARN without a platform")) : .skip
         }
         builder.reset()
         builder.setKind("send")

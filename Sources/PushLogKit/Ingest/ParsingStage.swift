@@ -11,7 +11,7 @@ struct ParsedItem {
     /// The physical line and the stream offset after it: the resume position once committed.
     var lineNumber = 0
     var endOffset: Int64 = 0
-    var reason = ""
+    var reason: RejectReason = .emptyLine  // set with kind .reject
     var text = ""
     var metric: (day: String, pushType: String, status: String, count: Int64)?
 }
@@ -135,7 +135,7 @@ struct ParsingStage {
     /// A rejected record: its identity is its bytes (the whole record when it spans lines) and
     /// its first line number (SPEC §2), so every occurrence counts once and a re-read copy of the
     /// file adds none; its text is the start of the record.
-    func rejectItem(_ base: ParsedItem, _ record: ByteSlice, _ firstLine: Int, _ reason: String, entry: Int = 0) -> ParsedItem {
+    func rejectItem(_ base: ParsedItem, _ record: ByteSlice, _ firstLine: Int, _ reason: RejectReason, entry: Int = 0) -> ParsedItem {
         var r = base
         r.kind = .reject
         r.reason = reason
@@ -154,13 +154,13 @@ struct ParsingStage {
         item.endOffset = line.endOffset
         var b = line.bytes
         if line.oversized {
-            var r = rejectItem(item, b, line.number, "line longer than 1 MiB")
+            var r = rejectItem(item, b, line.number, .lineTooLong)
             r.hash.0 ^= line.endOffset
             return (r, b, false)
         }
         if b.isEmpty || isBlank(b) { return (item, b, false) }
-        if !UTF8Check.isValid(b) { return (rejectItem(item, b, line.number, "invalid UTF-8"), b, false) }
-        if memchr(b.baseAddress!, 0, b.count) != nil { return (rejectItem(item, b, line.number, "NUL byte in line"), b, false) }
+        if !UTF8Check.isValid(b) { return (rejectItem(item, b, line.number, .invalidUTF8), b, false) }
+        if memchr(b.baseAddress!, 0, b.count) != nil { return (rejectItem(item, b, line.number, .nulByte), b, false) }
         if ANSIEscapes.present(b) { b = ANSIEscapes.strip(b, into: cleaned) }
         var parsed = b
         if let prefix {

@@ -213,8 +213,8 @@ public final class RecordWriter {
     }
 
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
-    public func reject(src: Int64, line: Int, reason: String, text: String, hash: (Int64, Int64)) throws -> Bool {
-        insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason); insReject.bind(4, text)
+    public func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64)) throws -> Bool {
+        insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason.description); insReject.bind(4, text)
         insReject.bind(5, hash.0); insReject.bind(6, hash.1)
         try insReject.run()
         return db.changes > 0
