@@ -90,7 +90,7 @@ enum ExportCommand: Command {
             return 1
         }
         var export = LogExport()
-        export.options.inputFormat = args.value("--input-format")
+        export.options.inputFormat = args.value("--input-format").map { InputFormat($0, library: library) }
         export.options.formats = library
         let result = try export.run(paths: args.positionals, since: since, until: until, into: sink)
         let summary = result.summary

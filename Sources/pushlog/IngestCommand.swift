@@ -42,7 +42,7 @@ enum IngestCommand: Command {
         }
         let quiet = args.has("--quiet") || args.has("-q")
         var opts = IngestOptions()
-        opts.inputFormat = args.value("--input-format")
+        opts.inputFormat = args.value("--input-format").map { InputFormat($0, library: library) }
         opts.formats = library
         if let b = try args.int("--batch", command: name) { opts.batchLines = max(1, b) }
         let showProgress = !quiet && Console.stderrIsTTY

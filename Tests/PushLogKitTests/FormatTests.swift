@@ -109,3 +109,19 @@ final class FormatTests: XCTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM sources WHERE format IS NULL", db: tmp.file("p.db")), 0)
     }
 }
+
+/// Input format names cross from the CLI into the ingest as an enum, with their spellings kept.
+final class InputFormatTests: XCTestCase {
+    func testNamesMapToBuiltInsOrDefinitions() throws {
+        let lib = try FormatLibrary.load()
+        XCTAssertEqual(InputFormat("json-document", library: lib), .builtIn(.jsonDocument))
+        XCTAssertEqual(InputFormat("node-apn", library: lib), .builtIn(.nodeAPN))
+        XCTAssertEqual(InputFormat("parse-server", library: lib), .defined("parse-server"))
+        XCTAssertEqual(InputFormat("apple-metrics", library: lib).name, "apple-metrics")
+        XCTAssertEqual(FormatDetector.names, ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "apple-metrics"])
+        let b = EventBuilder()
+        XCTAssertEqual(FormatDetector.make(.builtIn(.nodeAPN), builder: b, library: lib)?.name, "ndjson")
+        XCTAssertEqual(FormatDetector.make(.defined("parse-server"), builder: b, library: lib)?.name, "parse-server")
+        XCTAssertNil(FormatDetector.make(.defined("no-such-format"), builder: b, library: lib))
+    }
+}

@@ -73,7 +73,7 @@ struct Run {
 func ingest(_ paths: [String], db path: String, format: String? = nil) throws -> IngestSummary {
     let db = try Store.openForWriting(path: path)
     var o = IngestOptions()
-    o.inputFormat = format
+    o.inputFormat = format.map { InputFormat($0, library: o.formats) }
     return try Ingester(db: db, options: o).run(paths: paths)
 }
 

@@ -10,22 +10,31 @@ public enum Detection {
 
 /// Picks a file's format from its first lines (SPEC §3), or makes the one a user forced.
 public enum FormatDetector {
-    public static let names = ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "apple-metrics"]
+    /// The built-in formats a user may name (`json` and `sns-document` are accepted, not listed).
+    public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(\.rawValue)
     /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
     public static let sampleLines = 1000
 
+    /// The reader of a named format (a stored `sources.format`, a detection candidate); nil for an unknown name.
     public static func make(_ name: String, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
-        if let d = library.definition(name) { return DefinedFormat(d, builder: builder) }
-        switch name {
-        case "ndjson", "json", "node-apn": return NDJSONFormat(builder: builder)
-        case "json-document": return JSONDocumentFormat(inner: NDJSONFormat(builder: builder))
-        case "sns-document": return JSONDocumentFormat(inner: SNSFormat(builder: builder))
-        case "logfmt": return LogfmtFormat(builder: builder)
-        case "csv": return CSVFormat(builder: builder)
-        case "sns": return SNSFormat(builder: builder)
-        case "gorush": return GorushFormat(builder: builder)
-        case "apple-metrics": return AppleMetricsFormat()
-        default: return nil
+        make(InputFormat(name, library: library), builder: builder, library: library)
+    }
+
+    /// The reader of `format`; nil for a defined format the library does not hold.
+    public static func make(_ format: InputFormat, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+        switch format {
+        case .defined(let name): return library.definition(name).map { DefinedFormat($0, builder: builder) }
+        case .builtIn(let b):
+            switch b {
+            case .ndjson, .json, .nodeAPN: return NDJSONFormat(builder: builder)
+            case .jsonDocument: return JSONDocumentFormat(inner: NDJSONFormat(builder: builder))
+            case .snsDocument: return JSONDocumentFormat(inner: SNSFormat(builder: builder))
+            case .logfmt: return LogfmtFormat(builder: builder)
+            case .csv: return CSVFormat(builder: builder)
+            case .sns: return SNSFormat(builder: builder)
+            case .gorush: return GorushFormat(builder: builder)
+            case .appleMetrics: return AppleMetricsFormat()
+            }
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// Options of one ingest run.
 public struct IngestOptions {
     /// Force this input format instead of detecting it per file.
-    public var inputFormat: String?
+    public var inputFormat: InputFormat?
     /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
     public var batchLines = 200_000
     /// Rebuild every derived fact instead of only those the new records touch.
