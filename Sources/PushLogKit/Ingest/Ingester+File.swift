@@ -16,7 +16,7 @@ extension Ingester {
         let started = Date()
         defer { fs.seconds = Date().timeIntervalSince(started) }
         let st = Ingester.fileInfo(f.path)
-        if !f.isStdin && st == nil { throw InputError.unreadable(f.path, "cannot stat") }
+        if !f.isStdin && st == nil { throw IngestError.cannotStat(file: f.path) }
         let headLen = Int(min(st?.size ?? 0, 65536))
         let head = f.isStdin ? nil : Ingester.headHash(f.path, length: headLen)
 

@@ -40,7 +40,7 @@ extension Ingester {
         let detect = { FormatDetector.detect(peek.head, builder: self.builder, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
                                              complete: peek.head.count < Ingester.headBytes) }
         if let forced = options.inputFormat {
-            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else { throw InputError.unreadable(f.path, "unknown input format \(forced.name)") }
+            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else { throw IngestError.unknownInputFormat(file: f.path, name: forced.name) }
             format = fmt
         } else if plainSkip, let known = FormatDetector.make(fs.format, builder: builder, library: options.formats) {
             format = known

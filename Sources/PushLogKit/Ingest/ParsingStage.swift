@@ -24,8 +24,6 @@ struct ParsingStage {
     static let firstChunkLines = 256
     static let chunkBytes = 4 << 20
 
-    struct Cancelled: Error {}
-
     let reader: LineReader
     let format: LineFormat
     let builder: EventBuilder
@@ -128,7 +126,7 @@ struct ParsingStage {
 
     func send(_ chunk: inout ParsedChunk, minimum: Int) throws {
         chunk.consumed = file.consumed
-        guard queue.push(chunk) else { throw Cancelled() }
+        guard queue.push(chunk) else { throw IngestError.cancelled }
         chunk = pool.take(capacity: minimum)
     }
 
