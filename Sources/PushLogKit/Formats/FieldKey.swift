@@ -1,3 +1,5 @@
+import Foundation
+
 /// The canonical fields a record's keys map to (SPEC §3.1, §3.2).
 public enum Field: UInt8 {
     case time, timestamp, event, token, apnsID, status, reason, env, host, topic, pushType, priority
@@ -17,11 +19,16 @@ public enum Field: UInt8 {
 /// known one's is still an unknown key.
 public struct FieldKeyTable {
     static let slotCount = 512
-    private var hashes = [UInt64](repeating: 0, count: slotCount)
-    private var fields = [UInt8](repeating: 255, count: slotCount)
-    /// Where each slot's folded key starts in `folded`, and its length.
-    private var keyStart = [Int32](repeating: 0, count: slotCount)
-    private var keyLength = [Int32](repeating: 0, count: slotCount)
+    /// One slot: the key's hash, its field (255: empty) and where its folded bytes are.
+    struct Slot {
+        var hash: UInt64 = 0
+        var field: UInt8 = 255
+        var keyStart: Int32 = 0
+        var keyLength: Int32 = 0
+    }
+    // Two arrays only: the lookup runs for every key of every line, and each array the table
+    // holds is one more retain/release per call.
+    private var slots = [Slot](repeating: Slot(), count: slotCount)
     /// Every alias folded (lower case, no `-` or `_`), one after another.
     private var folded: [UInt8] = []
 
@@ -62,18 +69,16 @@ public struct FieldKeyTable {
         let bytes = Array(name.utf8)
         let h = bytes.withUnsafeBufferPointer { FieldKeyTable.hash($0.baseAddress!, $0.count) }
         var i = Int(h & UInt64(FieldKeyTable.slotCount - 1))
-        while fields[i] != 255 {
-            if hashes[i] == h && bytes.withUnsafeBufferPointer({ matches(slot: i, $0.baseAddress!, $0.count) }) { return }
+        while slots[i].field != 255 {
+            if slots[i].hash == h && bytes.withUnsafeBufferPointer({ matches(slots[i], $0.baseAddress!, $0.count) }) { return }
             i = (i + 1) & (FieldKeyTable.slotCount - 1)
         }
-        hashes[i] = h
-        fields[i] = f.rawValue
-        keyStart[i] = Int32(folded.count)
+        let start = Int32(folded.count)
         for var c in bytes where c != 0x2D && c != 0x5F {
             if c >= 0x41 && c <= 0x5A { c |= 0x20 }
             folded.append(c)
         }
-        keyLength[i] = Int32(folded.count) - keyStart[i]
+        slots[i] = Slot(hash: h, field: f.rawValue, keyStart: start, keyLength: Int32(folded.count) - start)
     }
 
     /// FNV-1a over the key folded to lower case, skipping `-` and `_`.
@@ -89,9 +94,11 @@ public struct FieldKeyTable {
     }
 
     /// Whether the key folds to exactly the folded key stored in `slot`.
-    @inline(__always) func matches(slot: Int, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        var k = Int(keyStart[slot])
-        let end = k + Int(keyLength[slot])
+    @inline(__always) func matches(_ slot: Slot, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var k = Int(slot.keyStart)
+        let end = k + Int(slot.keyLength)
+        // Most keys are written exactly as their folded form ("time", "token"): one memcmp.
+        if n == end - k, folded.withUnsafeBufferPointer({ memcmp(p, $0.baseAddress! + k, n) == 0 }) { return true }
         for i in 0..<n {
             var c = p[i]
             if c == 0x2D || c == 0x5F { continue }
@@ -110,11 +117,12 @@ public struct FieldKeyTable {
     /// The lookup once the key's hash is known (tests pass a colliding hash here).
     @inline(__always) func field(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64) -> Field? {
         var i = Int(h & UInt64(FieldKeyTable.slotCount - 1))
-        while fields[i] != 255 {
-            if hashes[i] == h && matches(slot: i, p, n) { return Field(rawValue: fields[i]) }
+        while true {
+            let slot = slots[i]
+            if slot.field == 255 { return nil }
+            if slot.hash == h && matches(slot, p, n) { return Field(rawValue: slot.field) }
             i = (i + 1) & (FieldKeyTable.slotCount - 1)
         }
-        return nil
     }
 
     public func field(_ s: String) -> Field? {
