@@ -1,5 +1,3 @@
-import Foundation
-
 /// The canonical fields a record's keys map to (SPEC §3.1, §3.2).
 public enum Field: UInt8 {
     case time, timestamp, event, token, apnsID, status, reason, env, host, topic, pushType, priority
@@ -95,18 +93,30 @@ public struct FieldKeyTable {
 
     /// Whether the key folds to exactly the folded key stored in `slot`.
     @inline(__always) func matches(_ slot: Slot, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        var k = Int(slot.keyStart)
-        let end = k + Int(slot.keyLength)
-        // Most keys are written exactly as their folded form ("time", "token"): one memcmp.
-        if n == end - k, folded.withUnsafeBufferPointer({ memcmp(p, $0.baseAddress! + k, n) == 0 }) { return true }
+        folded.withUnsafeBufferPointer { f in
+            let q = f.baseAddress! + Int(slot.keyStart)
+            let m = Int(slot.keyLength)
+            // Most keys are written exactly as their folded form ("time", "token"): a plain compare.
+            if n == m {
+                var i = 0
+                while i < n && p[i] == q[i] { i += 1 }
+                if i == n { return true }
+            }
+            return FieldKeyTable.foldedEqual(p, n, q, m)
+        }
+    }
+
+    /// The key folded (lower case, no `-` or `_`) equals the `m` bytes at `q`.
+    static func foldedEqual(_ p: UnsafePointer<UInt8>, _ n: Int, _ q: UnsafePointer<UInt8>, _ m: Int) -> Bool {
+        var k = 0
         for i in 0..<n {
             var c = p[i]
             if c == 0x2D || c == 0x5F { continue }
             if c >= 0x41 && c <= 0x5A { c |= 0x20 }
-            guard k < end, folded[k] == c else { return false }
+            guard k < m, q[k] == c else { return false }
             k += 1
         }
-        return k == end
+        return k == m
     }
 
     /// The field of a key, or nil for unknown keys.
