@@ -75,7 +75,10 @@ enum ReportCommand: Command {
         if let watch {
             guard out.path == nil else { throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o") }
             return try Watch.loop(every: watch, title: "pushlog report " + argv.joined(separator: " ")) {
-                let d = try runner.run(name: reportName, params: try parseParams(args))
+                // Parameters again each round: relative times (--since -2h) slide with the clock.
+                var p = try parseParams(args)
+                let d = try comparePrevious(args, def, &p) ? try runner.runComparingPrevious(name: reportName, params: p)
+                    : try runner.run(name: reportName, params: p)
                 return out.render(d, db: db)
             }
         }
