@@ -4,14 +4,6 @@ import XCTest
 
 /// The other tools' formats, each from a fixture written after the tool's documentation/source.
 final class FormatTests: XCTestCase {
-    func rows(_ sql: String, _ db: String) throws -> [[SQLValue]] {
-        let c = try Store.openForReading(path: db)
-        let s = try c.prepare(sql)
-        var out: [[SQLValue]] = []
-        while try s.step() { out.append((0..<s.columnCount).map { s.value($0) }) }
-        return out
-    }
-
     func testSNSDeliveryStatus() throws {
         let tmp = TempDir(), db = tmp.file("p.db")
         let s = try ingest([Fixtures.path("sns.ndjson")], db: db)

@@ -5,16 +5,6 @@ import XCTest
 /// Line formats defined as data (issue 12 item 10): the built-in definitions on their fixtures,
 /// a user's definition through the CLI, and definitions that must be refused with file and line.
 final class LineDefinitionTests: XCTestCase {
-    func rows(_ sql: String, _ db: String) throws -> [[SQLValue]] {
-        let c = try Store.openForReading(path: db)
-        let s = try c.prepare(sql)
-        var out: [[SQLValue]] = []
-        while try s.step() { out.append((0..<s.columnCount).map { s.value($0) }) }
-        return out
-    }
-
-    static func token(_ n: Int) -> String { String(repeating: String(format: "%04x", n), count: 16) }
-
     func testBuiltInDefinitionsAreCompiledIn() throws {
         let lib = try FormatLibrary.load()
         XCTAssertEqual(lib.names, ["aioapns", "parse-server", "pushy", "rpush"])

@@ -5,15 +5,6 @@ import XCTest
 /// JSON shapes of other senders and providers (issue 12 items 7-9): node-apn's whole result
 /// object, Expo tickets and receipts, Braze Currents push events, Pinpoint push results.
 final class ProviderShapeTests: XCTestCase {
-    func rows(_ sql: String, _ db: String) throws -> [[SQLValue]] {
-        let c = try Store.openForReading(path: db)
-        let s = try c.prepare(sql)
-        var out: [[SQLValue]] = []
-        while try s.step() { out.append((0..<s.columnCount).map { s.value($0) }) }
-        return out
-    }
-
-    static func token(_ n: Int) -> String { String(repeating: String(format: "%04x", n), count: 16) }
     static let sendsSQL = """
         SELECT rfc3339(s.t), s.kind, k.token, s.apns_id, s.status, s.reason, s.category, s.apns_ts, s.error, s.line
         FROM sends s LEFT JOIN tokens k ON k.id = s.token_id ORDER BY s.t, s.id

@@ -5,16 +5,6 @@ import XCTest
 /// Other tools' logs as they really are (issue 12): terminal output, colours, transport failures,
 /// rejects per occurrence, other platforms, syslog prefixes. Fixtures: make-format-fixtures.py.
 final class RealLogTests: XCTestCase {
-    func rows(_ sql: String, _ db: String) throws -> [[SQLValue]] {
-        let c = try Store.openForReading(path: db)
-        let s = try c.prepare(sql)
-        var out: [[SQLValue]] = []
-        while try s.step() { out.append((0..<s.columnCount).map { s.value($0) }) }
-        return out
-    }
-
-    static func token(_ n: Int) -> String { String(repeating: String(format: "%04x", n), count: 16) }
-
     func testGorushTerminalFormatterWithColoursAndTransportFailures() throws {
         let tmp = TempDir(), db = tmp.file("p.db")
         let s = try ingest([Fixtures.path("gorush-terminal.log")], db: db)

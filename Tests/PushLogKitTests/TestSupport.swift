@@ -97,3 +97,17 @@ func smallDemo(devices: Int, weeks: Int = 3) -> DemoOptions {
     o.gzipLevel = 1
     return o
 }
+
+extension XCTestCase {
+    /// Every row of `sql` on a read-only connection to `db`.
+    func rows(_ sql: String, _ db: String) throws -> [[SQLValue]] {
+        let c = try Store.openForReading(path: db)
+        let s = try c.prepare(sql)
+        var out: [[SQLValue]] = []
+        while try s.step() { out.append((0..<s.columnCount).map { s.value($0) }) }
+        return out
+    }
+
+    /// A 64-hex-digit token made of `n` (fixtures written by make-format-fixtures.py use the same).
+    static func token(_ n: Int) -> String { String(repeating: String(format: "%04x", n), count: 16) }
+}
