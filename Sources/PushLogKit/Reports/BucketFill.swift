@@ -48,13 +48,14 @@ public enum BucketFill {
         var out = table
         out.rows = []
         var placed: Set<String> = []
+        let empty = emptyColumns(table)
         var t = first
         while t < until {
             let l = unit.label(t)
             if let rows = byLabel[l] {
                 out.rows += rows
             } else {
-                out.rows.append(zeroRow(table, labelIndex: li, label: l))
+                out.rows.append(zeroRow(table, labelIndex: li, label: l, empty: empty))
             }
             placed.insert(l)
             t += unit.step
@@ -69,13 +70,16 @@ public enum BucketFill {
     }
 
     /// Counts 0; rates (a ratio over nothing), times, medians and text columns empty.
-    static func zeroRow(_ t: ResultTable, labelIndex: Int, label: String) -> [SQLValue] {
+    static func zeroRow(_ t: ResultTable, labelIndex: Int, label: String, empty: [Bool]) -> [SQLValue] {
+        t.columns.indices.map { c in c == labelIndex ? .text(label) : (empty[c] ? .null : .int(0)) }
+    }
+
+    /// Which columns a filler row leaves empty, worked out once per table.
+    static func emptyColumns(_ t: ResultTable) -> [Bool] {
         t.columns.indices.map { c in
-            if c == labelIndex { return .text(label) }
             let name = t.columns[c]
             let textual = t.rows.contains { if case .text = $0[c] { return true } else { return false } }
-            if textual || CellFormat.isRate(name) || nonCounts.contains(name) || name.hasPrefix("median") { return .null }
-            return .int(0)
+            return textual || CellFormat.isRate(name) || nonCounts.contains(name) || name.hasPrefix("median")
         }
     }
 
