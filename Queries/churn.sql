@@ -19,12 +19,12 @@
 -- Under --topic/--env only superseded_sends can be split (registrations, token runs and 410
 -- facts are per token and device, not per topic): the other columns are empty (null), not unfiltered.
 WITH active AS (
-  SELECT bucket_start(t, :by) AS b, count(DISTINCT device) AS active_devices
-  FROM registers WHERE device IS NOT NULL AND t >= :since AND t < :until GROUP BY b
+  SELECT bucket_start(time_ms, :by) AS b, count(DISTINCT device_id) AS active_devices
+  FROM registers WHERE device_id IS NOT NULL AND time_ms >= :since AND time_ms < :until GROUP BY b
 ), rot AS (
   -- token_runs (derived at ingest) holds each device's runs of one token: a run that was
   -- superseded ends with a rotation, at the next run's first registration.
-  SELECT bucket_start(superseded_at, :by) AS b, count(*) AS rotations, count(DISTINCT device) AS devices_rotated
+  SELECT bucket_start(superseded_at, :by) AS b, count(*) AS rotations, count(DISTINCT device_id) AS devices_rotated
   FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until GROUP BY b
 ), newt AS (
   SELECT bucket_start(first_reg, :by) AS b, count(*) AS new_tokens
@@ -34,10 +34,10 @@ WITH active AS (
   FROM token_facts WHERE first_410 >= :since AND first_410 < :until GROUP BY b
 ), superseded AS (
   -- token_stale holds, per token, the intervals in which it was superseded (derived at ingest).
-  SELECT bucket_start(s.t, :by) AS b, count(*) AS superseded_sends
-  FROM token_stale z CROSS JOIN sends s ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT bucket_start(s.time_ms, :by) AS b, count(*) AS superseded_sends
+  FROM token_stale z CROSS JOIN responses s ON s.token_id = z.token_id AND s.time_ms > z.stale_from AND s.time_ms < z.stale_until
+  WHERE s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   GROUP BY b
 ), buckets AS (
   SELECT b FROM active UNION SELECT b FROM rot UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
@@ -58,12 +58,11 @@ ORDER BY k.b;
 -- section: summary
 -- The same figures over the whole range (devices counted once); empty under --topic/--env but superseded_sends.
 WITH a AS (
-  -- One probe of the (device, t) index per known device, instead of sorting every registration.
-  SELECT count(*) AS active_devices FROM device_facts d
-  WHERE d.dkey NOT LIKE 'user:%'
-    AND EXISTS (SELECT 1 FROM registers r WHERE r.device = d.dkey AND r.t >= :since AND r.t < :until)
+  -- One probe of the (device_id, time_ms) index per known device, instead of sorting every registration.
+  SELECT count(*) AS active_devices FROM devices d
+  WHERE EXISTS (SELECT 1 FROM registers r WHERE r.device_id = d.id AND r.time_ms >= :since AND r.time_ms < :until)
 ), o AS (
-  SELECT count(*) AS rotations, count(DISTINCT device) AS devices_rotated
+  SELECT count(*) AS rotations, count(DISTINCT device_id) AS devices_rotated
   FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until
 )
 SELECT CASE WHEN f.whole THEN a.active_devices END AS active_devices,
@@ -71,8 +70,8 @@ SELECT CASE WHEN f.whole THEN a.active_devices END AS active_devices,
        CASE WHEN f.whole THEN o.rotations END AS rotations, CASE WHEN f.whole THEN o.devices_rotated END AS devices_rotated,
        CASE WHEN f.whole THEN round(1.0 * o.devices_rotated / nullif(a.active_devices, 0), 6) END AS rotation_rate,
        CASE WHEN f.whole THEN (SELECT count(*) FROM token_facts WHERE first_410 >= :since AND first_410 < :until) END AS tokens_retired,
-       (SELECT count(*) FROM token_stale z CROSS JOIN sends s
-          ON s.token_id = z.token_id AND s.t > z.from_t AND s.t < z.to_t
-        WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)) AS superseded_sends
+       (SELECT count(*) FROM token_stale z CROSS JOIN responses s
+          ON s.token_id = z.token_id AND s.time_ms > z.stale_from AND s.time_ms < z.stale_until
+        WHERE s.time_ms >= :since AND s.time_ms < :until
+          AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) AS superseded_sends
 FROM a, o, (SELECT :topic IS NULL AND :env IS NULL AS whole) f;

@@ -11,15 +11,15 @@
 -- Responses aggregated per token and env first (through the covering index sends_token),
 -- then joined to each token's facts; every section reads `r`.
 per AS (
-  SELECT s.token_id, s.env, count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt,
-         sum(s.category = 'env-config') AS env_key
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= :since AND +s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY s.token_id, s.env
+  SELECT s.token_id, s.env_id, count(*) AS n, sum(s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken')) AS bdt,
+         sum(s.category_id = (SELECT id FROM categories WHERE name = 'env-config')) AS env_key
+  FROM responses s
+  WHERE +s.time_ms >= :since AND +s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  GROUP BY s.token_id, s.env_id
 ), r AS (
-  SELECT p.*, f.reg_env, f.reg_app_version, coalesce(f.malformed, 0) AS malformed,
-         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
+  SELECT p.*, f.reg_env_id, f.reg_app_version_id, coalesce(f.malformed, 0) AS malformed,
+         coalesce(f.reg_env_id IS NOT NULL AND p.env_id IS NOT NULL AND p.env_id <> f.reg_env_id, 0) AS mismatched
   FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
 
@@ -37,13 +37,14 @@ FROM r;
 -- section: by_pair
 -- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
 -- count per pair (a token sent to both envs counts in each).
-SELECT reg_env AS registered_env, env AS sent_env, sum(n) AS responses, count(DISTINCT token_id) AS tokens
-FROM r WHERE mismatched GROUP BY reg_env, env ORDER BY responses DESC;
+SELECT (SELECT name FROM envs WHERE id = reg_env_id) AS registered_env, (SELECT name FROM envs WHERE id = env_id) AS sent_env,
+       sum(n) AS responses, count(DISTINCT token_id) AS tokens
+FROM r WHERE mismatched GROUP BY reg_env_id, env_id ORDER BY responses DESC;
 
 -- section: by_app_version
 -- app_version is that of the token's latest registration. Every column sums to the summary's
 -- column of the same name.
-SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
+SELECT coalesce((SELECT name FROM app_versions WHERE id = reg_app_version_id), '(unknown)') AS app_version, sum(n) AS responses,
        coalesce(sum(bdt), 0) AS bad_device_token,
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,
        coalesce(sum(n * malformed), 0) AS malformed_token_sends
@@ -54,15 +55,17 @@ FROM r GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;
 -- latest registration), push_type or reason; the buckets add up to the summary. Its own per-token
 -- pass (keyed by the dimension too), so the sections above keep their cheaper grouping.
 WITH perk AS (
-  SELECT s.token_id, s.env, by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason, NULL) AS dk,
-         count(*) AS n, sum(s.reason = 'BadDeviceToken') AS bdt, sum(s.category = 'env-config') AS env_key
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= :since AND +s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY s.token_id, s.env, dk
+  SELECT s.token_id, s.env_id, by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id, NULL) AS dk,
+         count(*) AS n, sum(s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken')) AS bdt,
+         sum(s.category_id = (SELECT id FROM categories WHERE name = 'env-config')) AS env_key
+  FROM responses s
+  WHERE +s.time_ms >= :since AND +s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  GROUP BY s.token_id, s.env_id, dk
 ), rk AS (
-  SELECT p.*, coalesce(f.reg_app_version, '(unknown)') AS app_version, coalesce(f.malformed, 0) AS malformed,
-         coalesce(f.reg_env IS NOT NULL AND p.env IS NOT NULL AND p.env <> f.reg_env, 0) AS mismatched
+  SELECT p.*, coalesce((SELECT name FROM app_versions WHERE id = f.reg_app_version_id), '(unknown)') AS app_version,
+         coalesce(f.malformed, 0) AS malformed,
+         coalesce(f.reg_env_id IS NOT NULL AND p.env_id IS NOT NULL AND p.env_id <> f.reg_env_id, 0) AS mismatched
   FROM perk p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
 SELECT CASE WHEN :by = 'app_version' THEN app_version ELSE dk END AS bucket,

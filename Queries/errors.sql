@@ -19,42 +19,44 @@
 -- Transport failures (category transport: no APNs response at all, e.g. TLS, DNS, timeouts) are
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 WITH e AS (
-  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.reason, s.category
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.status,
+         (SELECT name FROM reasons WHERE id = s.reason_id) AS reason, s.category_id
+  FROM responses s
+  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   UNION ALL
-  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id, s.status, s.error, s.category
+  SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.status, s.error, s.category_id
   FROM sends s
-  WHERE s.category = 'transport' AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  WHERE s.category_id = (SELECT id FROM categories WHERE name = 'transport') AND s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), nr AS (
-  SELECT e.* FROM e JOIN categories c ON c.category = e.category AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
+  SELECT e.* FROM e JOIN categories c ON c.id = e.category_id AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
 ), nr_envs AS (
   -- The envs each of their tokens was sent to: retries are looked for per env through the
-  -- (token_id, env, t) index, an hour of sends at a time, not through all of a token's sends.
-  SELECT DISTINCT s.token_id, s.env FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
+  -- (token_id, env_id, time_ms) index, an hour of sends at a time, not through all of a token's sends.
+  SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), retries AS (
   SELECT e.id AS error_id, count(*) AS n
   FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
-  JOIN sends r ON r.token_id = e.token_id AND r.env IS v.env AND r.t > e.t AND r.t <= e.t + 3600000
-  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
+  JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
-    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
-    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env IS v2.env
-                      AND e2.t >= e.t AND e2.t < r.t
-                    JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
+                      AND e2.time_ms >= e.t AND e2.time_ms < r.time_ms
+                    JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
                     WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND (e2.t > e.t OR e2.id > e.id) AND e2.topic IS e.topic
+                      AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
   GROUP BY e.id
 )
-SELECT e.status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
+SELECT e.status, coalesce(e.reason, '') AS reason,
+       coalesce((SELECT name FROM categories WHERE id = e.category_id), 'unknown') AS category,
        count(*) AS responses, count(DISTINCT e.token_id) AS tokens,
        rfc3339(min(e.t)) AS first_seen, rfc3339(max(e.t)) AS last_seen,
        coalesce(sum(r.n), 0) AS retried_non_retryable
 FROM e LEFT JOIN retries r ON r.error_id = e.id
-GROUP BY e.status, e.reason, e.category
+GROUP BY e.status, e.reason, e.category_id
 ORDER BY responses DESC;
 
 -- section: by_bucket
@@ -64,15 +66,17 @@ ORDER BY responses DESC;
 -- the token's latest registration), with the same sums.
 SELECT by_label(b, :by) AS bucket, status, reason, category, responses
 FROM (
-  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, coalesce(s.reason, s.error),
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
+  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, coalesce(s.reason, s.error),
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
          s.status, coalesce(s.reason, s.error, '') AS reason,
-         coalesce(s.category, 'unknown') AS category, count(*) AS responses
+         coalesce((SELECT name FROM categories WHERE id = s.category_id), 'unknown') AS category, count(*) AS responses
   -- Failures and transport failures, two scans so each uses its partial index.
-  FROM (SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND status <> 200 AND t >= :since AND t < :until
-        UNION ALL
-        SELECT * FROM sends WHERE category = 'transport' AND t >= :since AND t < :until) s
-  WHERE (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-  GROUP BY b, s.status, coalesce(s.reason, s.error), s.category
+  FROM (SELECT time_ms, topic_id, env_id, push_type_id, token_id, status, error, category_id,
+               (SELECT name FROM reasons WHERE id = reason_id) AS reason
+        FROM (SELECT * FROM responses WHERE status <> 200 AND time_ms >= :since AND time_ms < :until
+              UNION ALL
+              SELECT * FROM sends WHERE category_id = (SELECT id FROM categories WHERE name = 'transport') AND time_ms >= :since AND time_ms < :until)) s
+  WHERE (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  GROUP BY b, s.status, coalesce(s.reason, s.error), s.category_id
 )
 ORDER BY b, responses DESC;

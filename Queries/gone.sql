@@ -8,9 +8,9 @@
 -- param: env  only responses sent to production or sandbox
 
 -- common:
--- Whole UTC hours of the range are counted from resp_hourly (derived at ingest); only the
+-- Whole UTC hours of the range are counted from hourly_responses (derived at ingest); only the
 -- partial hours at its ends, [since, e1) and [e2, until), are read from sends. Buckets finer
--- than an hour, and dimensions resp_hourly lacks (app_version, push_type, reason), read
+-- than an hour, and dimensions hourly_responses lacks (app_version, push_type, reason), read
 -- everything from sends (e1 = until). k: the by_bucket key (by_key: a bucket start or a value).
 span AS (
   SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
@@ -19,20 +19,20 @@ span AS (
 ), edge AS (
   SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
 ), hourly AS (
-  SELECT by_key(:by, h.hour * 3600000, h.topic, h.env, NULL, NULL, NULL) AS k, h.responses, h.gone FROM resp_hourly h, edge
-  WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
+  SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses, h.gone FROM hourly_responses h, edge
+  WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
 ), edges AS (
-  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
-         1 AS responses, s.status = 410 AS gone FROM sends s, edge
-  WHERE s.t >= :since AND s.t < edge.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
+         1 AS responses, s.status = 410 AS gone FROM responses s, edge
+  WHERE s.time_ms >= :since AND s.time_ms < edge.e1
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   UNION ALL
-  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END),
-         1, s.status = 410 FROM sends s, edge
-  WHERE s.t >= edge.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END),
+         1, s.status = 410 FROM responses s, edge
+  WHERE s.time_ms >= edge.e2 AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
 
 -- section: summary
@@ -46,11 +46,11 @@ WITH counts AS (
   FROM (SELECT responses, gone FROM hourly UNION ALL SELECT responses, gone FROM edges)
 ), gone AS (
   -- Driven from the few tokens that have a 410 (token_facts), through the (token_id, t) index.
-  SELECT f.token_id, f.first_410, coalesce(f.first_410_ts, f.first_410) AS gone_ts, s.t, s.status
-  FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.t >= f.first_410
+  SELECT f.token_id, f.first_410, coalesce(f.first_410_ts, f.first_410) AS gone_ts, s.time_ms AS t, s.status
+  FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.time_ms >= f.first_410
   WHERE f.first_410 IS NOT NULL
-    AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
 SELECT counts.responses, counts.gone,
        round(1.0 * counts.gone / nullif(counts.responses, 0), 6) AS gone_rate,
@@ -58,7 +58,7 @@ SELECT counts.responses, counts.gone,
        (SELECT count(*) FROM gone g
          WHERE g.t > g.first_410
            AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = g.token_id
-                           AND x.t > g.gone_ts AND x.t <= g.t)) AS sends_after_gone
+                           AND x.time_ms > g.gone_ts AND x.time_ms <= g.t)) AS sends_after_gone
 FROM counts;
 
 -- section: by_bucket
@@ -74,13 +74,13 @@ WITH rows AS (
   FROM (SELECT k, responses, gone FROM hourly UNION ALL SELECT k, responses, gone FROM edges)
   GROUP BY b
 ), tg AS (
-  SELECT by_key(:by, s.t, s.topic, s.env, s.push_type, s.reason,
-                CASE WHEN :by = 'app_version' THEN f.reg_app_version END) AS b,
+  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
+                CASE WHEN :by = 'app_version' THEN f.reg_app_version_id END) AS b,
          count(DISTINCT s.token_id) AS tokens_with_410,
-         count(DISTINCT CASE WHEN s.t = f.first_410 THEN s.token_id END) AS tokens_gone
-  FROM sends s LEFT JOIN token_facts f ON f.token_id = s.token_id
-  WHERE s.status = 410 AND s.kind IN (0, 2) AND +s.t >= :since AND +s.t < :until  -- unary +: through sends_gone, not a time range
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+         count(DISTINCT CASE WHEN s.time_ms = f.first_410 THEN s.token_id END) AS tokens_gone
+  FROM responses s LEFT JOIN token_facts f ON f.token_id = s.token_id
+  WHERE s.status = 410 AND +s.time_ms >= :since AND +s.time_ms < :until  -- unary +: through sends_gone, not a time range
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   GROUP BY b
 )
 SELECT by_label(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,

@@ -48,12 +48,12 @@ weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
   -- The responses of the range with the flags of the per-response rules, read only around a
   -- rule's first and last violation.
-  SELECT s.id, coalesce(s.src, 0) AS src, s.t, s.push_type IS NULL AS untyped,
-         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0) AS alert_v,
+  SELECT s.id, coalesce(s.source_id, 0) AS src, s.time_ms AS t, s.push_type_id IS NULL AS untyped,
+         coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0) AS alert_v,
          coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0) AS mutable_v
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  FROM responses s
+  WHERE s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), hyg_edge AS (
   -- Whole UTC hours of the range [h0, h1) are read from hygiene_hourly (derived at ingest); the
   -- partial hours at its ends, [since, e1) and [e2, until), from sends.
@@ -61,30 +61,30 @@ resp_rows AS NOT MATERIALIZED (
          max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
          bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
 ), hyg_rows AS (
-  SELECT h.src, h.hour / 24 AS day, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
-         h.alert_n, h.alert_v, h.mutable_n, h.mutable_v
+  SELECT h.source_id AS src, h.hour / 24 AS day, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
+         h.alert_logged AS alert_n, h.alert_empty AS alert_v, h.mutable_logged AS mutable_n, h.mutable_empty AS mutable_v
   FROM hygiene_hourly h, hyg_edge e
-  WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic IS NULL OR h.topic = :topic) AND (:env IS NULL OR h.env = :env)
+  WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
   UNION ALL
-  SELECT coalesce(s.src, 0), s.t / 86400000, 1,
-         s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
+  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, 1,
+         s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
          s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
-         s.push_type IS NULL, coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0),
-         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
+         s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
+         coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
          coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
-  FROM sends s, hyg_edge e
-  WHERE s.t >= :since AND s.t < e.e1 AND s.kind IN (0, 2) AND s.status IS NOT NULL
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  FROM responses s, hyg_edge e
+  WHERE s.time_ms >= :since AND s.time_ms < e.e1
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   UNION ALL
-  SELECT coalesce(s.src, 0), s.t / 86400000, 1,
-         s.push_type IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
+  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, 1,
+         s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
          s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
-         s.push_type IS NULL, coalesce(s.push_type = 'alert' AND s.has_alert IS NOT NULL, 0),
-         coalesce(s.push_type = 'alert' AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
+         s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
+         coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
          coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
-  FROM sends s, hyg_edge e
-  WHERE s.t >= e.e2 AND s.t < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  FROM responses s, hyg_edge e
+  WHERE s.time_ms >= e.e2 AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), resp AS (
   -- Per source and UTC day. headers: some response has a push_type, priority, collapse_id or
   -- expiration; payload: a payload was logged (has_alert is 0 or 1 then); ids: an apns_id,
@@ -120,20 +120,20 @@ resp_rows AS NOT MATERIALIZED (
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS ex
   FROM resp_ends e
 ), bg AS (
-  -- Background pushes as the silent report reads them (bg_pushes, derived at ingest).
+  -- Background pushes as the silent report reads them (background_pushes, derived at ingest).
   SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
-         sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN t END) AS alert_f,
-         max(CASE WHEN with_alert = 1 THEN t END) AS alert_l,
-         sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_f,
-         max(CASE WHEN coalesce(priority, 10) <> 5 THEN t END) AS p10_l
-  FROM bg_pushes b
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
-    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+         sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_f,
+         max(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_l,
+         sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_f,
+         max(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_l
+  FROM background_pushes b
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY day
 ), bg_first AS (
   -- The example of the background rules: the first violation, looked up by its time.
-  SELECT rule, (SELECT x.id FROM bg_pushes b JOIN sends x ON x.t = b.t AND x.h1 = b.h1 AND x.h2 = b.h2
-                WHERE b.hour = f / 3600000 AND b.t = f AND (:topic IS NULL OR b.topic = :topic) AND (:env IS NULL OR b.env = :env)
+  SELECT rule, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
+                WHERE b.hour = f / 3600000 AND b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
                   AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
                 ORDER BY x.id LIMIT 1) AS ex
   FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
@@ -141,68 +141,68 @@ resp_rows AS NOT MATERIALIZED (
   WHERE f IS NOT NULL
 ), nr AS (
   -- Non-retryable errors of the range (token-gone, token-bad, request).
-  SELECT s.id, s.t, s.token_id, s.topic, s.apns_id, s.collapse_id
-  FROM sends s JOIN categories c ON c.category = s.category AND c.never_retry = 1
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
-    AND s.token_id IS NOT NULL AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id
+  FROM responses s JOIN categories c ON c.id = s.category_id AND c.never_retry = 1
+  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
+    AND s.token_id IS NOT NULL AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), nr_envs AS (
   -- The envs each of their tokens was sent to: retries are looked for per env through the
-  -- (token_id, env, t) index, an hour of sends at a time, not through all of a token's sends.
-  SELECT DISTINCT s.token_id, s.env FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
+  -- (token_id, env_id, time_ms) index, an hour of sends at a time, not through all of a token's sends.
+  SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), nr_retries AS (
   -- Their retries; a retry that follows several such errors belongs to the latest one.
   SELECT e.id AS error_id, e.t AS error_t, r.id AS retry_id
   FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
-  JOIN sends r ON r.token_id = e.token_id AND r.env IS v.env AND r.t > e.t AND r.t <= e.t + 3600000
-  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic IS e.topic
+  JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
-    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.t > e.t AND x.t <= r.t)
-    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env IS v2.env
-                      AND e2.t >= e.t AND e2.t < r.t
-                    JOIN categories c2 ON c2.category = e2.category AND c2.never_retry = 1
+    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
+                      AND e2.time_ms >= e.t AND e2.time_ms < r.time_ms
+                    JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
                     WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND (e2.t > e.t OR e2.id > e.id) AND e2.topic IS e.topic
+                      AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
 ), backoff AS (
   -- 429/5xx responses of the range with their first retry (rid) and, when the error was itself a
   -- retry of a 429/5xx, when that earlier attempt came (pt).
-  SELECT e.id, e.t,
+  SELECT e.id, e.time_ms AS t,
          (SELECT r.id FROM sends r
-          WHERE r.token_id = e.token_id AND r.t > e.t AND r.t <= e.t + 3600000 AND r.kind IN (0, 2)
-            AND r.status IS NOT NULL AND r.topic IS e.topic AND (r.apns_id = e.apns_id OR r.attempt > 1)
-          ORDER BY r.t, r.id LIMIT 1) AS rid,
-         (SELECT max(p.t) FROM sends p
-          WHERE p.token_id = e.token_id AND p.t < e.t AND p.t >= e.t - 3600000 AND p.kind IN (0, 2)
-            AND p.status IS NOT NULL AND p.category IN ('rate', 'server') AND p.topic IS e.topic
-            AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS pt
-  FROM sends e
-  WHERE e.kind IN (0, 2) AND e.status IS NOT NULL AND e.status <> 200 AND e.category IN ('rate', 'server')
-    AND e.t >= :since AND e.t < :until AND e.token_id IS NOT NULL
-    AND (:topic IS NULL OR e.topic = :topic) AND (:env IS NULL OR e.env = :env)
+          WHERE r.token_id = e.token_id AND r.time_ms > e.time_ms AND r.time_ms <= e.time_ms + 3600000 AND r.kind IN (0, 2)
+            AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
+          ORDER BY r.time_ms, r.id LIMIT 1) AS rid,
+         (SELECT max(p.time_ms) FROM sends p
+          WHERE p.token_id = e.token_id AND p.time_ms < e.time_ms AND p.time_ms >= e.time_ms - 3600000 AND p.kind IN (0, 2)
+            AND p.status IS NOT NULL AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+            AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS pt
+  FROM responses e
+  WHERE e.status <> 200 AND e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+    AND e.time_ms >= :since AND e.time_ms < :until AND e.token_id IS NOT NULL
+    AND (:topic_id IS NULL OR e.topic_id = :topic_id) AND (:env_id IS NULL OR e.env_id = :env_id)
 ), retried AS (
-  SELECT b.id, b.t, r.id AS rid, (r.t - b.t < 1000 OR (b.pt IS NOT NULL AND r.t - b.t <= b.t - b.pt)) AS bad
+  SELECT b.id, b.t, r.id AS rid, (r.time_ms - b.t < 1000 OR (b.pt IS NOT NULL AND r.time_ms - b.t <= b.t - b.pt)) AS bad
   FROM backoff b JOIN sends r ON r.id = b.rid
 ), gone AS (
   -- As gone.sends_after_gone: responses after the token's first 410 with no registration of the
   -- token between that 410's APNs timestamp (or time) and the send.
-  SELECT s.id, s.t
-  FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.t > f.first_410
+  SELECT s.id, s.time_ms AS t
+  FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.time_ms > f.first_410
   WHERE f.first_410 IS NOT NULL
-    AND s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+    AND s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = f.token_id
-                    AND x.t > coalesce(f.first_410_ts, f.first_410) AND x.t <= s.t)
+                    AND x.time_ms > coalesce(f.first_410_ts, f.first_410) AND x.time_ms <= s.time_ms)
 ), odd AS (
   -- Responses to non-hex tokens, malformed (the provider's fault) or masked (the log's).
-  SELECT s.id, s.t, s.token_id, k.masked
-  FROM tokens k CROSS JOIN sends s ON s.token_id = k.id  -- from the few odd tokens, through sends_token
-  WHERE k.malformed = 1 AND s.kind IN (0, 2) AND s.status IS NOT NULL AND +s.t >= :since AND +s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT s.id, s.time_ms AS t, s.token_id, k.masked
+  FROM tokens k CROSS JOIN responses s ON s.token_id = k.id  -- from the few odd tokens, through sends_token
+  WHERE k.malformed = 1 AND +s.time_ms >= :since AND +s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), jwt AS (
-  SELECT s.id, s.t, s.reason FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.status <> 200 AND s.t >= :since AND s.t < :until
-    AND s.reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
+  SELECT s.id, s.time_ms AS t, (SELECT name FROM reasons WHERE id = s.reason_id) AS reason FROM responses s
+  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
+    AND s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'))
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), daily AS (
   -- Violations per rule and UTC day: count, first and last time, an example (a sends row id).
   SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
@@ -283,12 +283,13 @@ SELECT l.rule,
        l.checked,
        CASE WHEN l.missing IS NULL THEN round(1.0 * coalesce(t.v, 0) / nullif(l.checked, 0), 6) END AS share,
        rfc3339(t.f) AS first_seen, rfc3339(t.l) AS last_seen,
-       x.apns_id AS example, k.token AS example_token,
+       apns_text(x.apns_id) AS example, k.token AS example_token,
        coalesce(l.missing,
          CASE l.rule
            WHEN 'malformed_token' THEN
              (SELECT 'registered by app versions ' || group_concat(v || ' (' || n || ' tokens)', ', ') FROM (
-                SELECT coalesce(g.app_version, '(unknown)') AS v, count(DISTINCT g.token_id) AS n
+                SELECT coalesce((SELECT name FROM app_versions WHERE id = g.app_version_id), '(unknown)') AS v,
+                       count(DISTINCT g.token_id) AS n
                 FROM registers g WHERE g.token_id IN (SELECT token_id FROM odd WHERE masked = 0)
                 GROUP BY 1 ORDER BY n DESC, v))
            WHEN 'provider_token_refresh' THEN

@@ -13,17 +13,19 @@
 -- token got a 410 and was not registered again after the 410's timestamp. provisional: units
 -- whose first decided observation (not notDetermined) is provisional.
 WITH d AS (
-  SELECT f.*, CASE WHEN :unit = 'user' THEN coalesce(f.user, f.dkey) ELSE f.dkey END AS unit,
+  SELECT f.opted_in, f.opted_out, f.first_decided, f.first_decided_auth, f.last_reg,
+         CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = f.user_id), f.unit) ELSE f.unit END AS unit,
          coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
-  FROM device_facts f LEFT JOIN token_facts t ON t.token_id = f.last_token
+  FROM device_facts f LEFT JOIN token_facts t ON t.token_id = f.last_token_id
 ), ranked AS (
   SELECT d.*, row_number() OVER (PARTITION BY unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
-              row_number() OVER (PARTITION BY unit ORDER BY fd_t NULLS LAST) AS by_first_decided
+              row_number() OVER (PARTITION BY unit ORDER BY first_decided NULLS LAST) AS by_first_decided
   FROM d
 ), units AS (
-  SELECT unit, min(opt_in) AS opt_in, min(off) AS off,
+  SELECT unit, min(opted_in) AS opt_in, min(opted_out) AS off,
          max(CASE WHEN by_last_reg = 1 THEN gone END) AS last_gone,
-         min(fd_t) AS fd_t, max(CASE WHEN by_first_decided = 1 THEN fd_auth = 'provisional' END) AS fd_provisional
+         min(first_decided) AS first_decided,
+         max(CASE WHEN by_first_decided = 1 THEN first_decided_auth = 'provisional' END) AS first_provisional
   FROM ranked GROUP BY unit
 ), u AS (
   SELECT *, opt_in >= :since AND opt_in < :until AS in_range FROM units
@@ -33,7 +35,7 @@ SELECT coalesce(sum(in_range), 0) AS opted_in,
        round(1.0 * sum(in_range AND off IS NOT NULL) / nullif(sum(in_range), 0), 6) AS turned_off_share,
        round(median(CASE WHEN in_range AND off IS NOT NULL THEN (off - opt_in) / 86400000.0 END), 3) AS median_days_to_off,
        coalesce(sum(in_range AND off IS NULL AND last_gone = 1), 0) AS uninstalled,
-       coalesce(sum(fd_provisional = 1 AND fd_t >= :since AND fd_t < :until), 0) AS provisional
+       coalesce(sum(first_provisional = 1 AND first_decided >= :since AND first_decided < :until), 0) AS provisional
 FROM u;
 
 -- section: by_cohort
@@ -43,11 +45,11 @@ FROM u;
 -- 7 / 30 days of opting in. Younger units are right-censored and left out (eligible_7d /
 -- eligible_30d count the units used); a cohort with no eligible unit has no value (null), never 0.
 WITH span AS (
-  SELECT min(:until, (SELECT max(hi) FROM (SELECT max(t) AS hi FROM sends UNION ALL SELECT max(t) FROM registers
-                                           UNION ALL SELECT max(t) FROM settings))) AS data_end
+  SELECT min(:until, (SELECT max(hi) FROM (SELECT max(time_ms) AS hi FROM sends UNION ALL SELECT max(time_ms) FROM registers
+                                           UNION ALL SELECT max(time_ms) FROM settings))) AS data_end
 ), units AS (
-  SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
-         min(opt_in) AS opt_in, min(off) AS off
+  SELECT CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = user_id), unit) ELSE unit END AS who,
+         min(opted_in) AS opt_in, min(opted_out) AS off
   FROM device_facts GROUP BY 1
 ), c AS (
   SELECT iso_week_start(opt_in) AS w, opt_in, off,
@@ -71,8 +73,8 @@ FROM c GROUP BY w ORDER BY w;
 -- turned off during the period = turned_off; turn_off_rate = turned_off / on_at_start. Units that
 -- opted in during the period are not in it. Without --since it has no value.
 WITH units AS (
-  SELECT CASE WHEN :unit = 'user' THEN coalesce(user, dkey) ELSE dkey END AS unit,
-         min(opt_in) AS opt_in, min(off) AS off
+  SELECT CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = user_id), unit) ELSE unit END AS who,
+         min(opted_in) AS opt_in, min(opted_out) AS off
   FROM device_facts GROUP BY 1
 ), base AS (
   SELECT * FROM units WHERE opt_in < :since AND (off IS NULL OR off >= :since)

@@ -13,8 +13,8 @@ WITH d AS (
   SELECT a.day, a.push_type,
          sum(CASE WHEN lower(a.status) LIKE 'received%' THEN a.count END) AS apple_received,
          (SELECT count(*) FROM sends s WHERE s.kind IN (0, 2) AND s.status = 200
-            AND s.t >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.t < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
-            AND coalesce(s.push_type, CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END) = a.push_type) AS our_accepted
+            AND s.time_ms >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.time_ms < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
+            AND coalesce((SELECT name FROM push_types WHERE id = s.push_type_id), CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END) = a.push_type) AS our_accepted
   FROM apple_metrics a
   WHERE (:since < -1000000000000000 OR a.day >= bucket(:since, 'day')) AND (:until > 1000000000000000 OR a.day < bucket(:until, 'day'))
   GROUP BY a.day, a.push_type
@@ -35,10 +35,10 @@ WITH a AS (
   GROUP BY day, push_type
 ), o AS (
   SELECT a.day, a.push_type,
-         count(s.t) AS our_responses, coalesce(sum(s.status = 200), 0) AS our_accepted
+         count(s.time_ms) AS our_responses, coalesce(sum(s.status = 200), 0) AS our_accepted
   FROM a LEFT JOIN sends s ON s.kind IN (0, 2) AND s.status IS NOT NULL
-    AND s.t >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.t < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
-    AND coalesce(s.push_type, CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END) = a.push_type
+    AND s.time_ms >= CAST(strftime('%s', a.day) AS INTEGER) * 1000 AND s.time_ms < (CAST(strftime('%s', a.day) AS INTEGER) + 86400) * 1000
+    AND coalesce((SELECT name FROM push_types WHERE id = s.push_type_id), CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END) = a.push_type
   GROUP BY a.day, a.push_type
 )
 SELECT a.day, a.push_type, o.our_responses, o.our_accepted, a.apple_received, a.apple_delivered, a.apple_discarded_disabled,

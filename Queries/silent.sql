@@ -10,7 +10,7 @@
 
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
--- alert, sound or badge; counted when APNs answered it (bg_pushes, derived at ingest). Load of a
+-- alert, sound or badge; counted when APNs answered it (background_pushes, derived at ingest). Load of a
 -- token-hour: accepted background pushes to the token in one UTC clock hour.
 -- over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing priority is APNs'
 -- default, 10.
@@ -19,40 +19,40 @@ WITH totals AS (
   SELECT count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
          coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5,
          coalesce(sum(with_alert), 0) AS with_alert
-  FROM bg_pushes
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
-    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+  FROM background_pushes
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
 ), hours AS (
   -- ... and the accepted ones grouped by clock hour and token (the table's order: no sort).
   SELECT count(*) AS token_hours, coalesce(sum(max(0, load - :budget)), 0) AS over_budget_sends
-  FROM (SELECT count(*) AS load FROM bg_pushes
-        WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
-    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+  FROM (SELECT count(*) AS load FROM background_pushes
+        WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
         GROUP BY hour, token_id)
 )
 SELECT totals.background_sends, totals.accepted, hours.token_hours, hours.over_budget_sends,
        round(1.0 * hours.over_budget_sends / nullif(totals.accepted, 0), 6) AS over_budget_share,
        totals.priority_not_5, totals.with_alert,
-       (SELECT count(*) FROM sends s
-        WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-          AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-          AND s.status <> 200 AND s.reason = 'TooManyRequests') AS too_many_requests
+       (SELECT count(*) FROM responses s
+        WHERE s.time_ms >= :since AND s.time_ms < :until
+          AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+          AND s.status <> 200 AND s.reason_id = (SELECT id FROM reasons WHERE name = 'TooManyRequests')) AS too_many_requests
 FROM totals, hours;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
 -- receipt time minus response time, in seconds.
 WITH rec AS (
-  SELECT t, rt, count(*) OVER (PARTITION BY hour, token_id) AS load
-  FROM bg_pushes
-  WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
-    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+  SELECT time_ms, receipt_ms, count(*) OVER (PARTITION BY hour, token_id) AS load
+  FROM background_pushes
+  WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
 )
 SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
             WHEN load <= 6 THEN '4-6' ELSE '7+' END AS rate,
-       count(*) AS accepted, count(rt) AS received,
-       round(1.0 * count(rt) / count(*), 6) AS receipt_rate,
-       round(median((rt - t) / 1000.0), 3) AS median_lag_s
+       count(*) AS accepted, count(receipt_ms) AS received,
+       round(1.0 * count(receipt_ms) / count(*), 6) AS receipt_rate,
+       round(median((receipt_ms - time_ms) / 1000.0), 3) AS median_lag_s
 FROM rec GROUP BY 1 ORDER BY min(load);
 
 -- section: by_bucket
@@ -61,26 +61,26 @@ FROM rec GROUP BY 1 ORDER BY min(load);
 -- accepted push; a push is over budget when more than `budget` accepted pushes to its token came
 -- before it in that hour (so Σ max(0, load − budget) is split push by push).
 WITH p AS (
-  SELECT by_key(:by, t, topic, env, NULL, NULL,
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = b.token_id) END) AS k,
+  SELECT by_key(:by, time_ms, topic_id, env_id, NULL, NULL,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = b.token_id) END) AS k,
          status, priority, with_alert,
-         CASE WHEN status = 200 THEN row_number() OVER (PARTITION BY hour, token_id, status = 200 ORDER BY t, h1, h2) END AS nth
-  FROM bg_pushes b
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND t >= :since AND t < :until
-    AND (:topic IS NULL OR topic = :topic) AND (:env IS NULL OR env = :env)
+         CASE WHEN status = 200 THEN row_number() OVER (PARTITION BY hour, token_id, status = 200 ORDER BY time_ms, line_hash) END AS nth
+  FROM background_pushes b
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
 ), buckets AS (
   SELECT k, count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
          coalesce(sum(nth = 1), 0) AS token_hours, coalesce(sum(nth > :budget), 0) AS over_budget_sends,
          coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5, coalesce(sum(with_alert), 0) AS with_alert
   FROM p GROUP BY k
 ), tmr AS (
-  SELECT by_key(:by, s.t, s.topic, s.env, NULL, NULL,
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
+  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, NULL, NULL,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
          count(*) AS too_many_requests
-  FROM sends s
-  WHERE s.kind IN (0, 2) AND s.status IS NOT NULL AND s.t >= :since AND s.t < :until
-    AND (:topic IS NULL OR s.topic = :topic) AND (:env IS NULL OR s.env = :env)
-    AND s.status <> 200 AND s.reason = 'TooManyRequests'
+  FROM responses s
+  WHERE s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    AND s.status <> 200 AND s.reason_id = (SELECT id FROM reasons WHERE name = 'TooManyRequests')
   GROUP BY k
 ), keys AS (SELECT k FROM buckets UNION SELECT k FROM tmr)
 SELECT keys.k AS bucket, coalesce(b.background_sends, 0) AS background_sends, coalesce(b.accepted, 0) AS accepted,

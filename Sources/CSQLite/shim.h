@@ -9,6 +9,13 @@ static inline int pushlog_bind_text_static(sqlite3_stmt *s, int i, const char *p
 static inline int pushlog_bind_text_transient(sqlite3_stmt *s, int i, const char *p, int n) {
     return sqlite3_bind_text(s, i, p, n, SQLITE_TRANSIENT);
 }
+static inline int pushlog_bind_blob_transient(sqlite3_stmt *s, int i, const void *p, int n) {
+    return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT);
+}
+static inline int pushlog_result_blob_transient(sqlite3_context *c, const void *p, int n) {
+    sqlite3_result_blob(c, p, n, SQLITE_TRANSIENT);
+    return 0;
+}
 static inline int pushlog_result_text_transient(sqlite3_context *c, const char *p, int n) {
     sqlite3_result_text(c, p, n, SQLITE_TRANSIENT);
     return 0;

@@ -1,4 +1,4 @@
-/// `resp_hourly`: responses and 410s per UTC clock hour, topic and env; and `hygiene_hourly`:
+/// `hourly_responses`: responses and 410s per UTC clock hour, topic and env; and `hygiene_hourly`:
 /// per hour, source, topic and env, the response counts the hygiene rules need. Reports count
 /// whole hours here without reading `sends`. A full rebuild reads the responses once in time
 /// order (the identity index, so no sort) and writes each hour as it ends; an incremental one
@@ -7,20 +7,20 @@ enum HourlyResponses {
     static let hour: Int64 = 3_600_000
 
     static func rebuild(_ db: Database) throws {
-        try db.exec("DELETE FROM resp_hourly; DELETE FROM hygiene_hourly")
+        try db.exec("DELETE FROM hourly_responses; DELETE FROM hygiene_hourly")
         let scan = try db.prepare("""
-            SELECT t, topic, env, status = 410, coalesce(src, 0), push_type, priority, collapse_id, expiration,
-                   has_alert, has_sound, has_badge, mutable_content, apns_id, attempt
-            FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL ORDER BY t
+            SELECT time_ms, coalesce(topic_id, 0), coalesce(env_id, 0), status = 410, coalesce(source_id, 0), push_type_id,
+                   priority, collapse_id, expiration, has_alert, has_sound, has_badge, mutable_content, apns_id, attempt
+            FROM responses ORDER BY time_ms
             """)
-        let ins = try db.prepare("INSERT INTO resp_hourly(hour, topic, env, responses, gone) VALUES (?1, ?2, ?3, ?4, ?5)")
+        let ins = try db.prepare("INSERT INTO hourly_responses(hour, topic_id, env_id, responses, gone) VALUES (?1, ?2, ?3, ?4, ?5)")
         let insHygiene = try db.prepare("""
-            INSERT INTO hygiene_hourly(hour, src, topic, env, responses, with_headers, with_payload, with_ids, untyped,
-                                       alert_n, alert_v, mutable_n, mutable_v)
+            INSERT INTO hygiene_hourly(hour, source_id, topic_id, env_id, responses, with_headers, with_payload, with_ids, untyped,
+                                       alert_logged, alert_empty, mutable_logged, mutable_empty)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """)
-        struct Cell { let topic: [UInt8], env: [UInt8]; var responses: Int64, gone: Int64 }
-        struct HygieneCell { let src: Int64, topic: [UInt8], env: [UInt8]; var counts: HygieneCounts }
+        struct Cell { let topic: Int64, env: Int64; var responses: Int64, gone: Int64 }
+        struct HygieneCell { let source: Int64, topic: Int64, env: Int64; var counts: HygieneCounts }
         var current: Int64?
         var cells: [Cell] = []  // the current hour's topic/env pairs: a handful
         var hygiene: [HygieneCell] = []  // and its source/topic/env triples: a handful more
@@ -28,18 +28,11 @@ enum HourlyResponses {
         func flush() throws {
             guard let current else { return }
             for c in cells {
-                ins.bind(1, current)
-                ins.bind(2, String(decoding: c.topic, as: UTF8.self))
-                ins.bind(3, String(decoding: c.env, as: UTF8.self))
-                ins.bind(4, c.responses)
-                ins.bind(5, c.gone)
+                ins.bind(1, current); ins.bind(2, c.topic); ins.bind(3, c.env); ins.bind(4, c.responses); ins.bind(5, c.gone)
                 try ins.run()
             }
             for c in hygiene {
-                insHygiene.bind(1, current)
-                insHygiene.bind(2, c.src)
-                insHygiene.bind(3, String(decoding: c.topic, as: UTF8.self))
-                insHygiene.bind(4, String(decoding: c.env, as: UTF8.self))
+                insHygiene.bind(1, current); insHygiene.bind(2, c.source); insHygiene.bind(3, c.topic); insHygiene.bind(4, c.env)
                 for (k, n) in c.counts.columns.enumerated() { insHygiene.bind(Int32(5 + k), n) }
                 try insHygiene.run()
             }
@@ -52,21 +45,21 @@ enum HourlyResponses {
                 try flush()
                 current = h
             }
-            let topic = scan.bytes(1), env = scan.bytes(2), gone = scan.int(3)
-            if let i = cells.firstIndex(where: { $0.topic.elementsEqual(topic) && $0.env.elementsEqual(env) }) {
+            let topic = scan.int(1), env = scan.int(2), gone = scan.int(3)
+            if let i = cells.firstIndex(where: { $0.topic == topic && $0.env == env }) {
                 cells[i].responses += 1
                 cells[i].gone += gone
             } else {
-                cells.append(Cell(topic: Array(topic), env: Array(env), responses: 1, gone: gone))
+                cells.append(Cell(topic: topic, env: env, responses: 1, gone: gone))
             }
             // Rows come in runs of one source file: try the cell of the previous row first.
-            let src = scan.int(4)
-            func matches(_ c: HygieneCell) -> Bool { c.src == src && c.topic.elementsEqual(topic) && c.env.elementsEqual(env) }
+            let source = scan.int(4)
+            func matches(_ c: HygieneCell) -> Bool { c.source == source && c.topic == topic && c.env == env }
             if last >= hygiene.count || !matches(hygiene[last]) {
                 if let i = hygiene.firstIndex(where: matches) {
                     last = i
                 } else {
-                    hygiene.append(HygieneCell(src: src, topic: Array(topic), env: Array(env), counts: HygieneCounts()))
+                    hygiene.append(HygieneCell(source: source, topic: topic, env: env, counts: HygieneCounts()))
                     last = hygiene.count - 1
                 }
             }
@@ -79,9 +72,9 @@ enum HourlyResponses {
     /// `hygieneColumns` below makes in SQL (the incremental path); DerivedTests compares the two.
     struct HygieneCounts {
         var responses: Int64 = 0, withHeaders: Int64 = 0, withPayload: Int64 = 0, withIDs: Int64 = 0, untyped: Int64 = 0
-        var alertN: Int64 = 0, alertV: Int64 = 0, mutableN: Int64 = 0, mutableV: Int64 = 0
+        var alertLogged: Int64 = 0, alertEmpty: Int64 = 0, mutableLogged: Int64 = 0, mutableEmpty: Int64 = 0
 
-        var columns: [Int64] { [responses, withHeaders, withPayload, withIDs, untyped, alertN, alertV, mutableN, mutableV] }
+        var columns: [Int64] { [responses, withHeaders, withPayload, withIDs, untyped, alertLogged, alertEmpty, mutableLogged, mutableEmpty] }
 
         /// Adds the response of the scan's current row (columns 5...14 of the rebuild's SELECT).
         mutating func add(_ s: Statement) {
@@ -91,42 +84,43 @@ enum HourlyResponses {
             if payload { withPayload += 1 }
             if !s.isNull(13) || !s.isNull(14) || !s.isNull(7) { withIDs += 1 }
             if !typed { untyped += 1 }
-            if typed && payload && s.bytes(5).elementsEqual("alert".utf8) {
-                alertN += 1
-                if s.int(9) == 0 && !s.isNull(10) && s.int(10) == 0 && !s.isNull(11) && s.int(11) == 0 { alertV += 1 }
+            if typed && payload && s.int(5) == 1 {  // push type 1: alert (seeded)
+                alertLogged += 1
+                if s.int(9) == 0 && !s.isNull(10) && s.int(10) == 0 && !s.isNull(11) && s.int(11) == 0 { alertEmpty += 1 }
             }
             if payload && !s.isNull(12) && s.int(12) == 1 {
-                mutableN += 1
-                if s.int(9) == 0 { mutableV += 1 }
+                mutableLogged += 1
+                if s.int(9) == 0 { mutableEmpty += 1 }
             }
         }
     }
 
     /// The hygiene_hourly counts of a group of `sends` rows, in SQL (the incremental path).
     static let hygieneColumns = """
-        count(*), coalesce(sum(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL), 0),
+        count(*), coalesce(sum(push_type_id IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL), 0),
         coalesce(sum(has_alert IS NOT NULL), 0), coalesce(sum(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL), 0),
-        count(*) - count(push_type), coalesce(sum(push_type = 'alert' AND has_alert IS NOT NULL), 0),
-        coalesce(sum(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0), 0),
+        count(*) - count(push_type_id), coalesce(sum(push_type_id = 1 AND has_alert IS NOT NULL), 0),
+        coalesce(sum(push_type_id = 1 AND has_alert = 0 AND has_sound = 0 AND has_badge = 0), 0),
         coalesce(sum(mutable_content = 1 AND has_alert IS NOT NULL), 0), coalesce(sum(mutable_content = 1 AND has_alert = 0), 0)
         """
 
     /// Adds the responses among the send rows above `rowid`.
     static func add(_ db: Database, after rowid: Int64) throws {
         try db.exec("""
-            INSERT INTO resp_hourly(hour, topic, env, responses, gone)
-              SELECT bucket_start(t, 'hour') / \(hour), coalesce(topic, ''), coalesce(env, ''), count(*), sum(status = 410)
-              FROM sends WHERE rowid > \(rowid) AND kind IN (0, 2) AND status IS NOT NULL GROUP BY 1, 2, 3
-            ON CONFLICT(hour, topic, env) DO UPDATE SET responses = responses + excluded.responses, gone = gone + excluded.gone;
-            INSERT INTO hygiene_hourly(hour, src, topic, env, responses, with_headers, with_payload, with_ids, untyped,
-                                       alert_n, alert_v, mutable_n, mutable_v)
-              SELECT bucket_start(t, 'hour') / \(hour), coalesce(src, 0), coalesce(topic, ''), coalesce(env, ''), \(hygieneColumns)
-              FROM sends WHERE rowid > \(rowid) AND kind IN (0, 2) AND status IS NOT NULL GROUP BY 1, 2, 3, 4
-            ON CONFLICT(hour, src, topic, env) DO UPDATE SET responses = responses + excluded.responses,
+            INSERT INTO hourly_responses(hour, topic_id, env_id, responses, gone)
+              SELECT bucket_start(time_ms, 'hour') / \(hour), coalesce(topic_id, 0), coalesce(env_id, 0), count(*), sum(status = 410)
+              FROM responses WHERE id > \(rowid) GROUP BY 1, 2, 3
+            ON CONFLICT(hour, topic_id, env_id) DO UPDATE SET responses = responses + excluded.responses, gone = gone + excluded.gone;
+            INSERT INTO hygiene_hourly(hour, source_id, topic_id, env_id, responses, with_headers, with_payload, with_ids, untyped,
+                                       alert_logged, alert_empty, mutable_logged, mutable_empty)
+              SELECT bucket_start(time_ms, 'hour') / \(hour), coalesce(source_id, 0), coalesce(topic_id, 0), coalesce(env_id, 0),
+                     \(hygieneColumns)
+              FROM responses WHERE id > \(rowid) GROUP BY 1, 2, 3, 4
+            ON CONFLICT(hour, source_id, topic_id, env_id) DO UPDATE SET responses = responses + excluded.responses,
               with_headers = with_headers + excluded.with_headers, with_payload = with_payload + excluded.with_payload,
               with_ids = with_ids + excluded.with_ids, untyped = untyped + excluded.untyped,
-              alert_n = alert_n + excluded.alert_n, alert_v = alert_v + excluded.alert_v,
-              mutable_n = mutable_n + excluded.mutable_n, mutable_v = mutable_v + excluded.mutable_v;
+              alert_logged = alert_logged + excluded.alert_logged, alert_empty = alert_empty + excluded.alert_empty,
+              mutable_logged = mutable_logged + excluded.mutable_logged, mutable_empty = mutable_empty + excluded.mutable_empty;
             """)
     }
 }

@@ -3,7 +3,7 @@ public enum Retention {
     /// How many records of each table have a time before `t` (what `prune` would delete).
     public static func count(_ db: Database, before t: Int64) throws -> [(String, Int64)] {
         try ["sends", "registers", "settings", "receipts", "unregisters"].map { table in
-            let s = try db.prepare("SELECT count(*) FROM \(table) WHERE t < ?1")
+            let s = try db.prepare("SELECT count(*) FROM \(table) WHERE time_ms < ?1")
             s.bind(1, t)
             _ = try s.step()
             return (table, s.int(0))
@@ -16,7 +16,7 @@ public enum Retention {
         try db.exec("BEGIN IMMEDIATE")
         do {
             for table in ["sends", "registers", "settings", "receipts", "unregisters"] {
-                let s = try db.prepare("DELETE FROM \(table) WHERE t < ?1")
+                let s = try db.prepare("DELETE FROM \(table) WHERE time_ms < ?1")
                 s.bind(1, t)
                 try s.run()
                 n += db.changes

@@ -16,17 +16,17 @@ public enum RecordDump {
     ]
 
     /// One SELECT per record table, for records in [since, until) (`?1`/`?2`). Its columns are
-    /// `columns` in order, except that the identity and the source come raw — kind, t, h1, h2, src,
-    /// line, then the fields — and `RowEncoder` writes them as time_ms, line_hash and the path.
+    /// `columns` in order, the strings joined back from their dimensions, except that the source
+    /// comes as its id and `RowEncoder` writes its path and the line hash as 16 hex digits.
     static func selects(ordered: Bool) -> [String] {
         func select(_ table: String, _ kind: String, _ fields: [String: String], tokenJoin: Bool) -> String {
             var exprs: [String] = []
             for c in columns {
                 switch c {
                 case "kind": exprs.append(kind)
-                case "time_ms": exprs.append("r.t")
-                case "line_hash": exprs.append("r.h1, r.h2")
-                case "source": exprs.append("r.src")
+                case "time_ms": exprs.append("r.time_ms")
+                case "line_hash": exprs.append("r.line_hash")
+                case "source": exprs.append("r.source_id")
                 case "line": exprs.append("r.line")
                 case "token" where tokenJoin: exprs.append("k.token")
                 case "token_malformed" where tokenJoin: exprs.append("k.malformed")
@@ -35,28 +35,45 @@ public enum RecordDump {
                 }
             }
             let join = tokenJoin ? " LEFT JOIN tokens k ON k.id = r.token_id" : ""
-            return "SELECT \(exprs.joined(separator: ", ")) FROM \(table) r\(join) WHERE r.t >= ?1 AND r.t < ?2"
-                + (ordered ? " ORDER BY r.t" : "")
+            return "SELECT \(exprs.joined(separator: ", ")) FROM \(table) r\(join) WHERE r.time_ms >= ?1 AND r.time_ms < ?2"
+                + (ordered ? " ORDER BY r.time_ms" : "")
         }
         func same(_ names: [String]) -> [String: String] { Dictionary(uniqueKeysWithValues: names.map { ($0, "r.\($0)") }) }
-        var sends = same(["apns_id", "env", "topic", "push_type", "priority", "collapse_id", "expiration", "payload_bytes",
-                          "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
-                          "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason", "category",
-                          "apns_unique_id", "latency_ms", "attempt", "error"])
+        /// Columns held as dimension ids: field -> (dimension table, id column).
+        let dimensions: [String: (String, String)] = [
+            "env": ("envs", "env_id"), "topic": ("topics", "topic_id"), "push_type": ("push_types", "push_type_id"),
+            "reason": ("reasons", "reason_id"), "category": ("categories", "category_id"), "device": ("devices", "device_id"),
+            "user": ("users", "user_id"), "app_version": ("app_versions", "app_version_id"),
+            "os_version": ("os_versions", "os_version_id"), "auth": ("labels", "auth_id"),
+            "alert_setting": ("labels", "alert_setting_id"), "sound_setting": ("labels", "sound_setting_id"),
+            "badge_setting": ("labels", "badge_setting_id"), "lock_screen": ("labels", "lock_screen_id"),
+            "notification_center": ("labels", "notification_center_id"), "receipt": ("labels", "receipt_id"),
+            "result": ("labels", "result_id"),
+        ]
+        func fields(_ names: [String]) -> [String: String] {
+            var f = same(names.filter { dimensions[$0] == nil })
+            for n in names { if let (table, column) = dimensions[n] { f[n] = "(SELECT name FROM \(table) WHERE id = r.\(column))" } }
+            if names.contains("apns_id") { f["apns_id"] = "apns_text(r.apns_id)" }
+            return f
+        }
+        var sends = fields(["apns_id", "env", "topic", "push_type", "priority", "collapse_id", "expiration", "payload_bytes",
+                            "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
+                            "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason", "category",
+                            "apns_unique_id", "latency_ms", "attempt", "error"])
         sends["apns_timestamp"] = "r.apns_ts"
         let sendKind = "CASE r.kind WHEN 0 THEN 'send' WHEN 1 THEN 'request' ELSE 'response' END"
         return [
             select("sends", sendKind, sends, tokenJoin: true),
-            select("registers", "'register'", same(["device", "user", "env", "app_version", "os_version", "auth", "topic"]), tokenJoin: true),
-            select("settings", "'settings'", same(["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting",
-                                                   "lock_screen", "notification_center"]), tokenJoin: false),
-            select("receipts", "'receipt'", same(["apns_id", "device", "receipt", "result"]), tokenJoin: true),
-            select("unregisters", "'unregister'", same(["device", "user"]), tokenJoin: true),
+            select("registers", "'register'", fields(["device", "user", "env", "app_version", "os_version", "auth", "topic"]), tokenJoin: true),
+            select("settings", "'settings'", fields(["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting",
+                                                     "lock_screen", "notification_center"]), tokenJoin: false),
+            select("receipts", "'receipt'", fields(["apns_id", "device", "receipt", "result"]), tokenJoin: true),
+            select("unregisters", "'unregister'", fields(["device", "user"]), tokenJoin: true),
         ]
     }
 
     /// Streams every record in [since, until) to `sink`; returns the number of rows written.
-    /// `ordered` merges the tables by time (each read in its (t, h1, h2) order), so a day-partitioned
+    /// `ordered` merges the tables by time (each read in its (time_ms, line_hash) order), so a day-partitioned
     /// sink meets each day once; otherwise the tables are dumped one after another (faster).
     @discardableResult
     public static func run(_ db: Database, since: Int64?, until: Int64?, ordered: Bool = false, into sink: ExportSink) throws -> Int {

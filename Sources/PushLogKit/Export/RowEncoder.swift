@@ -1,7 +1,7 @@
 import CSQLite
 
 /// Writes the current row of a `RecordDump` statement in an export format. The statement gives the
-/// identity raw (t, h1, h2, src); the encoder writes time_ms, the line hash as 32 hex digits and the
+/// identity raw (time_ms, line_hash, source_id); the encoder writes the line hash as 16 hex digits and the
 /// source's path (looked up once per source, not per row), then every field. Numbers and escapes
 /// are written straight into the output bytes: the dump runs at hundreds of thousands of rows/s.
 public final class RowEncoder {
@@ -27,24 +27,23 @@ public final class RowEncoder {
         separator(json, &out)
         if json { out.append(contentsOf: keys[1]) }
         Self.appendInt(s.int(1), &out)
-        // line_hash: h1 and h2 as 16 hex digits each (two's complement, as printf('%016x') gives).
+        // line_hash: 16 hex digits (two's complement, as printf('%016x') gives).
         separator(json, &out)
         if json { out.append(contentsOf: keys[2]); out.append(UInt8(ascii: "\"")) }
-        for v in [UInt64(bitPattern: s.int(2)), UInt64(bitPattern: s.int(3))] {
-            for shift in stride(from: 60, through: 0, by: -4) { out.append(Self.hex[Int((v >> UInt64(shift)) & 15)]) }
-        }
+        let v = UInt64(bitPattern: s.int(2))
+        for shift in stride(from: 60, through: 0, by: -4) { out.append(Self.hex[Int((v >> UInt64(shift)) & 15)]) }
         if json { out.append(UInt8(ascii: "\"")) }
-        // source: the path of src
-        if s.isNull(4) {
+        // source: the path of source_id
+        if s.isNull(3) {
             if !json { out.append(contentsOf: "\t\\N".utf8) }
         } else {
             separator(json, &out)
             if json { out.append(contentsOf: keys[3]) }
-            out.append(contentsOf: encodedSource(s.int(4), json))
+            out.append(contentsOf: encodedSource(s.int(3), json))
         }
-        // line, then the fields: output column c is statement column c + 1 (h1, h2 give one column)
+        // line, then the fields: output column c is statement column c
         for c in 4..<RecordDump.columns.count {
-            column(Int32(c + 1), s, c, json, &out, first: false)
+            column(Int32(c), s, c, json, &out, first: false)
         }
         out.append(contentsOf: json ? [UInt8(ascii: "}"), 10] : [10])
     }

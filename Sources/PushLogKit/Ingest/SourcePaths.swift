@@ -51,7 +51,7 @@ public enum SourcePaths {
                         FROM (SELECT * FROM sources WHERE id = \(other.id)) AS o WHERE sources.id = \(keep.id)
                         """)
                     for table in ["sends", "registers", "settings", "receipts", "unregisters", "rejects", "apple_metrics"] {
-                        try db.exec("UPDATE \(table) SET src = \(keep.id) WHERE src = \(other.id)")
+                        try db.exec("UPDATE \(table) SET source_id = \(keep.id) WHERE source_id = \(other.id)")
                     }
                     try db.exec("DELETE FROM sources WHERE id = \(other.id)")
                 }

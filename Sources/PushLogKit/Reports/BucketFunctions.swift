@@ -1,10 +1,11 @@
 import CSQLite
 import Foundation
 
-/// `--by` as SQL: a report groups by `by_key(:by, t, topic, env, push_type, reason, app_version)`
-/// and labels the group with `by_label(key, :by)`. For a time unit the key is the bucket's start
-/// (epoch ms, so groups sort in time order) and the label `bucket(start, unit)`; for a dimension
-/// (topic, env, app_version, push_type, reason) both are the value, `(none)` when absent
+/// `--by` as SQL: a report groups by
+/// `by_key(:by, time_ms, topic_id, env_id, push_type_id, reason_id, app_version_id)` and labels
+/// the group with `by_label(key, :by)`. For a time unit the key is the bucket's start (epoch ms,
+/// so groups sort in time order) and the label `bucket(start, unit)`; for a dimension (topic,
+/// env, app_version, push_type, reason) both are the value's name, `(none)` when absent
 /// (`(unknown)` for an app version, as env-mismatch's by_app_version says).
 public enum BucketFunctions {
     /// The argument of by_key holding the dimension `by` names, or nil for a time unit. Compared
@@ -34,14 +35,37 @@ public enum BucketFunctions {
         return TimeFormat.floorDiv(ms, step) * step
     }
 
+    /// The names of the dimension ids by_key meets, read from the dimension tables on first use
+    /// (again when an id is new: `--watch` reruns over a growing database).
+    final class Names {
+        let db: Database
+        static let tables = [2: "topics", 3: "envs", 4: "push_types", 5: "reasons", 6: "app_versions"]
+        var names: [Int: [Int64: String]] = [:]
+        init(_ db: Database) { self.db = db }
+
+        func name(argument i: Int, id: Int64) -> String? {
+            if let n = names[i]?[id] { return n }
+            guard let table = Names.tables[i], let s = try? db.prepare("SELECT id, name FROM \(table)") else { return nil }
+            var m: [Int64: String] = [:]
+            while (try? s.step()) == true { m[s.int(0)] = s.string(1) ?? "" }
+            names[i] = m
+            return m[id]
+        }
+    }
+
     public static func register(_ db: Database) throws {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        try db.check(sqlite3_create_function_v2(db.handle, "by_key", 7, flags, nil, { ctx, _, argv in
+        let names = Unmanaged.passRetained(Names(db)).toOpaque()
+        try db.check(sqlite3_create_function_v2(db.handle, "by_key", 7, flags, names, { ctx, _, argv in
             guard let argv, let by = sqlite3_value_text(argv[0]) else { sqlite3_result_null(ctx); return }
             if let i = BucketFunctions.dimensionArgument(by) {
-                // resp_hourly stores an absent topic or env as ''.
-                if let v = sqlite3_value_text(argv[i]), v[0] != 0 {
+                // The hourly tables store an absent topic or env as 0.
+                let names = Unmanaged<Names>.fromOpaque(sqlite3_user_data(ctx)).takeUnretainedValue()
+                // A text argument is the value itself (errors: a transport failure's error text as its reason).
+                if sqlite3_value_type(argv[i]) == SQLITE_TEXT, let v = sqlite3_value_text(argv[i]), v[0] != 0 {
                     _ = pushlog_result_text_transient(ctx, UnsafeRawPointer(v).assumingMemoryBound(to: CChar.self), -1)
+                } else if sqlite3_value_type(argv[i]) == SQLITE_INTEGER, let n = names.name(argument: i, id: sqlite3_value_int64(argv[i])), !n.isEmpty {
+                    _ = n.withCString { pushlog_result_text_transient(ctx, $0, -1) }
                 } else {
                     _ = (i == 6 ? "(unknown)" : "(none)").withCString { pushlog_result_text_transient(ctx, $0, -1) }
                 }
@@ -49,7 +73,7 @@ public enum BucketFunctions {
             }
             guard sqlite3_value_type(argv[1]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
             sqlite3_result_int64(ctx, BucketFunctions.start(ms: sqlite3_value_int64(argv[1]), by: by))
-        }, nil, nil, nil))
+        }, nil, nil, { p in if let p { Unmanaged<Names>.fromOpaque(p).release() } }))
         try db.check(sqlite3_create_function_v2(db.handle, "by_label", 2, flags, nil, { ctx, _, argv in
             guard let argv, let u = sqlite3_value_text(argv[1]), sqlite3_value_type(argv[0]) != SQLITE_NULL else {
                 sqlite3_result_null(ctx); return

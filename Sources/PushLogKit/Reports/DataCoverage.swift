@@ -6,13 +6,13 @@ public struct DataCoverage {
 
     /// The time span of all records (responses and registrations), or nil for an empty database.
     public func span() throws -> (Int64, Int64)? {
-        // One min() or max() per SELECT, so each is a single probe of the table's (t, …) key
+        // One min() or max() per SELECT, so each is a single probe of the table's (time_ms, …) key
         // instead of a scan; the aggregate skips the NULL of an empty table.
         let s = try db.prepare("""
             SELECT min(lo), max(hi) FROM (
-              SELECT (SELECT min(t) FROM sends) AS lo, (SELECT max(t) FROM sends) AS hi
-              UNION ALL SELECT (SELECT min(t) FROM registers), (SELECT max(t) FROM registers)
-              UNION ALL SELECT (SELECT min(t) FROM settings), (SELECT max(t) FROM settings))
+              SELECT (SELECT min(time_ms) FROM sends) AS lo, (SELECT max(time_ms) FROM sends) AS hi
+              UNION ALL SELECT (SELECT min(time_ms) FROM registers), (SELECT max(time_ms) FROM registers)
+              UNION ALL SELECT (SELECT min(time_ms) FROM settings), (SELECT max(time_ms) FROM settings))
             """)
         guard try s.step(), !s.isNull(0) else { return nil }
         return (s.int(0), s.int(1))
@@ -28,13 +28,13 @@ public struct DataCoverage {
                        + "\(p.until.map { TimeFormat.rfc3339(ms: $0) } ?? "the end"); the data spans \(TimeFormat.rfc3339(ms: lo)) … \(TimeFormat.rfc3339(ms: hi))")
         }
         if let topic = p.topic, names.contains("topic") {
-            let known = try values("SELECT DISTINCT topic FROM resp_hourly WHERE topic <> '' ORDER BY 1 LIMIT 20")
+            let known = try values("SELECT name FROM topics WHERE id IN (SELECT DISTINCT topic_id FROM hourly_responses) AND name <> '' ORDER BY 1 LIMIT 20")
             if !known.contains(topic) {
                 out.append("no responses for topic '\(topic)'; topics seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }
         }
         if let env = p.env, names.contains("env") {
-            let known = try values("SELECT DISTINCT env FROM resp_hourly WHERE env <> '' ORDER BY 1")
+            let known = try values("SELECT name FROM envs WHERE id IN (SELECT DISTINCT env_id FROM hourly_responses) AND name <> '' ORDER BY 1")
             if !known.contains(env) {
                 out.append("no responses sent to env '\(env)'; envs seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }

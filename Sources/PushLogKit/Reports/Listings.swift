@@ -12,16 +12,16 @@ public enum Listings {
         """
 
     /// Rejects of one source (or all, ?1 NULL), for the "showing N of M" line.
-    public static let rejectCount = "SELECT count(*) FROM rejects r JOIN sources s ON s.id = r.src WHERE ?1 IS NULL OR s.path = ?1"
+    public static let rejectCount = "SELECT count(*) FROM rejects r JOIN sources s ON s.id = r.source_id WHERE ?1 IS NULL OR s.path = ?1"
 
     /// Sources whose path is `?1` or ends in `/?1` (a file named as `sources` lists it, or by its name).
     public static let sourceMatch = "SELECT path FROM sources WHERE path = ?1 OR path LIKE '%/' || ?1 ORDER BY path = ?1 DESC LIMIT 3"
 
     public static let rejects = """
         SELECT s.path AS file, r.line, r.reason, r.text
-        FROM rejects r JOIN sources s ON s.id = r.src
+        FROM rejects r JOIN sources s ON s.id = r.source_id
         WHERE ?1 IS NULL OR s.path = ?1
-        ORDER BY r.src, r.line
+        ORDER BY r.source_id, r.line
         LIMIT ?2
         """
 }

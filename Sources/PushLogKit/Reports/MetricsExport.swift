@@ -40,9 +40,10 @@ public struct MetricsExport {
         var gone = MetricFamily(name: "pushlog_gone_responses", help: "410 (token gone) APNs responses in the window, by topic and env")
         var total = (responses: 0.0, accepted: 0.0, gone: 0.0)
         let byTopic = try db.prepare("""
-            SELECT coalesce(topic, '(none)'), coalesce(env, '(none)'), count(*), coalesce(sum(status = 200), 0), coalesce(sum(status = 410), 0)
-            FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND t >= ?1 AND t < ?2
-            GROUP BY 1, 2 ORDER BY 1, 2
+            SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
+                   count(*), coalesce(sum(status = 200), 0), coalesce(sum(status = 410), 0)
+            FROM responses WHERE time_ms >= ?1 AND time_ms < ?2
+            GROUP BY topic_id, env_id ORDER BY 1, 2
             """)
         byTopic.bind(1, lo); byTopic.bind(2, hi)
         while try byTopic.step() {
@@ -62,9 +63,10 @@ public struct MetricsExport {
 
         var errors = MetricFamily(name: "pushlog_error_responses", help: "Non-accepted APNs responses in the window, by topic, env and APNs reason category")
         let byCategory = try db.prepare("""
-            SELECT coalesce(topic, '(none)'), coalesce(env, '(none)'), coalesce(category, 'unknown'), count(*)
-            FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL AND status <> 200 AND t >= ?1 AND t < ?2
-            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
+                   coalesce((SELECT name FROM categories WHERE id = category_id), 'unknown'), count(*)
+            FROM responses WHERE status <> 200 AND time_ms >= ?1 AND time_ms < ?2
+            GROUP BY topic_id, env_id, category_id ORDER BY 1, 2, 3
             """)
         byCategory.bind(1, lo); byCategory.bind(2, hi)
         while try byCategory.step() {

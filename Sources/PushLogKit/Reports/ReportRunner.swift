@@ -31,6 +31,10 @@ public final class ReportRunner {
             }
             for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
                 guard let pn = s.parameterName(i) else { continue }
+                if let (param, table) = ReportRunner.dimensionParameters[String(pn.dropFirst())] {
+                    try bindDimension(s, i, table, params.value(param, defaults: defaults))
+                    continue
+                }
                 switch params.value(String(pn.dropFirst()), defaults: defaults) {
                 case .null: s.bindNull(i)
                 case .int(let v): s.bind(i, v)
@@ -45,6 +49,20 @@ public final class ReportRunner {
             sections = sections.map { $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: lo, until: hi) : $0 }
         }
         return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+    }
+
+    /// Parameters that carry the dimension id of another parameter's text (`:topic_id` for
+    /// `--topic`), so a filter compares integers: NULL without the option, -1 for a value never
+    /// seen (it matches nothing, as the text did).
+    static let dimensionParameters: [String: (param: String, table: String)] = [
+        "topic_id": ("topic", "topics"), "env_id": ("env", "envs"),
+    ]
+
+    func bindDimension(_ s: Statement, _ i: Int32, _ table: String, _ value: SQLValue) throws {
+        guard case .text(let name) = value else { s.bindNull(i); return }
+        let find = try db.prepare("SELECT id FROM \(table) WHERE name = ?1")
+        find.bind(1, name)
+        s.bind(i, try find.step() ? find.int(0) : -1)
     }
 
     /// The sections a run of the report prints, in order (the weekly report assembles its own).

@@ -4,23 +4,27 @@ public struct Trace {
     let db: Database
     public init(db: Database) { self.db = db }
 
-    public enum Subject { case tokens([Int64]), device(String), user(String), apnsID(String) }
+    /// What a key names: tokens (ids), a device or user (id and name), an apns-id (as logged).
+    public enum Subject { case tokens([Int64]), device(Int64, String), user(Int64, String), apnsID(String) }
 
     /// Works out what KEY names. Throws with a clear message when it is ambiguous or unknown.
     public func resolve(_ key: String) throws -> (Subject, String) {
         let k = key.trimmingCharacters(in: .whitespaces)
-        if try exists("SELECT 1 FROM sends WHERE apns_id = ?1 UNION ALL SELECT 1 FROM receipts WHERE apns_id = ?1 LIMIT 1", k) {
+        if try exists("SELECT 1 FROM sends WHERE apns_id = apns_key(?1) UNION ALL SELECT 1 FROM receipts WHERE apns_id = apns_key(?1) LIMIT 1", k) {
             return (.apnsID(k), "apns-id \(k)")
         }
-        if try exists("SELECT 1 FROM registers WHERE device = ?1 UNION ALL SELECT 1 FROM settings WHERE device = ?1 LIMIT 1", k) {
-            return (.device(k), "device \(k)")
-        }
-        if try exists("""
-            SELECT 1 FROM device_facts WHERE user = ?1 UNION ALL
-            SELECT 1 FROM registers WHERE device IS NULL AND user = ?1 UNION ALL
-            SELECT 1 FROM settings WHERE device IS NULL AND user = ?1 LIMIT 1
+        if let d = try id("""
+            SELECT d.id FROM devices d WHERE d.name = ?1 AND (EXISTS (SELECT 1 FROM registers WHERE device_id = d.id)
+                                                             OR EXISTS (SELECT 1 FROM settings WHERE device_id = d.id))
             """, k) {
-            return (.user(k), "user \(k)")
+            return (.device(d, k), "device \(k)")
+        }
+        if let u = try id("""
+            SELECT u.id FROM users u WHERE u.name = ?1 AND (EXISTS (SELECT 1 FROM device_facts WHERE user_id = u.id)
+              OR EXISTS (SELECT 1 FROM registers WHERE device_id IS NULL AND user_id = u.id)
+              OR EXISTS (SELECT 1 FROM settings WHERE device_id IS NULL AND user_id = u.id))
+            """, k) {
+            return (.user(u, k), "user \(k)")
         }
         // A token: exact, a prefix, or the masked form outputs print (first 8 … last 4).
         var prefix = k, suffix = ""
@@ -38,8 +42,19 @@ public struct Trace {
         while try s.step() { found.append((s.int(0), s.string(1) ?? "")) }
         if found.isEmpty && k.count >= 4 {
             // An apns-id prefix (the first block of a UUID is what people copy from a log line).
-            let a = try db.prepare("SELECT DISTINCT apns_id FROM sends WHERE apns_id >= ?1 AND apns_id < ?1 || x'ff' LIMIT 3")
-            a.bind(1, k)
+            // Stored UUIDs are 16 bytes (ApnsIDKey): a hex prefix is a range of keys; other ids are text.
+            let a = try db.prepare("""
+                SELECT DISTINCT apns_text(apns_id) FROM sends
+                WHERE (apns_id >= ?1 AND apns_id < ?2) OR (apns_id >= ?3 AND apns_id < ?3 || x'ff') LIMIT 3
+                """)
+            let (lo, hi) = Trace.keyRange(hexPrefix: k)
+            if let lo, let hi {
+                lo.withUnsafeBytes { a.bindBlob(1, $0.baseAddress!, lo.count) }
+                hi.withUnsafeBytes { a.bindBlob(2, $0.baseAddress!, hi.count) }
+            } else {
+                a.bindNull(1); a.bindNull(2)
+            }
+            a.bind(3, k)
             var ids: [String] = []
             while try a.step() { if let v = a.string(0) { ids.append(v) } }
             if ids.count == 1 { return (.apnsID(ids[0]), "apns-id \(ids[0])") }
@@ -56,6 +71,36 @@ public struct Trace {
         return (.tokens([found[0].0]), "token \(found[0].1)")
     }
 
+    /// The range of 16-byte keys whose UUID starts with `hexPrefix` (dashes ignored), or nils when
+    /// it is not hex.
+    static func keyRange(hexPrefix: String) -> ([UInt8]?, [UInt8]?) {
+        let digits = hexPrefix.filter { $0 != "-" }
+        guard !digits.isEmpty, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else { return (nil, nil) }
+        let nibbles = digits.map { UInt8($0.hexDigitValue!) }
+        var lo: [UInt8] = []
+        var i = 0
+        while i + 1 < nibbles.count { lo.append(nibbles[i] << 4 | nibbles[i + 1]); i += 2 }
+        var hi = lo
+        if i < nibbles.count {
+            lo.append(nibbles[i] << 4)
+            hi.append(nibbles[i] << 4)
+            hi[hi.count - 1] &+= 16
+            if nibbles[i] < 15 { return (lo, hi) }
+            hi.removeLast()
+        }
+        // Increment the last byte that can be (a prefix of all f's has no upper bound: 17 x ff).
+        while let last = hi.last, last == 0xFF { hi.removeLast() }
+        if hi.isEmpty { return (lo, [UInt8](repeating: 0xFF, count: 18)) }
+        hi[hi.count - 1] += 1
+        return (lo, hi)
+    }
+
+    func id(_ sql: String, _ k: String) throws -> Int64? {
+        let s = try db.prepare(sql)
+        s.bind(1, k)
+        return try s.step() ? s.int(0) : nil
+    }
+
     func exists(_ sql: String, _ k: String) throws -> Bool {
         let s = try db.prepare(sql)
         s.bind(1, k)
@@ -64,26 +109,31 @@ public struct Trace {
 
     /// Tokens the subject involves: a token's devices' other tokens too, so a rotation shows its next token.
     func tokenIDs(_ subject: Subject) throws -> [Int64] {
-        var sql: String
-        var arg = ""
+        let sql: String
+        let arg: SQLValue
         switch subject {
         case .tokens(let ids):
-            arg = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            arg = .text("[" + ids.map(String.init).joined(separator: ",") + "]")
             sql = """
                 SELECT value FROM json_each(?1) UNION
-                SELECT token_id FROM registers WHERE device IN (SELECT device FROM registers WHERE token_id IN (SELECT value FROM json_each(?1)))
+                SELECT token_id FROM registers WHERE device_id IN (SELECT device_id FROM registers WHERE token_id IN (SELECT value FROM json_each(?1)))
                 """
-        case .device(let d): sql = "SELECT DISTINCT token_id FROM registers WHERE device = ?1"; arg = d
-        case .user(let u):
+        case .device(let d, _): sql = "SELECT DISTINCT token_id FROM registers WHERE device_id = ?1"; arg = .int(d)
+        case .user(let u, _):
             sql = """
                 SELECT DISTINCT token_id FROM registers
-                WHERE device IN (SELECT dkey FROM device_facts WHERE user = ?1) OR (device IS NULL AND user = ?1)
+                WHERE device_id IN (SELECT id FROM devices WHERE name IN (SELECT unit FROM device_facts WHERE user_id = ?1))
+                   OR (device_id IS NULL AND user_id = ?1)
                 """
-            arg = u
-        case .apnsID(let a): sql = "SELECT DISTINCT token_id FROM sends WHERE apns_id = ?1 AND token_id IS NOT NULL"; arg = a
+            arg = .int(u)
+        case .apnsID(let a): sql = "SELECT DISTINCT token_id FROM sends WHERE apns_id = apns_key(?1) AND token_id IS NOT NULL"; arg = .text(a)
         }
         let s = try db.prepare(sql)
-        if !arg.isEmpty { s.bind(1, arg) }
+        switch arg {
+        case .int(let v): s.bind(1, v)
+        case .text(let v): s.bind(1, v)
+        default: break
+        }
         var out: [Int64] = []
         while try s.step() { if !s.isNull(0) { out.append(s.int(0)) } }
         return out
@@ -92,14 +142,14 @@ public struct Trace {
     public func run(_ key: String) throws -> ResultDocument {
         let (subject, label) = try resolve(key)
         let ids = try tokenIDs(subject)
-        var devices: [String] = [], user: String?, apns: String?
+        var devices: [Int64] = [], user: Int64?, apns: String?
         switch subject {
-        case .device(let d): devices = [d]
-        case .user(let u):
+        case .device(let d, _): devices = [d]
+        case .user(let u, _):
             user = u
-            let s = try db.prepare("SELECT dkey FROM device_facts WHERE user = ?1")
+            let s = try db.prepare("SELECT d.id FROM device_facts f JOIN devices d ON d.name = f.unit WHERE f.user_id = ?1")
             s.bind(1, u)
-            while try s.step() { devices.append(s.string(0) ?? "") }
+            while try s.step() { devices.append(s.int(0)) }
         case .apnsID(let a): apns = a
         case .tokens: break
         }
@@ -107,44 +157,48 @@ public struct Trace {
         let inTokens = "(SELECT value FROM json_each(:tokens))"
         let inDevices = "(SELECT value FROM json_each(:devices))"
         let userFilter = ":user", apnsFilter = ":apns"
-        let sendsWhere = apns != nil ? "s.apns_id = :apns" : "s.token_id IN \(inTokens)"
+        let sendsWhere = apns != nil ? "s.apns_id = apns_key(:apns)" : "s.token_id IN \(inTokens)"
+        func name(_ table: String, _ column: String) -> String { "(SELECT name FROM \(table) WHERE id = \(column))" }
         let sql = """
             SELECT rfc3339(x.t) AS time, x.kind, k.token, x.detail, src.path AS source, x.line
             FROM (
-              SELECT s.t, CASE s.kind WHEN 0 THEN 'send' WHEN 1 THEN 'request' ELSE 'response' END AS kind, s.token_id,
-                     trim(coalesce(s.status, '') || ' ' || coalesce(s.reason, '') ||
+              SELECT s.time_ms AS t, CASE s.kind WHEN 0 THEN 'send' WHEN 1 THEN 'request' ELSE 'response' END AS kind, s.token_id,
+                     trim(coalesce(s.status, '') || ' ' || coalesce(\(name("reasons", "s.reason_id")), '') ||
                           CASE WHEN s.apns_ts IS NOT NULL THEN ' (APNs timestamp ' || rfc3339(s.apns_ts) || ')' ELSE '' END ||
-                          ' apns-id ' || coalesce(s.apns_id, '?') || ' env ' || coalesce(s.env, '?') ||
-                          ' ' || coalesce(s.push_type, '') || coalesce(' attempt ' || s.attempt, '')) AS detail,
-                     s.src, s.line
+                          ' apns-id ' || coalesce(apns_text(s.apns_id), '?') || ' env ' || coalesce(\(name("envs", "s.env_id")), '?') ||
+                          ' ' || coalesce(\(name("push_types", "s.push_type_id")), '') || coalesce(' attempt ' || s.attempt, '')) AS detail,
+                     s.source_id, s.line
               FROM sends s WHERE \(sendsWhere)
               UNION ALL
-              SELECT r.t, 'register', r.token_id,
-                     'device ' || coalesce(r.device, '?') || ' user ' || coalesce(r.user, '?') || ' env ' || coalesce(r.env, '?') ||
-                     ' app ' || coalesce(r.app_version, '?') || ' auth ' || coalesce(r.auth, '?'), r.src, r.line
-              FROM registers r WHERE r.token_id IN \(inTokens) OR r.device IN \(inDevices) OR (r.device IS NULL AND r.user = \(userFilter))
+              SELECT r.time_ms, 'register', r.token_id,
+                     'device ' || coalesce(\(name("devices", "r.device_id")), '?') || ' user ' || coalesce(\(name("users", "r.user_id")), '?') ||
+                     ' env ' || coalesce(\(name("envs", "r.env_id")), '?') || ' app ' || coalesce(\(name("app_versions", "r.app_version_id")), '?') ||
+                     ' auth ' || coalesce(\(name("labels", "r.auth_id")), '?'), r.source_id, r.line
+              FROM registers r WHERE r.token_id IN \(inTokens) OR r.device_id IN \(inDevices) OR (r.device_id IS NULL AND r.user_id = \(userFilter))
               UNION ALL
-              SELECT u.t, 'unregister', u.token_id, 'device ' || coalesce(u.device, '?'), u.src, u.line
-              FROM unregisters u WHERE u.token_id IN \(inTokens) OR u.device IN \(inDevices)
+              SELECT u.time_ms, 'unregister', u.token_id, 'device ' || coalesce(\(name("devices", "u.device_id")), '?'), u.source_id, u.line
+              FROM unregisters u WHERE u.token_id IN \(inTokens) OR u.device_id IN \(inDevices)
               UNION ALL
-              SELECT g.t, 'settings', NULL, 'auth ' || g.auth || ' alert ' || coalesce(g.alert_setting, '?') || ' device ' || coalesce(g.device, '?'), g.src, g.line
+              SELECT g.time_ms, 'settings', NULL, 'auth ' || \(name("labels", "g.auth_id")) || ' alert ' || coalesce(\(name("labels", "g.alert_setting_id")), '?') ||
+                     ' device ' || coalesce(\(name("devices", "g.device_id")), '?'), g.source_id, g.line
               FROM settings g
-              WHERE g.device IN \(inDevices) OR (g.device IS NULL AND g.user = \(userFilter))
-                 OR g.device IN (SELECT device FROM registers WHERE token_id IN \(inTokens))
+              WHERE g.device_id IN \(inDevices) OR (g.device_id IS NULL AND g.user_id = \(userFilter))
+                 OR g.device_id IN (SELECT device_id FROM registers WHERE token_id IN \(inTokens))
               UNION ALL
-              SELECT c.t, 'receipt', c.token_id, coalesce(c.receipt, '?') || ' ' || coalesce(c.result, '') || ' apns-id ' || c.apns_id, c.src, c.line
+              SELECT c.time_ms, 'receipt', c.token_id, coalesce(\(name("labels", "c.receipt_id")), '?') || ' ' || coalesce(\(name("labels", "c.result_id")), '') ||
+                     ' apns-id ' || apns_text(c.apns_id), c.source_id, c.line
               FROM receipts c
               -- by apns-id only (indexed): every receipt names the push it belongs to
-              WHERE c.apns_id = \(apnsFilter) OR c.apns_id IN (SELECT s.apns_id FROM sends s WHERE \(sendsWhere))
+              WHERE c.apns_id = apns_key(\(apnsFilter)) OR c.apns_id IN (SELECT s.apns_id FROM sends s WHERE \(sendsWhere))
             ) x
             LEFT JOIN tokens k ON k.id = x.token_id
-            LEFT JOIN sources src ON src.id = x.src
+            LEFT JOIN sources src ON src.id = x.source_id
             ORDER BY x.t, x.kind
             """
         let s = try db.prepare(sql)
         s.bind(s.index(of: ":tokens"), "[" + ids.map(String.init).joined(separator: ",") + "]")
-        s.bind(s.index(of: ":devices"), "[" + devices.map { JSONRenderer.quote($0) }.joined(separator: ",") + "]")
-        s.bind(s.index(of: ":user"), user)
+        s.bind(s.index(of: ":devices"), "[" + devices.map(String.init).joined(separator: ",") + "]")
+        s.bindInt(s.index(of: ":user"), user)
         s.bind(s.index(of: ":apns"), apns)
         var doc = ResultDocument(report: "trace", title: "Trace of \(label)", params: [("key", .text(key))],
                                  sections: [try ResultTable.from(s, name: "timeline")])

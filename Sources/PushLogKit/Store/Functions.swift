@@ -5,6 +5,30 @@ import Foundation
 public enum Functions {
     public static func register(_ db: Database) throws {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        // apns_key(text) -> the stored form of an apns-id (ApnsIDKey): a blob for a UUID, else the text.
+        try db.check(sqlite3_create_function_v2(db.handle, "apns_key", 1, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) == SQLITE_TEXT, let p = sqlite3_value_text(argv[0]) else {
+                if let argv { sqlite3_result_value(ctx, argv[0]) } else { sqlite3_result_null(ctx) }
+                return
+            }
+            let text = UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0])))
+            var key: (UInt64, UInt64, UInt8) = (0, 0, 0)
+            if let n = ApnsIDKey.encode(text, into: &key) {
+                _ = withUnsafeBytes(of: &key) { pushlog_result_blob_transient(ctx, $0.baseAddress!, Int32(n)) }
+            } else {
+                sqlite3_result_value(ctx, argv[0])
+            }
+        }, nil, nil, nil))
+        // apns_text(key) -> the apns-id as logged (inverse of apns_key).
+        try db.check(sqlite3_create_function_v2(db.handle, "apns_text", 1, flags, nil, { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) == SQLITE_BLOB else {
+                if let argv { sqlite3_result_value(ctx, argv[0]) } else { sqlite3_result_null(ctx) }
+                return
+            }
+            let p = sqlite3_value_blob(argv[0])?.assumingMemoryBound(to: UInt8.self)
+            let s = ApnsIDKey.text(UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0]))))
+            _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+        }, nil, nil, nil))
         // iso_week(ms) -> '2026-W45'
         try db.check(sqlite3_create_function_v2(db.handle, "iso_week", 1, flags, nil, { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }

@@ -2,17 +2,17 @@
 /// from the list and each bind names its column (`SendColumn.topic`), so adding a column is one
 /// new case, not a renumbering.
 ///
-/// A case's raw value is its parameter position within a row (1-based; the five identity
+/// A case's raw value is its parameter position within a row (1-based; the four identity
 /// columns come first in every table), and its SQL name is the case name in snake case
-/// (`tokenID` → `token_id`).
+/// (`tokenID` → `token_id`, `timeMs` → `time_ms`).
 protocol RecordColumns: CaseIterable, RawRepresentable where RawValue == Int32 {
     /// The record table these columns belong to.
     static var table: String { get }
 }
 
-/// The identity every record table starts with: time, line hash, source and line.
+/// The identity every record table starts with: time and line hash, then source and line.
 enum IdentityColumn: Int32, CaseIterable {
-    case t = 1, h1, h2, src, line
+    case timeMs = 1, lineHash, sourceID, line
 }
 
 extension RecordColumns {
@@ -36,28 +36,28 @@ extension RecordColumns {
 
 enum SendColumn: Int32, RecordColumns {
     static let table = "sends"
-    case kind = 6, tokenID, apnsID, env, topic, pushType, priority, collapseID, expiration, payloadBytes
+    case kind = 5, tokenID, apnsID, envID, topicID, pushTypeID, priority, collapseID, expiration, payloadBytes
     case contentAvailable, mutableContent, hasAlert, hasSound, hasBadge, apsCategory, threadID
-    case interruptionLevel, relevance, customKeys, status, reason, category, apnsTs, apnsUniqueID
+    case interruptionLevel, relevance, customKeys, status, reasonID, categoryID, apnsTs, apnsUniqueID
     case latencyMs, attempt, error
 }
 
 enum RegisterColumn: Int32, RecordColumns {
     static let table = "registers"
-    case tokenID = 6, device, user, env, appVersion, osVersion, auth, topic
+    case tokenID = 5, deviceID, userID, envID, appVersionID, osVersionID, authID, topicID
 }
 
 enum SettingsColumn: Int32, RecordColumns {
     static let table = "settings"
-    case device = 6, user, auth, alertSetting, soundSetting, badgeSetting, lockScreen, notificationCenter
+    case deviceID = 5, userID, authID, alertSettingID, soundSettingID, badgeSettingID, lockScreenID, notificationCenterID
 }
 
 enum ReceiptColumn: Int32, RecordColumns {
     static let table = "receipts"
-    case apnsID = 6, device, tokenID, receipt, result
+    case apnsID = 5, deviceID, tokenID, receiptID, resultID
 }
 
 enum UnregisterColumn: Int32, RecordColumns {
     static let table = "unregisters"
-    case tokenID = 6, device, user
+    case tokenID = 5, deviceID, userID
 }

@@ -1,8 +1,8 @@
 import CSQLite
 
 /// Writes normalised events into the record tables with reused prepared statements,
-/// interning tokens into integer ids. Duplicates (same time and line hash) are ignored by
-/// the unique keys and counted.
+/// interning tokens and repeated strings (Dimension) into integer ids. Duplicates (same time
+/// and line hash) are ignored by the unique keys and counted.
 public final class RecordWriter {
     struct ReasonKey: Hashable { let reason: Int64, status: Int64 }
 
@@ -11,19 +11,19 @@ public final class RecordWriter {
     private let batches: [RowBatch]
     private let insReject, insToken, findToken, insMetric: Statement
     private var tokenIDs = TokenCache()
+    private let topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels: Dimension
+    private var dimensions: [Dimension] { [topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels] }
     /// Categories of the reasons seen (a few dozen in practice; emptied if hostile input makes it grow).
     private var reasonCategory: [ReasonKey: ReasonCategory] = [:]
     /// Tokens and devices whose derived facts this writer's records may change (incremental refresh);
     /// collection stops, and `touchedAll` is set, once they grow past what an incremental refresh helps with.
     public private(set) var touchedTokens = Set<Int64>()
-    public private(set) var touchedDevices = Set<String>()
+    public private(set) var touchedDevices = Set<Int64>()
     public private(set) var touchedAll = false
     static let touchLimit = 100_000
-    private static let categoryText: [ReasonCategory: StaticString] = [
-        .accepted: "accepted", .tokenGone: "token-gone", .tokenBad: "token-bad", .envConfig: "env-config",
-        .auth: "auth", .request: "request", .rate: "rate", .server: "server", .unknown: "unknown",
-        .transport: "transport",
-    ]
+    /// Category ids are fixed: ReasonCategory order, from 1 (Schema.seed).
+    private static let categoryID: [ReasonCategory: Int64] = Dictionary(uniqueKeysWithValues:
+        ReasonCategory.allCases.enumerated().map { ($1, Int64($0 + 1)) })
     public init(db: Database) throws {
         self.db = db
         let head = "INSERT OR IGNORE INTO"
@@ -38,8 +38,13 @@ public final class RecordWriter {
             }
         }
         batches = b
-        insReject = try db.prepare("\(head) rejects(src, line, reason, text, h1, h2) VALUES (?1,?2,?3,?4,?5,?6)")
-        insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, src) VALUES (?1,?2,?3,?4,?5)")
+        topics = try Dimension(db, table: "topics"); envs = try Dimension(db, table: "envs")
+        pushTypes = try Dimension(db, table: "push_types"); reasons = try Dimension(db, table: "reasons")
+        appVersions = try Dimension(db, table: "app_versions"); osVersions = try Dimension(db, table: "os_versions")
+        devices = try Dimension(db, table: "devices"); users = try Dimension(db, table: "users")
+        labels = try Dimension(db, table: "labels")
+        insReject = try db.prepare("\(head) rejects(source_id, line, reason, text, line_hash) VALUES (?1,?2,?3,?4,?5)")
+        insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, source_id) VALUES (?1,?2,?3,?4,?5)")
         insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
         findToken = try db.prepare("SELECT id FROM tokens WHERE token = ?1")
     }
@@ -103,9 +108,9 @@ public final class RecordWriter {
         if touchedTokens.count > RecordWriter.touchLimit { giveUpTouching() }
     }
 
-    @inline(__always) func touchDevice(_ d: ByteSlice?) {
+    @inline(__always) func touchDevice(_ d: Int64?) {
         guard !touchedAll, let d else { return }
-        touchedDevices.insert(String(decoding: d, as: UTF8.self))
+        touchedDevices.insert(d)
         if touchedDevices.count > RecordWriter.touchLimit { giveUpTouching() }
     }
 
@@ -117,13 +122,13 @@ public final class RecordWriter {
     }
 
     /// Notes what a record may change in the derived facts.
-    @inline(__always) func touch(_ e: Event, token: Int64?) {
+    @inline(__always) func touch(_ e: Event, token: Int64?, device: Int64?) {
         switch e.kind! {
         case .register:
             if let token { touchToken(token) }
-            touchDevice(e.device)  // registrations without a device only touch user-only facts, always rebuilt
+            touchDevice(device)  // registrations without a device only touch user-only facts, always rebuilt
         case .settings:
-            touchDevice(e.device)
+            touchDevice(device)
         case .send, .response:
             if e.status == 410, let token { touchToken(token) }
         case .request, .receipt, .unregister:
@@ -140,51 +145,58 @@ public final class RecordWriter {
         let kind = e.kind!
         let b = batches[kind.rawValue]
         let s = b.statement, o = b.base
+        var device: Int64?
         switch kind {
         case .send, .request, .response:
             typealias C = SendColumn
             s.bind(o + C.kind.rawValue, Int64(kind.rawValue))
-            bind(s, o, C.tokenID, tok); bind(s, o, C.apnsID, e.apnsID); bind(s, o, C.env, e.env); bind(s, o, C.topic, e.topic)
-            bind(s, o, C.pushType, e.pushType); bind(s, o, C.priority, e.priority); bind(s, o, C.collapseID, e.collapseID)
+            bind(s, o, C.tokenID, tok)
+            if let a = e.apnsID { ApnsIDKey.bind(s, o + C.apnsID.rawValue, a) } else { s.bindNull(o + C.apnsID.rawValue) }
+            bind(s, o, C.envID, try envs.id(e.env)); bind(s, o, C.topicID, try topics.id(e.topic))
+            bind(s, o, C.pushTypeID, try pushTypes.id(e.pushType)); bind(s, o, C.priority, e.priority); bind(s, o, C.collapseID, e.collapseID)
             bind(s, o, C.expiration, e.expiration); bind(s, o, C.payloadBytes, e.payloadBytes)
             bind(s, o, C.contentAvailable, e.contentAvailable); bind(s, o, C.mutableContent, e.mutableContent)
             bind(s, o, C.hasAlert, e.hasAlert); bind(s, o, C.hasSound, e.hasSound); bind(s, o, C.hasBadge, e.hasBadge)
             bind(s, o, C.apsCategory, e.category); bind(s, o, C.threadID, e.threadID)
             bind(s, o, C.interruptionLevel, e.interruptionLevel); bind(s, o, C.relevance, e.relevance)
-            bind(s, o, C.customKeys, e.customKeys); bind(s, o, C.status, e.status); bind(s, o, C.reason, e.reason)
+            bind(s, o, C.customKeys, e.customKeys); bind(s, o, C.status, e.status); bind(s, o, C.reasonID, try reasons.id(e.reason))
             if e.status != nil || e.reason != nil {
-                bind(s, o, C.category, RecordWriter.categoryText[category(status: e.status, reason: e.reason)]!)
+                bind(s, o, C.categoryID, RecordWriter.categoryID[category(status: e.status, reason: e.reason)])
             } else if e.error != nil {
-                bind(s, o, C.category, RecordWriter.categoryText[.transport]!)
+                bind(s, o, C.categoryID, RecordWriter.categoryID[.transport])
             } else {
-                s.bindNull(o + C.category.rawValue)
+                s.bindNull(o + C.categoryID.rawValue)
             }
             bind(s, o, C.apnsTs, e.apnsTimestamp); bind(s, o, C.apnsUniqueID, e.apnsUniqueID); bind(s, o, C.latencyMs, e.latencyMs)
             bind(s, o, C.attempt, e.attempt); bind(s, o, C.error, e.error)
         case .register:
             typealias C = RegisterColumn
-            bind(s, o, C.tokenID, tok); bind(s, o, C.device, e.device); bind(s, o, C.user, e.user); bind(s, o, C.env, e.env)
-            bind(s, o, C.appVersion, e.appVersion); bind(s, o, C.osVersion, e.osVersion); bind(s, o, C.auth, e.auth)
-            bind(s, o, C.topic, e.topic)
+            device = try devices.id(e.device)
+            bind(s, o, C.tokenID, tok); bind(s, o, C.deviceID, device); bind(s, o, C.userID, try users.id(e.user))
+            bind(s, o, C.envID, try envs.id(e.env)); bind(s, o, C.appVersionID, try appVersions.id(e.appVersion))
+            bind(s, o, C.osVersionID, try osVersions.id(e.osVersion)); bind(s, o, C.authID, try labels.id(e.auth))
+            bind(s, o, C.topicID, try topics.id(e.topic))
         case .settings:
             typealias C = SettingsColumn
-            bind(s, o, C.device, e.device); bind(s, o, C.user, e.user); bind(s, o, C.auth, e.auth)
-            bind(s, o, C.alertSetting, e.alertSetting); bind(s, o, C.soundSetting, e.soundSetting)
-            bind(s, o, C.badgeSetting, e.badgeSetting); bind(s, o, C.lockScreen, e.lockScreen)
-            bind(s, o, C.notificationCenter, e.notificationCenter)
+            device = try devices.id(e.device)
+            bind(s, o, C.deviceID, device); bind(s, o, C.userID, try users.id(e.user)); bind(s, o, C.authID, try labels.id(e.auth))
+            bind(s, o, C.alertSettingID, try labels.id(e.alertSetting)); bind(s, o, C.soundSettingID, try labels.id(e.soundSetting))
+            bind(s, o, C.badgeSettingID, try labels.id(e.badgeSetting)); bind(s, o, C.lockScreenID, try labels.id(e.lockScreen))
+            bind(s, o, C.notificationCenterID, try labels.id(e.notificationCenter))
         case .receipt:
             typealias C = ReceiptColumn
-            bind(s, o, C.apnsID, e.apnsID); bind(s, o, C.device, e.device); bind(s, o, C.tokenID, tok)
-            bind(s, o, C.receipt, e.receipt); bind(s, o, C.result, e.result)
+            if let a = e.apnsID { ApnsIDKey.bind(s, o + C.apnsID.rawValue, a) } else { s.bindNull(o + C.apnsID.rawValue) }
+            bind(s, o, C.deviceID, try devices.id(e.device)); bind(s, o, C.tokenID, tok)
+            bind(s, o, C.receiptID, try labels.id(e.receipt)); bind(s, o, C.resultID, try labels.id(e.result))
         case .unregister:
             typealias C = UnregisterColumn
-            bind(s, o, C.tokenID, tok); bind(s, o, C.device, e.device); bind(s, o, C.user, e.user)
+            bind(s, o, C.tokenID, tok); bind(s, o, C.deviceID, try devices.id(e.device)); bind(s, o, C.userID, try users.id(e.user))
         }
         typealias I = IdentityColumn
-        s.bind(o + I.t.rawValue, t); s.bind(o + I.h1.rawValue, hash.0); s.bind(o + I.h2.rawValue, hash.1)
-        s.bind(o + I.src.rawValue, src); s.bind(o + I.line.rawValue, Int64(line))
+        s.bind(o + I.timeMs.rawValue, t); s.bind(o + I.lineHash.rawValue, hash.0)
+        s.bind(o + I.sourceID.rawValue, src); s.bind(o + I.line.rawValue, Int64(line))
         try b.rowDone()
-        touch(e, token: tok)
+        touch(e, token: tok, device: device)
     }
 
     /// Stores every bound row; call before the bound bytes are reused and before a commit.
@@ -197,6 +209,7 @@ public final class RecordWriter {
     public func discard() {
         for b in batches { b.discard() }
         tokenIDs = TokenCache()
+        for d in dimensions { d.discard() }
     }
 
     /// Rows stored per kind since the last call; the rest of what was written were duplicates.
@@ -215,7 +228,7 @@ public final class RecordWriter {
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
     public func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64)) throws -> Bool {
         insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason.description); insReject.bind(4, text)
-        insReject.bind(5, hash.0); insReject.bind(6, hash.1)
+        insReject.bind(5, hash.0)
         try insReject.run()
         return db.changes > 0
     }

@@ -12,14 +12,14 @@ final class RowBatch {
     /// Rows stored since the last `takeInserted` (duplicates are not).
     private var inserted = 0
 
-    /// One batch for the table of `Columns` (whose first column is the NOT NULL time `t`).
+    /// One batch for the table of `Columns` (whose first column is the NOT NULL time `time_ms`).
     convenience init<Columns: RecordColumns>(_ db: Database, _ columns: Columns.Type, rows: Int32 = 16) throws {
         try self.init(db, table: Columns.table, columns: Columns.names, rows: rows)
     }
 
-    /// `columns` names the table's columns; the first must be the NOT NULL time `t`.
+    /// `columns` names the table's columns; the first must be the NOT NULL time `time_ms`.
     init(_ db: Database, table: String, columns names: [String], rows: Int32 = 16) throws {
-        precondition(names.first == "t")
+        precondition(names.first == "time_ms")
         self.db = db
         columns = Int32(names.count)
         self.rows = rows

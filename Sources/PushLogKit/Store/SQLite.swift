@@ -170,6 +170,10 @@ public final class Statement {
     @inline(__always) public func bindStatic(_ i: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) {
         checkBind(i, p.withMemoryRebound(to: CChar.self, capacity: n) { pushlog_bind_text_static(handle, i, $0, Int32(n)) })
     }
+    /// Binds bytes as a blob (copied by SQLite).
+    @inline(__always) public func bindBlob(_ i: Int32, _ p: UnsafeRawPointer, _ n: Int) {
+        checkBind(i, pushlog_bind_blob_transient(handle, i, p, Int32(n)))
+    }
     /// Binds a Swift string (copied by SQLite).
     public func bind(_ i: Int32, _ text: String?) {
         guard var s = text else { bindNull(i); return }
@@ -227,6 +231,11 @@ public final class Statement {
         case SQLITE_INTEGER: return .int(int(i))
         case SQLITE_FLOAT: return .double(double(i))
         case SQLITE_NULL: return .null
+        // A stored apns-id key reads as its UUID text (ApnsIDKey).
+        case SQLITE_BLOB:
+            let n = Int(sqlite3_column_bytes(handle, i))
+            let p = sqlite3_column_blob(handle, i)?.assumingMemoryBound(to: UInt8.self)
+            return .text(ApnsIDKey.text(UnsafeBufferPointer(start: p, count: n)))
         default: return .text(string(i) ?? "")
         }
     }

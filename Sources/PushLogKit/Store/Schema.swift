@@ -1,10 +1,11 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 3
+    public static let version: Int64 = 4
 
-    /// Tables of version 1. Every record table is keyed for identity by (t, h1, h2): the record
-    /// time leads, so inserts land near the end of the tree (see PERF-NOTES).
-    static let v1 = """
+    /// The tables of version 4 (store v3, README "Store"). Record tables hold small integer ids
+    /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
+    /// and their identity (time_ms, line_hash) as one unique key; the `*_v` views join the text back.
+    static let tables = """
     -- derived_stale = 1 from the first committed batch until the derived facts are rebuilt, so a
     -- run killed between loading and finalizing is finished by the next one.
     CREATE TABLE meta(key TEXT PRIMARY KEY, value);
@@ -33,159 +34,226 @@ public enum Schema {
         malformed INTEGER NOT NULL DEFAULT 0,
         masked INTEGER NOT NULL DEFAULT 0
     );
+    -- Dimensions: every repeated string once; the record tables hold its id.
+    CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE envs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE push_types(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE reasons(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE app_versions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE os_versions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE devices(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    -- Short enumerated values: authorization states, settings, receipt kinds and results.
+    CREATE TABLE labels(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    -- The reason categories (fixed ids, ReasonCategory order) and what may be retried.
+    CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
+    -- The APNs reasons pushlog knows, their category and status (README: APNs reasons).
+    CREATE TABLE reason_taxonomy(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
+
     CREATE TABLE sends(
         id INTEGER PRIMARY KEY,
-        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
-        src INTEGER, line INTEGER,
+        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
         kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
-        token_id INTEGER, apns_id TEXT, env TEXT, topic TEXT, push_type TEXT, priority INTEGER,
+        token_id INTEGER, apns_id BLOB, env_id INTEGER, topic_id INTEGER, push_type_id INTEGER, priority INTEGER,
         collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
         content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
         aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
-        status INTEGER, reason TEXT, category TEXT, apns_ts INTEGER, apns_unique_id TEXT,
+        status INTEGER, reason_id INTEGER, category_id INTEGER, apns_ts INTEGER, apns_unique_id TEXT,
         latency_ms REAL, attempt INTEGER, error TEXT,
-        UNIQUE(t, h1, h2)
+        UNIQUE(time_ms, line_hash)
     );
     CREATE TABLE registers(
         id INTEGER PRIMARY KEY,
-        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
-        token_id INTEGER NOT NULL, device TEXT, user TEXT, env TEXT, app_version TEXT, os_version TEXT,
-        auth TEXT, topic TEXT,
-        UNIQUE(t, h1, h2)
+        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+        token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
+        os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
+        UNIQUE(time_ms, line_hash)
     );
     CREATE TABLE settings(
         id INTEGER PRIMARY KEY,
-        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
-        device TEXT, user TEXT, auth TEXT NOT NULL, alert_setting TEXT, sound_setting TEXT, badge_setting TEXT,
-        lock_screen TEXT, notification_center TEXT,
-        UNIQUE(t, h1, h2)
+        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+        device_id INTEGER, user_id INTEGER, auth_id INTEGER NOT NULL, alert_setting_id INTEGER, sound_setting_id INTEGER,
+        badge_setting_id INTEGER, lock_screen_id INTEGER, notification_center_id INTEGER,
+        UNIQUE(time_ms, line_hash)
     );
     CREATE TABLE receipts(
         id INTEGER PRIMARY KEY,
-        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
-        apns_id TEXT NOT NULL, device TEXT, token_id INTEGER, receipt TEXT, result TEXT,
-        UNIQUE(t, h1, h2)
+        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+        apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
+        UNIQUE(time_ms, line_hash)
     );
     CREATE TABLE unregisters(
         id INTEGER PRIMARY KEY,
-        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
-        token_id INTEGER NOT NULL, device TEXT, user TEXT,
-        UNIQUE(t, h1, h2)
+        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+        token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER,
+        UNIQUE(time_ms, line_hash)
     );
     CREATE TABLE rejects(
         id INTEGER PRIMARY KEY,
-        src INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
-        h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
-        UNIQUE(h1, h2)
+        source_id INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
+        line_hash INTEGER NOT NULL UNIQUE
     );
     CREATE TABLE apple_metrics(
-        day TEXT NOT NULL, push_type TEXT NOT NULL, status TEXT NOT NULL, count INTEGER NOT NULL, src INTEGER,
+        day TEXT NOT NULL, push_type TEXT NOT NULL, status TEXT NOT NULL, count INTEGER NOT NULL, source_id INTEGER,
         PRIMARY KEY(day, push_type, status)
     );
-    CREATE TABLE reasons(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
+
     -- Derived after each ingest (Derived.refresh): per-token facts reports join on.
     CREATE TABLE token_facts(
         token_id INTEGER PRIMARY KEY,
-        first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time
-        reg_env TEXT, reg_app_version TEXT,            -- env and app version of the latest registration
-        reg_device TEXT, reg_user TEXT,
+        first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time (ms)
+        reg_env_id INTEGER, reg_app_version_id INTEGER, -- env and app version of the latest registration
+        reg_device_id INTEGER, reg_user_id INTEGER,
         first_410 INTEGER, first_410_ts INTEGER,       -- first 410 response time and its APNs timestamp
         malformed INTEGER NOT NULL DEFAULT 0           -- copied from tokens, to save reports a join
     );
     -- Runs of consecutive registrations of one device with the same token; superseded_at is
     -- when the device first registered a different token after the run.
     CREATE TABLE token_runs(
-        device TEXT NOT NULL, token_id INTEGER NOT NULL, start INTEGER NOT NULL, last INTEGER NOT NULL,
+        device_id INTEGER NOT NULL, token_id INTEGER NOT NULL, start INTEGER NOT NULL, last INTEGER NOT NULL,
         superseded_at INTEGER
     );
     CREATE INDEX token_runs_token ON token_runs(token_id, start);
     -- When sends to a token were going to a superseded token: from the moment its device
     -- registered a different token until the token itself was registered again (churn).
-    CREATE TABLE token_stale(token_id INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL);
-    -- Per device (or user-only settings, keyed 'user:ID'): the opt-in facts of SPEC §4 opt-out.
+    CREATE TABLE token_stale(token_id INTEGER NOT NULL, stale_from INTEGER NOT NULL, stale_until INTEGER NOT NULL);
+    -- Per unit (a device's name, or 'user:' and the user's name for settings naming only a user):
+    -- the opt-in facts of SPEC §4 opt-out. Times in ms.
     CREATE TABLE device_facts(
-        dkey TEXT PRIMARY KEY, user TEXT,
-        opt_in INTEGER,            -- first authorized observation
-        off INTEGER,               -- first denied observation after opt_in
-        fd_t INTEGER, fd_auth TEXT, -- first decided observation (not notDetermined) and its value
-        last_obs INTEGER,
-        last_token INTEGER, last_reg INTEGER  -- token and time of the latest registration
+        unit TEXT PRIMARY KEY, user_id INTEGER,
+        opted_in INTEGER,                  -- first authorized observation
+        opted_out INTEGER,                 -- first denied observation after opted_in
+        first_decided INTEGER, first_decided_auth TEXT, -- first decided observation (not notDetermined) and its value
+        last_seen INTEGER,
+        last_token_id INTEGER, last_reg INTEGER  -- token and time of the latest registration
     );
-    CREATE INDEX device_facts_user ON device_facts(user);
-    CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
-    """
-
-    /// Added in version 2. A database of version 1 gets them with derived_stale = 1, so the next
-    /// ingest fills them.
-    static let v2 = """
+    CREATE INDEX device_facts_user ON device_facts(user_id);
     -- Background pushes answered by APNs (SPEC §4 silent), one row per send or response, clustered
     -- by clock hour and token: the per-token-hour load is a scan, not a sort, a time range is a
-    -- key range, and rows arriving in time order land at the end of the tree. rt is the first
-    -- background receipt for the apns_id (accepted pushes only). Derived.refreshBackground.
-    CREATE TABLE bg_pushes(
-        hour INTEGER NOT NULL,               -- t / 3600000
+    -- key range. receipt_ms is the first background receipt for its apns-id (accepted pushes only).
+    -- Derived.refreshBackground.
+    CREATE TABLE background_pushes(
+        hour INTEGER NOT NULL,               -- time_ms / 3600000
         token_id INTEGER NOT NULL,           -- 0 when the record names no token
-        t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL,
         status INTEGER NOT NULL, priority INTEGER, with_alert INTEGER NOT NULL,
-        topic TEXT, env TEXT, apns_id TEXT, rt INTEGER,
-        PRIMARY KEY(hour, token_id, t, h1, h2)
+        topic_id INTEGER, env_id INTEGER, receipt_ms INTEGER,
+        PRIMARY KEY(hour, token_id, time_ms, line_hash)
     ) WITHOUT ROWID;
-    -- Responses (sends and responses with a status) and 410s per UTC clock hour, topic and env
-    -- ('' when absent): reports count whole hours here and read `sends` only for the partial
-    -- hours at the ends of a range. HourlyResponses.
-    CREATE TABLE resp_hourly(
-        hour INTEGER NOT NULL,               -- floor(t / 3600000)
-        topic TEXT NOT NULL, env TEXT NOT NULL,
+    -- Responses and 410s per UTC clock hour, topic and env (0 when absent): reports count whole
+    -- hours here and read `sends` only for the partial hours at the ends of a range. HourlyResponses.
+    CREATE TABLE hourly_responses(
+        hour INTEGER NOT NULL,               -- floor(time_ms / 3600000)
+        topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
         responses INTEGER NOT NULL, gone INTEGER NOT NULL,
-        PRIMARY KEY(hour, topic, env)
+        PRIMARY KEY(hour, topic_id, env_id)
     ) WITHOUT ROWID;
-    """
-
-    /// Added in version 3 (the hygiene report); an older database gets it with derived_stale = 1.
-    static let v3 = """
-    -- Per UTC clock hour, source, topic and env ('' when absent): the response counts of the
-    -- hygiene rules, so the report reads whole hours here and `sends` only for the partial hours
-    -- at the ends of a range. HourlyResponses.
+    -- Per UTC clock hour, source, topic and env (0 when absent): the response counts of the
+    -- hygiene rules. HourlyResponses.
     CREATE TABLE hygiene_hourly(
-        hour INTEGER NOT NULL, src INTEGER NOT NULL, topic TEXT NOT NULL, env TEXT NOT NULL,
+        hour INTEGER NOT NULL, source_id INTEGER NOT NULL, topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
         responses INTEGER NOT NULL,
         with_headers INTEGER NOT NULL,       -- with a push_type, priority, collapse_id or expiration
         with_payload INTEGER NOT NULL,       -- whose payload was logged (has_alert not NULL)
         with_ids INTEGER NOT NULL,           -- with an apns_id, attempt or collapse_id
         untyped INTEGER NOT NULL,            -- without push_type
-        alert_n INTEGER NOT NULL,            -- push type alert, payload logged
-        alert_v INTEGER NOT NULL,            -- ... without alert, sound or badge
-        mutable_n INTEGER NOT NULL,          -- mutable-content 1, payload logged
-        mutable_v INTEGER NOT NULL,          -- ... without alert
-        PRIMARY KEY(hour, src, topic, env)
+        alert_logged INTEGER NOT NULL,       -- push type alert, payload logged
+        alert_empty INTEGER NOT NULL,        -- ... without alert, sound or badge
+        mutable_logged INTEGER NOT NULL,     -- mutable-content 1, payload logged
+        mutable_empty INTEGER NOT NULL,      -- ... without alert
+        PRIMARY KEY(hour, source_id, topic_id, env_id)
     ) WITHOUT ROWID;
     """
 
-    /// The SPEC §4 rule for a background push, on `sends` columns; the partial index
-    /// sends_background has the same WHERE, so the planner uses it.
-    public static let backgroundRule = "push_type = 'background' OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+    /// The apns-id as text, from its stored form (16 bytes: a lower-case UUID; 17 bytes ending
+    /// in 'U': an upper-case one; text: anything else, as logged). Plain SQL, so the views read
+    /// in any SQLite shell.
+    static func apnsText(_ c: String) -> String {
+        let h = "hex(\(c))"
+        let uuid = "substr(\(h), 1, 8) || '-' || substr(\(h), 9, 4) || '-' || substr(\(h), 13, 4) || '-' || substr(\(h), 17, 4) || '-' || substr(\(h), 21, 12)"
+        return "CASE WHEN typeof(\(c)) <> 'blob' THEN \(c) WHEN length(\(c)) = 16 THEN lower(\(uuid)) ELSE \(uuid) END"
+    }
+
+    /// Views that join the dimensions back to text, for ad-hoc SQL, and `responses`, the one
+    /// definition of a response (a send or response record with a status: one APNs answer).
+    static var views: String {
+        func dim(_ table: String, _ column: String, _ alias: String) -> String {
+            "(SELECT name FROM \(table) WHERE id = \(alias).\(column))"
+        }
+        func iso(_ alias: String) -> String { "strftime('%Y-%m-%dT%H:%M:%fZ', \(alias).time_ms / 1000.0, 'unixepoch')" }
+        return """
+        CREATE VIEW responses AS SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL;
+        CREATE VIEW sends_v AS SELECT s.id, s.time_ms, \(iso("s")) AS time, s.line_hash, s.source_id, s.line, s.kind,
+          s.token_id, (SELECT token FROM tokens WHERE id = s.token_id) AS token, \(apnsText("s.apns_id")) AS apns_id,
+          \(dim("envs", "env_id", "s")) AS env, \(dim("topics", "topic_id", "s")) AS topic,
+          \(dim("push_types", "push_type_id", "s")) AS push_type, s.priority, s.collapse_id, s.expiration, s.payload_bytes,
+          s.content_available, s.mutable_content, s.has_alert, s.has_sound, s.has_badge, s.aps_category, s.thread_id,
+          s.interruption_level, s.relevance, s.custom_keys, s.status, \(dim("reasons", "reason_id", "s")) AS reason,
+          \(dim("categories", "category_id", "s")) AS category, s.apns_ts, s.apns_unique_id, s.latency_ms, s.attempt, s.error
+          FROM sends s;
+        CREATE VIEW responses_v AS SELECT * FROM sends_v WHERE kind IN (0, 2) AND status IS NOT NULL;
+        CREATE VIEW registers_v AS SELECT r.id, r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
+          r.token_id, (SELECT token FROM tokens WHERE id = r.token_id) AS token, \(dim("devices", "device_id", "r")) AS device,
+          \(dim("users", "user_id", "r")) AS user, \(dim("envs", "env_id", "r")) AS env,
+          \(dim("app_versions", "app_version_id", "r")) AS app_version, \(dim("os_versions", "os_version_id", "r")) AS os_version,
+          \(dim("labels", "auth_id", "r")) AS auth, \(dim("topics", "topic_id", "r")) AS topic
+          FROM registers r;
+        CREATE VIEW settings_v AS SELECT x.id, x.time_ms, \(iso("x")) AS time, x.line_hash, x.source_id, x.line,
+          \(dim("devices", "device_id", "x")) AS device, \(dim("users", "user_id", "x")) AS user, \(dim("labels", "auth_id", "x")) AS auth,
+          \(dim("labels", "alert_setting_id", "x")) AS alert_setting, \(dim("labels", "sound_setting_id", "x")) AS sound_setting,
+          \(dim("labels", "badge_setting_id", "x")) AS badge_setting, \(dim("labels", "lock_screen_id", "x")) AS lock_screen,
+          \(dim("labels", "notification_center_id", "x")) AS notification_center
+          FROM settings x;
+        CREATE VIEW receipts_v AS SELECT c.id, c.time_ms, \(iso("c")) AS time, c.line_hash, c.source_id, c.line,
+          \(apnsText("c.apns_id")) AS apns_id, \(dim("devices", "device_id", "c")) AS device, c.token_id,
+          (SELECT token FROM tokens WHERE id = c.token_id) AS token, \(dim("labels", "receipt_id", "c")) AS receipt,
+          \(dim("labels", "result_id", "c")) AS result
+          FROM receipts c;
+        CREATE VIEW unregisters_v AS SELECT u.id, u.time_ms, \(iso("u")) AS time, u.line_hash, u.source_id, u.line,
+          u.token_id, (SELECT token FROM tokens WHERE id = u.token_id) AS token, \(dim("devices", "device_id", "u")) AS device,
+          \(dim("users", "user_id", "u")) AS user
+          FROM unregisters u;
+        """
+    }
+
+    /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
+    /// envs, push types and labels in this order (id = position + 1).
+    public static let seededEnvs = ["production", "sandbox"]
+    public static let seededPushTypes = ["alert", "background", "voip", "complication", "fileprovider", "mdm",
+                                         "location", "liveactivity", "pushtotalk", "controls", "widgets"]
+    public static let seededLabels = ["authorized", "denied", "provisional", "ephemeral", "notDetermined",
+                                      "enabled", "disabled", "notSupported", "background", "presented", "opened",
+                                      "dismissed", "action", "newData", "noData", "failed"]
+
+    /// The SPEC §4 rule for a background push, on `sends` columns (push type 2 is background, a
+    /// seeded id); the partial index sends_background has the same WHERE, so the planner uses it.
+    public static let backgroundRule = "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+
+    /// The id of the transport category (no APNs response), seeded in ReasonCategory order.
+    static var transportCategory: Int { ReasonCategory.allCases.firstIndex(of: .transport)! + 1 }
 
     /// Secondary indexes (name, SQL): built after a bulk load, since sorting is cheaper than
-    /// row-by-row upkeep; kept up to date by small ingests.
+    /// row-by-row upkeep; kept up to date by small ingests. Each one's cost and the report it
+    /// serves are in BENCHMARKS.md.
     public static let secondaryIndexes: [(name: String, sql: String)] = [
-        // Per token, and covering for the per-token aggregation of env-mismatch (no table reads).
-        ("sends_token", "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env, t, kind, status, reason, category, topic)"),
+        // Per token; covering for the per-token aggregation of env-mismatch (integers only: small).
+        ("sends_token", "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env_id, time_ms, kind, status, reason_id, category_id, topic_id)"),
         ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id)"),
         // Covering for the per-token facts (Derived.refreshTokenFacts reads it in order).
-        ("registers_token", "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, t, env, app_version, device, user)"),
+        ("registers_token", "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, time_ms, env_id, app_version_id, device_id, user_id)"),
         // Covering for the device pass (DevicePass reads them in order without touching the tables).
-        ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device, t, token_id, auth, user)"),
-        ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device, t, auth, user)"),
-        ("receipts_apns", "CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id, receipt, t)"),
-        ("unregisters_token", "CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, t)"),
-        ("rejects_src", "CREATE INDEX IF NOT EXISTS rejects_src ON rejects(src, line)"),
-        ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, t) WHERE status = 410"),
-        ("sends_errors", "CREATE INDEX IF NOT EXISTS sends_errors ON sends(t) WHERE status <> 200"),
+        ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id)"),
+        ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device_id, time_ms, auth_id, user_id)"),
+        ("receipts_apns", "CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id, receipt_id, time_ms)"),
+        ("unregisters_token", "CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, time_ms)"),
+        ("rejects_source", "CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id, line)"),
+        ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, time_ms) WHERE status = 410"),
+        ("sends_errors", "CREATE INDEX IF NOT EXISTS sends_errors ON sends(time_ms) WHERE status <> 200"),
         // Transport failures (no status), for the errors report and the weekly incidents.
-        ("sends_transport", "CREATE INDEX IF NOT EXISTS sends_transport ON sends(t) WHERE category = 'transport'"),
+        ("sends_transport", "CREATE INDEX IF NOT EXISTS sends_transport ON sends(time_ms) WHERE category_id = \(transportCategory)"),
         ("sends_unjoined", "CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL"),
         // Background pushes by the rule of SPEC §4 (Derived.refreshBackground reads them through it).
-        ("sends_background", "CREATE INDEX IF NOT EXISTS sends_background ON sends(t) WHERE \(backgroundRule)"),
+        ("sends_background", "CREATE INDEX IF NOT EXISTS sends_background ON sends(time_ms) WHERE \(backgroundRule)"),
     ]
 
     public static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
@@ -209,31 +277,22 @@ public enum Schema {
         for (name, sql) in secondaryIndexes { try PhaseTimer.measure(name) { try db.exec(sql) } }
     }
 
-    /// Brings a writable database to the current version.
+    /// Brings a writable database to the current version: creates it, or migrates a database of
+    /// versions 1-3 (store v2) in place (SchemaMigration), in one transaction, so a run killed
+    /// half-way leaves the old database and the next run starts over.
     public static func migrate(_ db: Database) throws {
         let current = try db.scalarInt("PRAGMA user_version") ?? 0
         if current > version {
             throw StoreError.schemaNewer(found: current, supported: version)
         }
-        guard current < version else {
-            // Categories added since the database was created (transport); a no-op once present.
-            try seedNewCategories(db)
-            return
-        }
+        guard current < version else { return }
         try db.exec("BEGIN IMMEDIATE")
         do {
             if current == 0 {
-                try db.exec(v1)
-                try seedTaxonomy(db)
+                try create(db)
                 try createSecondaryIndexes(db)
-            }
-            if current < 2 {
-                try db.exec(v2)
-                if current == 1 { try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'") }
-            }
-            if current < 3 {
-                try db.exec(v3)
-                if current >= 1 { try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'") }
+            } else {
+                try SchemaMigration.fromStoreV2(db)
             }
             try db.exec("PRAGMA user_version = \(version)")
             try db.exec("COMMIT")
@@ -241,28 +300,36 @@ public enum Schema {
             try? db.exec("ROLLBACK")
             throw error
         }
+        // The old tables' pages are free now: give them back to the disk (a copy of the new,
+        // smaller database; killed half-way, the migrated database stays as it was).
+        if current > 0 { try db.exec("VACUUM") }
     }
 
-    static func seedNewCategories(_ db: Database) throws {
-        let known = try db.scalarInt("SELECT count(*) FROM categories") ?? 0
-        guard known < Int64(ReasonCategory.allCases.count) else { return }
-        let c = try db.prepare("INSERT OR IGNORE INTO categories(category, retryable, never_retry) VALUES (?, ?, ?)")
-        for cat in ReasonCategory.allCases {
-            c.bind(1, cat.rawValue); c.bind(2, Int64(cat.retryable ? 1 : 0)); c.bind(3, Int64(cat.neverRetry ? 1 : 0))
-            try c.run()
-        }
+    /// Creates the tables and views of the current version with their seeded rows.
+    static func create(_ db: Database) throws {
+        try db.exec(tables)
+        try db.exec(views)
+        try seed(db)
     }
 
-    static func seedTaxonomy(_ db: Database) throws {
-        let r = try db.prepare("INSERT INTO reasons(reason, category, status) VALUES (?, ?, ?)")
+    static func seed(_ db: Database) throws {
+        let r = try db.prepare("INSERT INTO reason_taxonomy(reason, category, status) VALUES (?, ?, ?)")
         for (reason, cat, status) in ReasonTaxonomy.reasons {
             r.bind(1, reason); r.bind(2, cat.rawValue); r.bind(3, Int64(status))
             try r.run()
         }
-        let c = try db.prepare("INSERT INTO categories(category, retryable, never_retry) VALUES (?, ?, ?)")
-        for cat in ReasonCategory.allCases {
-            c.bind(1, cat.rawValue); c.bind(2, Int64(cat.retryable ? 1 : 0)); c.bind(3, Int64(cat.neverRetry ? 1 : 0))
+        let c = try db.prepare("INSERT INTO categories(id, name, retryable, never_retry) VALUES (?, ?, ?, ?)")
+        for (i, cat) in ReasonCategory.allCases.enumerated() {
+            c.bind(1, Int64(i + 1)); c.bind(2, cat.rawValue); c.bind(3, Int64(cat.retryable ? 1 : 0)); c.bind(4, Int64(cat.neverRetry ? 1 : 0))
             try c.run()
+        }
+        for (table, names) in [("envs", seededEnvs), ("push_types", seededPushTypes), ("labels", seededLabels),
+                               ("reasons", ReasonTaxonomy.reasons.map(\.0))] {
+            let s = try db.prepare("INSERT INTO \(table)(id, name) VALUES (?, ?)")
+            for (i, name) in names.enumerated() {
+                s.bind(1, Int64(i + 1)); s.bind(2, name)
+                try s.run()
+            }
         }
     }
 }

@@ -21,8 +21,9 @@ public enum Store {
         // Index builds and GROUP BYs sort through temporary files, not RAM: memory stays flat
         // whatever the input size.
         try db.exec("PRAGMA temp_store=FILE")
-        try Schema.migrate(db)
+        // Functions first: the migration of an older database uses them.
         try Functions.register(db)
+        try Schema.migrate(db)
         return db
     }
 

@@ -1,0 +1,99 @@
+/// Migrates a database of store v2 (schema versions 1-3: text columns, 128-bit identity) to the
+/// current schema in place. Runs inside the caller's transaction: the old tables are renamed,
+/// the new ones created, the records copied with their ids (strings become dimension ids, UUID
+/// apns-ids 16 bytes, the identity the line hash's first half), the old tables dropped and the
+/// derived facts rebuilt. A run killed at any point rolls back to the old database.
+enum SchemaMigration {
+    static func fromStoreV2(_ db: Database) throws {
+        // Out of the way: every old index (their names are reused), every old table renamed.
+        for index in try names(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            try db.exec("DROP INDEX \"\(index)\"")
+        }
+        let old = try names(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        for table in old { try db.exec("ALTER TABLE \"\(table)\" RENAME TO \"v2_\(table)\"") }
+        try Schema.create(db)
+        try copy(db)
+        for table in old { try db.exec("DROP TABLE \"v2_\(table)\"") }
+        try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
+        try Schema.createSecondaryIndexes(db)
+        try Derived.refresh(db)
+        try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
+    }
+
+    static func names(_ db: Database, _ sql: String) throws -> [String] {
+        let s = try db.prepare(sql)
+        var out: [String] = []
+        while try s.step() { out.append(s.string(0) ?? "") }
+        return out
+    }
+
+    /// The id of a dimension value of an old row (a correlated lookup; the dimension tables are small).
+    static func dim(_ table: String, _ expr: String) -> String { "(SELECT id FROM \(table) WHERE name = \(expr))" }
+
+    static func copy(_ db: Database) throws {
+        try db.exec("""
+            INSERT OR REPLACE INTO meta(key, value) SELECT key, value FROM v2_meta;
+            INSERT INTO sources SELECT * FROM v2_sources;
+            INSERT INTO tokens(id, token, malformed, masked) SELECT id, token, malformed, masked FROM v2_tokens;
+            """)
+        // The dimensions, in order of first appearance by time (as the writer would have met them).
+        let dims: [(String, [String])] = [
+            ("topics", ["SELECT t, topic AS v FROM v2_sends", "SELECT t, topic AS v FROM v2_registers"]),
+            ("envs", ["SELECT t, env AS v FROM v2_sends", "SELECT t, env AS v FROM v2_registers"]),
+            ("push_types", ["SELECT t, push_type AS v FROM v2_sends"]),
+            ("reasons", ["SELECT t, reason AS v FROM v2_sends"]),
+            ("app_versions", ["SELECT t, app_version AS v FROM v2_registers"]),
+            ("os_versions", ["SELECT t, os_version AS v FROM v2_registers"]),
+            ("devices", ["SELECT t, device AS v FROM v2_registers", "SELECT t, device AS v FROM v2_settings",
+                         "SELECT t, device AS v FROM v2_receipts", "SELECT t, device AS v FROM v2_unregisters"]),
+            ("users", ["SELECT t, user AS v FROM v2_registers", "SELECT t, user AS v FROM v2_settings", "SELECT t, user AS v FROM v2_unregisters"]),
+            ("labels", ["SELECT t, auth AS v FROM v2_registers", "SELECT t, auth AS v FROM v2_settings",
+                        "SELECT t, alert_setting AS v FROM v2_settings", "SELECT t, sound_setting AS v FROM v2_settings",
+                        "SELECT t, badge_setting AS v FROM v2_settings", "SELECT t, lock_screen AS v FROM v2_settings",
+                        "SELECT t, notification_center AS v FROM v2_settings", "SELECT t, receipt AS v FROM v2_receipts",
+                        "SELECT t, result AS v FROM v2_receipts"]),
+        ]
+        for (table, selects) in dims {
+            try db.exec("""
+                INSERT OR IGNORE INTO \(table)(name)
+                  SELECT v FROM (\(selects.joined(separator: " UNION ALL ")))
+                  WHERE v IS NOT NULL GROUP BY v ORDER BY min(t), v;
+                """)
+        }
+        try db.exec("""
+            INSERT OR IGNORE INTO sends(id, time_ms, line_hash, source_id, line, kind, token_id, apns_id, env_id, topic_id,
+                push_type_id, priority, collapse_id, expiration, payload_bytes, content_available, mutable_content,
+                has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys,
+                status, reason_id, category_id, apns_ts, apns_unique_id, latency_ms, attempt, error)
+              SELECT id, t, h1, src, line, kind, token_id, apns_key(apns_id), \(dim("envs", "env")), \(dim("topics", "topic")),
+                \(dim("push_types", "push_type")), priority, collapse_id, expiration, payload_bytes, content_available,
+                mutable_content, has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance,
+                custom_keys, status, \(dim("reasons", "reason")), \(dim("categories", "category")), apns_ts, apns_unique_id,
+                latency_ms, attempt, error
+              FROM v2_sends ORDER BY id;
+            INSERT OR IGNORE INTO registers(id, time_ms, line_hash, source_id, line, token_id, device_id, user_id, env_id,
+                app_version_id, os_version_id, auth_id, topic_id)
+              SELECT id, t, h1, src, line, token_id, \(dim("devices", "device")), \(dim("users", "user")), \(dim("envs", "env")),
+                \(dim("app_versions", "app_version")), \(dim("os_versions", "os_version")), \(dim("labels", "auth")),
+                \(dim("topics", "topic"))
+              FROM v2_registers ORDER BY id;
+            INSERT OR IGNORE INTO settings(id, time_ms, line_hash, source_id, line, device_id, user_id, auth_id,
+                alert_setting_id, sound_setting_id, badge_setting_id, lock_screen_id, notification_center_id)
+              SELECT id, t, h1, src, line, \(dim("devices", "device")), \(dim("users", "user")), \(dim("labels", "auth")),
+                \(dim("labels", "alert_setting")), \(dim("labels", "sound_setting")), \(dim("labels", "badge_setting")),
+                \(dim("labels", "lock_screen")), \(dim("labels", "notification_center"))
+              FROM v2_settings ORDER BY id;
+            INSERT OR IGNORE INTO receipts(id, time_ms, line_hash, source_id, line, apns_id, device_id, token_id, receipt_id, result_id)
+              SELECT id, t, h1, src, line, apns_key(apns_id), \(dim("devices", "device")), token_id,
+                \(dim("labels", "receipt")), \(dim("labels", "result"))
+              FROM v2_receipts ORDER BY id;
+            INSERT OR IGNORE INTO unregisters(id, time_ms, line_hash, source_id, line, token_id, device_id, user_id)
+              SELECT id, t, h1, src, line, token_id, \(dim("devices", "device")), \(dim("users", "user"))
+              FROM v2_unregisters ORDER BY id;
+            INSERT OR IGNORE INTO rejects(id, source_id, line, reason, text, line_hash)
+              SELECT id, src, line, reason, text, h1 FROM v2_rejects ORDER BY id;
+            INSERT INTO apple_metrics(day, push_type, status, count, source_id)
+              SELECT day, push_type, status, count, src FROM v2_apple_metrics;
+            """)
+    }
+}
