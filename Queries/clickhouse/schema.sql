@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS pushlog.records (
     kind LowCardinality(String),               -- send, request, response, register, settings, receipt, unregister
     time_ms Int64,                             -- record time, ms since the epoch (UTC)
     time DateTime64(3, 'UTC') MATERIALIZED fromUnixTimestamp64Milli(time_ms, 'UTC'),
-    line_hash FixedString(32),                 -- 128-bit hash of the line: with time_ms, the identity
+    line_hash FixedString(16),                 -- 64-bit hash of the line (16 hex digits): with time_ms, the identity
     source LowCardinality(String) DEFAULT '',  -- file the record was read from
     line UInt64 DEFAULT 0,
     token String DEFAULT '',                   -- device token in full ('' when the record names none)

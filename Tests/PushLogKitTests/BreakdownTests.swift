@@ -75,7 +75,7 @@ final class BreakdownTests: XCTestCase {
         let dbPath = tmp.file("demo.db")
         _ = try ingest([tmp.path + "/logs"], db: dbPath)
         let db = try Store.openForReading(path: dbPath)
-        let lo = try XCTUnwrap(db.scalarInt("SELECT min(t) FROM sends")), hi = try XCTUnwrap(db.scalarInt("SELECT max(t) FROM sends"))
+        let lo = try XCTUnwrap(db.scalarInt("SELECT min(time_ms) FROM sends_v")), hi = try XCTUnwrap(db.scalarInt("SELECT max(time_ms) FROM sends_v"))
         let mid = lo + (hi - lo) / 3 + 1_234_567
         try checkBucketsAddUp(dbPath: dbPath, ranges: [ReportParams(), ReportParams(since: mid, until: mid + 4 * 86_400_000 + 999_999)])
     }

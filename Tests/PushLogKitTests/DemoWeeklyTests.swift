@@ -42,13 +42,13 @@ final class DemoWeeklyTests: XCTestCase {
         }
         // gone counts whole hours from resp_hourly and the partial hours from sends: the same
         // figures as counting sends directly, for ranges cut mid-hour, every bucket and filters.
-        let topics = try db.prepare("SELECT topic FROM sends WHERE topic IS NOT NULL LIMIT 1")
+        let topics = try db.prepare("SELECT topic FROM sends_v WHERE topic IS NOT NULL LIMIT 1")
         XCTAssertTrue(try topics.step())
         let topic = try XCTUnwrap(topics.string(0))
         // Cuts just before and after a response, so the partial hours at both ends hold data.
         let times = try db.prepare("""
-            SELECT (SELECT t FROM sends WHERE status IS NOT NULL AND t >= ?1 ORDER BY t LIMIT 1),
-                   (SELECT t FROM sends WHERE status IS NOT NULL AND t >= ?1 + 172800000 ORDER BY t LIMIT 1)
+            SELECT (SELECT time_ms FROM sends_v WHERE status IS NOT NULL AND time_ms >= ?1 ORDER BY time_ms LIMIT 1),
+                   (SELECT time_ms FROM sends_v WHERE status IS NOT NULL AND time_ms >= ?1 + 172800000 ORDER BY time_ms LIMIT 1)
             """)
         times.bind(1, start - 3 * 86_400_000 + 1_234_567)
         XCTAssertTrue(try times.step())
@@ -58,17 +58,17 @@ final class DemoWeeklyTests: XCTestCase {
                   ReportParams(since: cut, until: cut + 3_000_000, by: "5m"), ReportParams(since: cut, by: "week", env: "sandbox"),
                   ReportParams(until: cut2, by: "day", topic: topic), ReportParams(since: cut, until: cut + 120_000)] {
             let since = p.since ?? -9_000_000_000_000_000, until = p.until ?? 9_000_000_000_000_000
-            let filter = "kind IN (0, 2) AND status IS NOT NULL AND t >= \(since) AND t < \(until)"
+            let filter = "kind IN (0, 2) AND status IS NOT NULL AND time_ms >= \(since) AND time_ms < \(until)"
                 + (p.topic.map { " AND topic = '\($0)'" } ?? "") + (p.env.map { " AND env = '\($0)'" } ?? "")
             let doc = try runner.run(name: "gone", params: p)
-            let direct = try db.prepare("SELECT count(*), coalesce(sum(status = 410), 0) FROM sends WHERE \(filter)")
+            let direct = try db.prepare("SELECT count(*), coalesce(sum(status = 410), 0) FROM sends_v WHERE \(filter)")
             XCTAssertTrue(try direct.step())
             XCTAssertEqual(doc.section("summary")?.first("responses"), .int(direct.int(0)), "\(p)")
             XCTAssertEqual(doc.section("summary")?.first("gone"), .int(direct.int(1)), "\(p)")
             let by = p.by ?? "day"
             let buckets = try db.prepare("""
-                SELECT bucket(b, '\(by)'), n, g, tg FROM (SELECT bucket_start(t, '\(by)') AS b, count(*) AS n, sum(status = 410) AS g,
-                  count(DISTINCT CASE WHEN status = 410 THEN token_id END) AS tg FROM sends WHERE \(filter) GROUP BY b) ORDER BY b
+                SELECT bucket(b, '\(by)'), n, g, tg FROM (SELECT bucket_start(time_ms, '\(by)') AS b, count(*) AS n, sum(status = 410) AS g,
+                  count(DISTINCT CASE WHEN status = 410 THEN token_id END) AS tg FROM sends_v WHERE \(filter) GROUP BY b) ORDER BY b
                 """)
             var expected: [[SQLValue]] = []
             while try buckets.step() { expected.append([buckets.value(0), buckets.value(1), buckets.value(2), buckets.value(3)]) }

@@ -7,9 +7,9 @@ final class DerivedTests: XCTestCase {
     func dump(_ db: String) throws -> [String: [[SQLValue]]] {
         let c = try Store.openForReading(path: db)
         var out: [String: [[SQLValue]]] = [:]
-        for (table, order) in [("token_facts", "token_id"), ("token_runs", "device, start"), ("device_facts", "dkey"),
-                               ("token_stale", "token_id, from_t"), ("bg_pushes", "hour, token_id, t, h1, h2"),
-                               ("resp_hourly", "hour, topic, env"), ("hygiene_hourly", "hour, src, topic, env")] {
+        for (table, order) in [("token_facts", "token_id"), ("token_runs", "device_id, start"), ("device_facts", "unit"),
+                               ("token_stale", "token_id, stale_from"), ("background_pushes", "hour, token_id, time_ms, line_hash"),
+                               ("hourly_responses", "hour, topic_id, env_id"), ("hygiene_hourly", "hour, source_id, topic_id, env_id")] {
             let s = try c.prepare("SELECT * FROM \(table) ORDER BY \(order)")
             var rows: [[SQLValue]] = []
             while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
@@ -50,47 +50,12 @@ final class DerivedTests: XCTestCase {
         let daily = stride(from: 0, to: files.count, by: 6).map { Array(files[$0..<min($0 + 6, files.count)]) } + [fixture]
         let b = try assertIncrementalEqualsFull(daily, tmp, "daily")
         XCTAssertGreaterThan(b["token_runs"]!.count, 100)
-        XCTAssertGreaterThan(b["bg_pushes"]!.count, 100)
+        XCTAssertGreaterThan(b["background_pushes"]!.count, 100)
         // Receipts a run later than their pushes: every provider file first, then the app's.
         let provider = files.filter { $0.contains("/provider/") }, app = files.filter { !$0.contains("/provider/") }
         XCTAssertFalse(provider.isEmpty || app.isEmpty)
         let late = [provider] + stride(from: 0, to: app.count, by: 7).map { Array(app[$0..<min($0 + 7, app.count)]) } + [fixture]
         let c = try assertIncrementalEqualsFull(late, tmp, "late")
-        XCTAssertGreaterThan(c["bg_pushes"]!.filter { $0[11] != .null }.count, 50)
-    }
-
-    /// A version-1 database (before bg_pushes) is migrated by the next ingest, which rebuilds the
-    /// derived facts even when no file changed.
-    func testVersion1DatabaseIsMigratedAndRefreshed() throws {
-        let tmp = TempDir()
-        let db = tmp.file("p.db")
-        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
-        let before = try dump(db)["bg_pushes"]!
-        XCTAssertFalse(before.isEmpty)
-        do {
-            let w = try Store.openForWriting(path: db)
-            try w.exec("DROP TABLE bg_pushes; DROP TABLE resp_hourly; DROP TABLE hygiene_hourly; PRAGMA user_version = 1")
-        }
-        XCTAssertThrowsError(try Store.openForReading(path: db))  // reports ask for an ingest first
-        let again = try ingest([Fixtures.path("reports.ndjson")], db: db)
-        XCTAssertTrue(again.files[0].unchanged)
-        XCTAssertTrue(try dump(db)["bg_pushes"]! == before)
-    }
-
-    /// A version-2 database (before hygiene_hourly) gets the table, filled, at the next ingest.
-    func testVersion2DatabaseGetsHygieneCounts() throws {
-        let tmp = TempDir()
-        let db = tmp.file("p.db")
-        _ = try ingest([Fixtures.path("hygiene.ndjson")], db: db)
-        let before = try dump(db)["hygiene_hourly"]!
-        XCTAssertFalse(before.isEmpty)
-        do {
-            let w = try Store.openForWriting(path: db)
-            try w.exec("DROP TABLE hygiene_hourly; PRAGMA user_version = 2")
-        }
-        XCTAssertThrowsError(try Store.openForReading(path: db))
-        let again = try ingest([Fixtures.path("hygiene.ndjson")], db: db)
-        XCTAssertTrue(again.files[0].unchanged)
-        XCTAssertTrue(try dump(db)["hygiene_hourly"]! == before)
+        XCTAssertGreaterThan(c["background_pushes"]!.filter { $0[9] != .null }.count, 50)
     }
 }

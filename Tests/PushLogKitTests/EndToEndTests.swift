@@ -136,7 +136,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 2)
         XCTAssertEqual(try count("SELECT count(*) FROM registers", db: db), 1)
         XCTAssertEqual(try count("SELECT count(*) FROM settings", db: db), 4)
-        XCTAssertEqual(try count("SELECT min(t) FROM sends", db: db), TimeArgument.parse("2026-11-03T10:00:00Z")!)
+        XCTAssertEqual(try count("SELECT min(time_ms) FROM sends_v", db: db), TimeArgument.parse("2026-11-03T10:00:00Z")!)
         // Derived facts follow: only E's 410 is left as a first 410.
         XCTAssertEqual(try count("SELECT count(*) FROM token_facts WHERE first_410 IS NOT NULL", db: db), 1)
         XCTAssertEqual(try Run.pushlog(["--db", db, "prune"]).status, 2)
@@ -153,7 +153,7 @@ final class EndToEndTests: XCTestCase {
             -- description: A user report.
             -- param: since  start
             -- section: summary
-            SELECT topic, count(*) AS responses FROM sends WHERE status IS NOT NULL AND t >= :since GROUP BY topic;
+            SELECT topic, count(*) AS responses FROM sends_v WHERE status IS NOT NULL AND time_ms >= :since GROUP BY topic;
             """)
         _ = tmp.write("queries/sneaky.sql", "-- title: Sneaky\n-- section: summary\nDELETE FROM sends;\n")
         let list = try Run.pushlog(["--db", db, "reports", "--queries", dir, "--format", "csv"])

@@ -22,7 +22,7 @@ final class ExportTests: XCTestCase {
         // The 410: the token in full, lower-cased as pushlog stores hex tokens; the nested response
         // gives status, reason and the APNs timestamp; category from the taxonomy; fields the
         // record lacks are left out (ClickHouse fills NULL). 2026-11-02T23:59:59.5Z = 1793663999500.
-        let hash = try XCTUnwrap(lines[0].range(of: #""line_hash":"[0-9a-f]{32}""#, options: .regularExpression))
+        let hash = try XCTUnwrap(lines[0].range(of: #""line_hash":"[0-9a-f]{16}""#, options: .regularExpression))
         XCTAssertEqual(lines[0].replacingCharacters(in: hash, with: #""line_hash":"H""#),
                        #"{"kind":"send","time_ms":1793663999500,"line_hash":"H","source":"\#(fixture)","line":1,"#
                        + #""token":"abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789","token_malformed":0,"token_masked":0,"#
@@ -55,7 +55,7 @@ final class ExportTests: XCTestCase {
         let db = tmp.file("p.db")
         _ = try ingest([fixture], db: db)
         let stored = try Store.openForReading(path: db)
-        let s = try stored.prepare("SELECT t, printf('%016x%016x', h1, h2) FROM sends WHERE apns_id = 'ex-1'")
+        let s = try stored.prepare("SELECT time_ms, printf('%016x', line_hash) FROM sends_v WHERE apns_id = 'ex-1'")
         XCTAssertTrue(try s.step())
         let rows = try jsonRows(try Run.pushlog(["export", "--quiet", fixture]).stdout)
         let send = try XCTUnwrap(rows.first { $0["apns_id"] as? String == "ex-1" })

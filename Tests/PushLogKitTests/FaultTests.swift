@@ -32,7 +32,7 @@ final class FaultTests: XCTestCase {
         var last: Int64 = -1
         var runs = 0
         while ingestProcess.isRunning || runs == 0 {
-            let r = try Run.pushlog(["--db", db, "query", "--format", "csv", "SELECT (SELECT count(*) FROM sends) AS n, (SELECT coalesce(sum(n_send + n_request + n_response), 0) FROM sources) AS counted"])
+            let r = try Run.pushlog(["--db", db, "query", "--format", "csv", "SELECT (SELECT count(*) FROM sends_v) AS n, (SELECT coalesce(sum(n_send + n_request + n_response), 0) FROM sources) AS counted"])
             XCTAssertEqual(r.status, 0, r.stderr)
             let cells = r.stdout.split(separator: "\n")[1].split(separator: ",").map { Int64($0) ?? -1 }
             // One snapshot: the rows and the per-source counters committed with them agree.

@@ -188,9 +188,9 @@ final class HygieneTests: XCTestCase {
     func testPayloadWithoutAlertIsStoredAsNone() throws {
         // An aps object without alert, sound or badge stores 0 (none), a push without a payload NULL.
         let db = try Store.openForReading(path: HygieneTests.dbPath)
-        XCTAssertEqual(try db.scalarInt("SELECT has_alert * 100 + has_sound * 10 + has_badge FROM sends WHERE apns_id = 'h-6'"), 0)
-        XCTAssertEqual(try db.scalarInt("SELECT has_alert * 100 + has_sound * 10 + has_badge FROM sends WHERE apns_id = 'h-7'"), 10)
-        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM sends WHERE apns_id = 'h-10' AND has_alert IS NULL AND has_sound IS NULL"), 1)
+        XCTAssertEqual(try db.scalarInt("SELECT has_alert * 100 + has_sound * 10 + has_badge FROM sends_v WHERE apns_id = 'h-6'"), 0)
+        XCTAssertEqual(try db.scalarInt("SELECT has_alert * 100 + has_sound * 10 + has_badge FROM sends_v WHERE apns_id = 'h-7'"), 10)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM sends_v WHERE apns_id = 'h-10' AND has_alert IS NULL AND has_sound IS NULL"), 1)
     }
 
     // MARK: the command line
@@ -264,12 +264,12 @@ final class HygieneTests: XCTestCase {
         for p in [ReportParams(since: cut, until: cut2), ReportParams(since: cut, until: cut + 2_000_000),
                   ReportParams(since: cut, topic: DemoGenerator.widgetsTopic), ReportParams(until: cut2)] {
             let since = p.since ?? -9_000_000_000_000_000, until = p.until ?? 9_000_000_000_000_000
-            let filter = "kind IN (0, 2) AND status IS NOT NULL AND t >= \(since) AND t < \(until)" + (p.topic.map { " AND topic = '\($0)'" } ?? "")
+            let filter = "kind IN (0, 2) AND status IS NOT NULL AND time_ms >= \(since) AND time_ms < \(until)" + (p.topic.map { " AND topic = '\($0)'" } ?? "")
             let direct = try db.prepare("""
-                WITH r AS (SELECT coalesce(src, 0) AS src, t / 86400000 AS day, * FROM sends WHERE \(filter)),
-                     h AS (SELECT src, day FROM r GROUP BY 1, 2
+                WITH r AS (SELECT coalesce(source_id, 0) AS source_id, time_ms / 86400000 AS day, * FROM sends_v WHERE \(filter)),
+                     h AS (SELECT source_id, day FROM r GROUP BY 1, 2
                            HAVING max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL))
-                SELECT (SELECT count(*) FROM r JOIN h USING (src, day)), (SELECT count(*) FROM r JOIN h USING (src, day) WHERE push_type IS NULL),
+                SELECT (SELECT count(*) FROM r JOIN h USING (source_id, day)), (SELECT count(*) FROM r JOIN h USING (source_id, day) WHERE push_type IS NULL),
                        coalesce(sum(push_type = 'alert' AND has_alert IS NOT NULL), 0),
                        coalesce(sum(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0), 0),
                        coalesce(sum(mutable_content = 1 AND has_alert IS NOT NULL), 0), coalesce(sum(mutable_content = 1 AND has_alert = 0), 0)

@@ -21,9 +21,9 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(copy.totalRecords, 0)
         XCTAssertEqual(copy.duplicates, 7)
         // The split request/response pair is joined by apns_id.
-        XCTAssertEqual(try count("SELECT count(*) FROM sends WHERE kind = 2 AND token_id IS NOT NULL AND push_type = 'background'", db: db), 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends_v WHERE kind = 2 AND token_id IS NOT NULL AND push_type = 'background'", db: db), 1)
         // Alert text is never stored; only the payload shape.
-        XCTAssertEqual(try count("SELECT count(*) FROM sends WHERE has_alert = 1 AND has_sound = 1 AND has_badge = 1 AND custom_keys = 'deal'", db: db), 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends_v WHERE has_alert = 1 AND has_sound = 1 AND has_badge = 1 AND custom_keys = 'deal'", db: db), 1)
         let dump = try String(contentsOfFile: db, encoding: .isoLatin1)
         XCTAssertFalse(dump.contains("secret alert text"))
     }
@@ -35,7 +35,7 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(kinds(s), ["send": 4])
         XCTAssertEqual(s.rejects, 0)
         let r = try Store.openForReading(path: db)
-        let q = try r.prepare("SELECT apns_id, status, reason, category, env, apns_ts, push_type, priority, topic, collapse_id, apns_unique_id FROM sends ORDER BY t")
+        let q = try r.prepare("SELECT apns_id, status, reason, category, env, apns_ts, push_type, priority, topic, collapse_id, apns_unique_id FROM sends_v ORDER BY time_ms")
         var rows: [[SQLValue]] = []
         while try q.step() { rows.append((0..<11).map { q.value($0) }) }
         XCTAssertEqual(rows[0], [.text("a1"), .int(200), .null, .text("accepted"), .text("sandbox"), .null, .text("alert"), .int(10), .text("com.example.app"), .text("c1"), .text("u1")])
@@ -55,7 +55,7 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(s.rejects, 0)
         let expected = try String(contentsOfFile: Fixtures.path("times.expected"), encoding: .utf8).split(separator: "\n").map { Int64($0)! }
         let r = try Store.openForReading(path: db)
-        let q = try r.prepare("SELECT t FROM registers ORDER BY CAST(substr(device, 2) AS INTEGER)")
+        let q = try r.prepare("SELECT time_ms FROM registers_v ORDER BY CAST(substr(device, 2) AS INTEGER)")
         var got: [Int64] = []
         while try q.step() { got.append(q.int(0)) }
         XCTAssertEqual(got, expected)
@@ -83,7 +83,7 @@ final class IngestTests: XCTestCase {
         XCTAssertGreaterThan(f.records[.send], 50)
         XCTAssertLessThan(f.records[.send], 300)
         // Every kept record is one of the first lines, in order: no gaps.
-        XCTAssertEqual(try count("SELECT max(line) - count(*) FROM sends WHERE src = 1", db: db), 0)
+        XCTAssertEqual(try count("SELECT max(line) - count(*) FROM sends_v WHERE source_id = 1", db: db), 0)
         // The other file still went in.
         XCTAssertEqual(s.files[1].totalRecords, 7)
         XCTAssertEqual(try count("SELECT complete FROM sources WHERE path LIKE '%truncated%'", db: db), 0)
@@ -119,7 +119,7 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(s.totalRecords, 1)
         XCTAssertEqual(s.rejects, 1)
         XCTAssertEqual(try count("SELECT line FROM rejects WHERE reason LIKE '%1 MiB%'", db: tmp.file("p.db")), 1)
-        XCTAssertEqual(try count("SELECT line FROM sends", db: tmp.file("p.db")), 2)
+        XCTAssertEqual(try count("SELECT line FROM sends_v", db: tmp.file("p.db")), 2)
     }
 
     func testGrownFileIsReadFromWhereItStopped() throws {
@@ -138,7 +138,7 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(s.duplicates, 0, "only the new lines are read")
         XCTAssertEqual(s.files[0].resumedAfterLine, 3)
         XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 5)
-        XCTAssertEqual(try count("SELECT max(line) FROM sends", db: db), 5)
+        XCTAssertEqual(try count("SELECT max(line) FROM sends_v", db: db), 5)
     }
 
     func testOutdatedIndexDefinitionIsRebuilt() throws {
@@ -147,11 +147,11 @@ final class IngestTests: XCTestCase {
         _ = try ingest([Fixtures.path("canonical.ndjson")], db: db)
         // An older pushlog's narrower index under the same name.
         let w = try Store.openForWriting(path: db)
-        try w.exec("DROP INDEX registers_device; CREATE INDEX registers_device ON registers(device, t)")
+        try w.exec("DROP INDEX registers_device; CREATE INDEX registers_device ON registers(device_id, time_ms)")
         _ = try ingest([Fixtures.path("canonical.ndjson")], db: db)
         let sql = try w.prepare("SELECT sql FROM sqlite_master WHERE name = 'registers_device'")
         XCTAssertTrue(try sql.step())
-        XCTAssertEqual(sql.string(0), "CREATE INDEX registers_device ON registers(device, t, token_id, auth, user)")
+        XCTAssertEqual(sql.string(0), "CREATE INDEX registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id)")
     }
 
     func testDatabaseIsCreated0600() throws {

@@ -21,8 +21,8 @@ final class LineDefinitionTests: XCTestCase {
         XCTAssertEqual(s.files.map(\.rejects), [1, 0, 0, 0])   // Pushy's line that names no token
         XCTAssertEqual(try rows("SELECT line, reason FROM rejects", db), [[.int(4), .text("missing required field 'token'")]])
         let r = try rows("""
-            SELECT s.src, rfc3339(s.t), s.kind, k.token, s.apns_id, s.status, s.reason, s.category
-            FROM sends s LEFT JOIN tokens k ON k.id = s.token_id ORDER BY s.src, s.t
+            SELECT s.source_id, rfc3339(s.time_ms), s.kind, k.token, s.apns_id, s.status, s.reason, s.category
+            FROM sends_v s LEFT JOIN tokens k ON k.id = s.token_id ORDER BY s.source_id, s.time_ms
             """, db)
         XCTAssertEqual(r, [
             [.int(1), .text("2026-11-02T08:00:00.123Z"), .int(0), .text(Self.token(80)), .null, .int(200), .null, .text("accepted")],
@@ -67,7 +67,7 @@ final class LineDefinitionTests: XCTestCase {
         let r = try Run.pushlog(["--db", db, "ingest", "--format", "json", log], env: ["PUSHLOG_FORMATS": tmp.file("formats")])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("\"format\":\"acme-sender\""), r.stdout)
-        XCTAssertEqual(try rows("SELECT rfc3339(t), env, status, reason FROM sends ORDER BY t", db), [
+        XCTAssertEqual(try rows("SELECT rfc3339(time_ms), env, status, reason FROM sends_v ORDER BY time_ms", db), [
             [.text("2026-11-02T08:00:00Z"), .text("production"), .int(200), .null],
             [.text("2026-11-02T08:00:01Z"), .text("production"), .int(400), .text("BadDeviceToken")],
         ])

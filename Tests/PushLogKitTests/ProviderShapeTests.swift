@@ -6,8 +6,8 @@ import XCTest
 /// object, Expo tickets and receipts, Braze Currents push events, Pinpoint push results.
 final class ProviderShapeTests: XCTestCase {
     static let sendsSQL = """
-        SELECT rfc3339(s.t), s.kind, k.token, s.apns_id, s.status, s.reason, s.category, s.apns_ts, s.error, s.line
-        FROM sends s LEFT JOIN tokens k ON k.id = s.token_id ORDER BY s.t, s.id
+        SELECT rfc3339(s.time_ms), s.kind, k.token, s.apns_id, s.status, s.reason, s.category, s.apns_ts, s.error, s.line
+        FROM sends_v s LEFT JOIN tokens k ON k.id = s.token_id ORDER BY s.time_ms, s.id
         """
 
     func testNodeAPNWholeResultObject() throws {
@@ -67,9 +67,9 @@ final class ProviderShapeTests: XCTestCase {
         XCTAssertEqual(s.ignored, 1)   // a send that names no push token
         XCTAssertEqual(s.rejects, 0)
         let tok = Self.token(60)
-        XCTAssertEqual(try rows("SELECT rfc3339(r.t), k.token, r.device, r.user FROM registers r JOIN tokens k ON k.id = r.token_id", db),
+        XCTAssertEqual(try rows("SELECT rfc3339(r.time_ms), k.token, r.device, r.user FROM registers_v r JOIN tokens k ON k.id = r.token_id", db),
                        [[.text("2026-11-02T10:00:00Z"), .text(tok), .text("dev-7"), .text("user-7")]])
-        XCTAssertEqual(try rows("SELECT rfc3339(u.t), k.token, u.device FROM unregisters u JOIN tokens k ON k.id = u.token_id", db),
+        XCTAssertEqual(try rows("SELECT rfc3339(u.time_ms), k.token, u.device FROM unregisters_v u JOIN tokens k ON k.id = u.token_id", db),
                        [[.text("2026-11-02T10:05:00Z"), .text(tok), .text("dev-7")]])
         XCTAssertEqual(try rows(Self.sendsSQL, db), [
             [.text("2026-11-02T10:01:40Z"), .int(1), .text(tok), .text("d-1"), .null, .null, .null, .null, .null, .int(2)],
@@ -83,7 +83,7 @@ final class ProviderShapeTests: XCTestCase {
         XCTAssertEqual(kinds(s), ["send": 4])
         XCTAssertEqual(s.skipped, 1)   // GCM
         XCTAssertEqual(s.rejects, 0)
-        XCTAssertEqual(try rows("SELECT rfc3339(t), env, apns_id, status, reason, category, error FROM sends ORDER BY t", db), [
+        XCTAssertEqual(try rows("SELECT rfc3339(time_ms), env, apns_id, status, reason, category, error FROM sends_v ORDER BY time_ms", db), [
             [.text("2026-11-02T11:00:00Z"), .text("production"), .text("m-1"), .int(200), .null, .text("accepted"), .null],
             [.text("2026-11-02T11:01:00Z"), .text("sandbox"), .text("m-2"), .int(400), .text("BadDeviceToken"), .text("token-bad"), .null],
             [.text("2026-11-02T11:02:00Z"), .text("production"), .text("m-3"), .int(410), .text("Unregistered"), .text("token-gone"), .null],
@@ -97,6 +97,6 @@ final class ProviderShapeTests: XCTestCase {
         let p = tmp.write("c.ndjson", "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200,\"data\":[1],\"failed\":[]}\n")
         let s = try ingest([p], db: db)
         XCTAssertEqual(kinds(s), ["send": 1])
-        XCTAssertEqual(try rows("SELECT status FROM sends", db), [[.int(200)]])
+        XCTAssertEqual(try rows("SELECT status FROM sends_v", db), [[.int(200)]])
     }
 }

@@ -14,8 +14,8 @@ final class RealLogTests: XCTestCase {
         XCTAssertEqual(s.ignored, 1)   // the start-up banner
         XCTAssertEqual(s.rejects, 2)   // relative time, no platform
         let r = try rows("""
-            SELECT rfc3339(s.t), k.token, s.status, s.reason, s.category, s.error
-            FROM sends s JOIN tokens k ON k.id = s.token_id ORDER BY s.t
+            SELECT rfc3339(s.time_ms), k.token, s.status, s.reason, s.category, s.error
+            FROM sends_v s JOIN tokens k ON k.id = s.token_id ORDER BY s.time_ms
             """, db)
         XCTAssertEqual(r.count, 5)
         XCTAssertEqual(r[0], [.text("2026-11-02T08:00:01Z"), .text(Self.token(1)), .int(200), .null, .text("accepted"), .null])
@@ -108,7 +108,7 @@ final class RealLogTests: XCTestCase {
         XCTAssertEqual(s.skipped, 1)   // the SMS to a phone number
         XCTAssertEqual(s.rejects, 1)   // no destination at all: cannot tell the platform
         XCTAssertEqual(try rows("SELECT line, reason FROM rejects", db), [[.int(3), .text("SNS record without a destination")]])
-        XCTAssertEqual(try rows("SELECT status, reason FROM sends", db), [[.int(410), .text("Unregistered")]])
+        XCTAssertEqual(try rows("SELECT status, reason FROM sends_v", db), [[.int(410), .text("Unregistered")]])
     }
 
     func testGorushAPIResponseBodyAndNonPushJSONLines() throws {
@@ -119,7 +119,7 @@ final class RealLogTests: XCTestCase {
         XCTAssertEqual(s.skipped, 1)   // the android entry of the body
         XCTAssertEqual(s.ignored, 1)   // the debug line
         XCTAssertEqual(s.rejects, 1)   // a body with no time anywhere
-        XCTAssertEqual(try rows("SELECT rfc3339(t), status, reason, line FROM sends", db),
+        XCTAssertEqual(try rows("SELECT rfc3339(time_ms), status, reason, line FROM sends_v", db),
                        [[.text("2026-11-02T08:10:00Z"), .int(410), .text("Unregistered"), .int(2)]])
         XCTAssertEqual(try rows("SELECT line, reason FROM rejects", db),
                        [[.int(3), .text("gorush API response entry without a time (the body has none: log it after a timestamp prefix)")]])
@@ -137,7 +137,7 @@ final class RealLogTests: XCTestCase {
         XCTAssertEqual(s.files[0].format, "gorush")
         XCTAssertEqual(s.ignored, 60)
         XCTAssertEqual(s.rejects, 0)
-        XCTAssertEqual(try rows("SELECT status, reason FROM sends", db), [[.int(410), .text("Unregistered")]])
+        XCTAssertEqual(try rows("SELECT status, reason FROM sends_v", db), [[.int(410), .text("Unregistered")]])
     }
 
     func testSyslogPrefixTakesItsYearFromTheFileTime() throws {
@@ -150,12 +150,12 @@ final class RealLogTests: XCTestCase {
         let s = try ingest([a, b], db: db)
         XCTAssertEqual(s.files.map(\.format), ["ndjson", "gorush"])
         XCTAssertEqual(s.rejects, 0)
-        XCTAssertEqual(try rows("SELECT rfc3339(t), status FROM sends WHERE src = 1 ORDER BY line", db), [
+        XCTAssertEqual(try rows("SELECT rfc3339(time_ms), status FROM sends_v WHERE source_id = 1 ORDER BY line", db), [
             [.text("2026-11-02T08:30:00Z"), .int(200)],   // the prefix time
             [.text("2026-11-02T08:29:59Z"), .int(410)],   // the record's own time wins
             [.text("2025-12-31T23:59:59Z"), .int(200)],   // later than the file: the year before
         ])
-        XCTAssertEqual(try rows("SELECT rfc3339(t), status, reason FROM sends WHERE src = 2 ORDER BY line", db), [
+        XCTAssertEqual(try rows("SELECT rfc3339(time_ms), status, reason FROM sends_v WHERE source_id = 2 ORDER BY line", db), [
             [.text("2026-11-02T08:40:00Z"), .int(410), .text("ExpiredToken")],
             [.text("2026-11-02T08:40:01Z"), .int(200), .null],
         ])
@@ -168,7 +168,7 @@ final class RealLogTests: XCTestCase {
         let s = try ingest([p], db: db)
         XCTAssertEqual(s.files[0].format, "logfmt")
         XCTAssertEqual(s.totalRecords, 1)
-        XCTAssertEqual(try rows("SELECT status FROM sends", db), [[.int(200)]])
+        XCTAssertEqual(try rows("SELECT status FROM sends_v", db), [[.int(200)]])
     }
 
     func testTransportCause() {

@@ -6,19 +6,20 @@ import XCTest
 final class RecordColumnsTests: XCTestCase {
     /// The generated names, in parameter order, are the columns the writer always filled.
     func testColumnNamesInParameterOrder() {
-        let identity = ["t", "h1", "h2", "src", "line"]
-        XCTAssertEqual(SendColumn.names, identity + ["kind", "token_id", "apns_id", "env", "topic", "push_type", "priority",
+        let identity = ["time_ms", "line_hash", "source_id", "line"]
+        XCTAssertEqual(SendColumn.names, identity + ["kind", "token_id", "apns_id", "env_id", "topic_id", "push_type_id", "priority",
             "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content", "has_alert", "has_sound",
-            "has_badge", "aps_category", "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason",
-            "category", "apns_ts", "apns_unique_id", "latency_ms", "attempt", "error"])
-        XCTAssertEqual(RegisterColumn.names, identity + ["token_id", "device", "user", "env", "app_version", "os_version", "auth", "topic"])
-        XCTAssertEqual(SettingsColumn.names, identity + ["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting",
-                                                       "lock_screen", "notification_center"])
-        XCTAssertEqual(ReceiptColumn.names, identity + ["apns_id", "device", "token_id", "receipt", "result"])
-        XCTAssertEqual(UnregisterColumn.names, identity + ["token_id", "device", "user"])
+            "has_badge", "aps_category", "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason_id",
+            "category_id", "apns_ts", "apns_unique_id", "latency_ms", "attempt", "error"])
+        XCTAssertEqual(RegisterColumn.names, identity + ["token_id", "device_id", "user_id", "env_id", "app_version_id", "os_version_id",
+                                                       "auth_id", "topic_id"])
+        XCTAssertEqual(SettingsColumn.names, identity + ["device_id", "user_id", "auth_id", "alert_setting_id", "sound_setting_id",
+                                                       "badge_setting_id", "lock_screen_id", "notification_center_id"])
+        XCTAssertEqual(ReceiptColumn.names, identity + ["apns_id", "device_id", "token_id", "receipt_id", "result_id"])
+        XCTAssertEqual(UnregisterColumn.names, identity + ["token_id", "device_id", "user_id"])
         // A case's raw value is its position among the names (1-based).
         XCTAssertEqual(SendColumn.names[Int(SendColumn.error.rawValue) - 1], "error")
-        XCTAssertEqual(SettingsColumn.names[Int(SettingsColumn.notificationCenter.rawValue) - 1], "notification_center")
+        XCTAssertEqual(SettingsColumn.names[Int(SettingsColumn.notificationCenterID.rawValue) - 1], "notification_center_id")
     }
 
     /// Every generated column exists in its table of a fresh database.

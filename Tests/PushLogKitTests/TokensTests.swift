@@ -149,14 +149,14 @@ final class TokensTests: XCTestCase {
         let listed = try XCTUnwrap(TokenCleanup(db: db).run([.gone]).section("tokens")).rows.map { CellFormat.plain($0[0]) }
         let s = try db.prepare("""
             WITH ranked AS (
-              SELECT token_id, t, coalesce(apns_ts, t) AS ts,
-                     row_number() OVER (PARTITION BY token_id ORDER BY t DESC) AS k
-              FROM sends
+              SELECT token_id, time_ms, coalesce(apns_ts, time_ms) AS ts,
+                     row_number() OVER (PARTITION BY token_id ORDER BY time_ms DESC) AS k
+              FROM sends_v
               WHERE kind IN (0, 2) AND token_id IS NOT NULL
                 AND (status = 410 OR reason IN ('Unregistered', 'ExpiredToken'))
             )
             SELECT tokens.token FROM ranked JOIN tokens ON tokens.id = ranked.token_id
-            WHERE k = 1 AND NOT EXISTS (SELECT 1 FROM registers r WHERE r.token_id = ranked.token_id AND r.t > ranked.ts)
+            WHERE k = 1 AND NOT EXISTS (SELECT 1 FROM registers_v r WHERE r.token_id = ranked.token_id AND r.time_ms > ranked.ts)
             """)
         var expected: [String] = []
         while try s.step() { expected.append(s.string(0)!) }

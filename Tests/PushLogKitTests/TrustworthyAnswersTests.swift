@@ -159,7 +159,7 @@ final class TrustworthyAnswersTests: XCTestCase {
         let r = try pushlog(["query", "--format", "json", "SELECT 1 AS a; SELECT 2 AS b;"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("\"result_1\":[{\"a\":1}]") && r.stdout.contains("\"result_2\":[{\"b\":2}]"), r.stdout)
-        let f = tmp.write("q.sql", "-- two questions\nSELECT count(*) AS n FROM sends;\nSELECT count(*) AS m FROM registers;\n")
+        let f = tmp.write("q.sql", "-- two questions\nSELECT count(*) AS n FROM sends_v;\nSELECT count(*) AS m FROM registers_v;\n")
         let rf = try pushlog(["query", "--format", "json", "-f", f])
         XCTAssertTrue(rf.stdout.contains("\"n\":11") && rf.stdout.contains("\"m\":4"), rf.stdout)
         let dot = try pushlog(["query", ".tables"])
@@ -206,6 +206,11 @@ final class TrustworthyAnswersTests: XCTestCase {
             while try s.step() { columns.append(s.string(0) ?? "") }
             XCTAssertEqual(columns, doc.columns.map(\.0), "\(doc.name): pushlog schema must describe exactly its columns")
         }
+        // ... and every table and view has its doc.
+        let all = try conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        var names: [String] = []
+        while try all.step() { names.append(all.string(0) ?? "") }
+        XCTAssertEqual(names, Schema.docs.map(\.name).sorted())
         let r = try pushlog(["schema", "sends", "--format", "tsv"])
         XCTAssertTrue(r.stdout.contains("apns_ts\ttimestamp of a 410 body"), r.stdout)
         XCTAssertEqual(try pushlog(["schema", "sendz"]).status, 2)
@@ -236,11 +241,11 @@ final class TrustworthyAnswersTests: XCTestCase {
         try w.exec("""
             UPDATE meta SET value = 0 WHERE key = 'sources_canonical';
             INSERT INTO sources(path, lines, n_send, rejects) VALUES ('logs/./a.ndjson', 3, 2, 1);
-            UPDATE sends SET src = (SELECT max(id) FROM sources) WHERE rowid IN (SELECT rowid FROM sends LIMIT 2);
+            UPDATE sends SET source_id = (SELECT max(id) FROM sources) WHERE rowid IN (SELECT rowid FROM sends LIMIT 2);
             """)
         _ = try Ingester(db: w)
         XCTAssertEqual(try count("SELECT count(*) FROM sources", db: d), 1)
-        XCTAssertEqual(try count("SELECT count(DISTINCT src) FROM sends", db: d), 1)
+        XCTAssertEqual(try count("SELECT count(DISTINCT source_id) FROM sends_v", db: d), 1)
         XCTAssertEqual(try count("SELECT n_send FROM sources", db: d), 13)
     }
 

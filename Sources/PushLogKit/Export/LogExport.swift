@@ -32,7 +32,7 @@ public struct LogExport {
         let summary = try Ingester(db: db, options: opts).run(paths: paths)
         let rows = try RecordDump.run(db, since: since, until: until, ordered: sink is DayPartitionSink, into: sink)
         var rejects: [(String, Int64, String)] = []
-        let r = try db.prepare("SELECT s.path, j.line, j.reason FROM rejects j JOIN sources s ON s.id = j.src ORDER BY j.src, j.line LIMIT \(LogExport.listedRejects)")
+        let r = try db.prepare("SELECT s.path, j.line, j.reason FROM rejects j JOIN sources s ON s.id = j.source_id ORDER BY j.source_id, j.line LIMIT \(LogExport.listedRejects)")
         while try r.step() { rejects.append((r.string(0) ?? "", r.int(1), r.string(2) ?? "")) }
         let count = Int(try db.scalarInt("SELECT count(*) FROM rejects") ?? 0)
         return Result(summary: summary, rows: rows, rejects: rejects, rejectCount: count)

@@ -109,10 +109,10 @@ public struct MetricsExport {
         let rejects = try db.scalarInt("SELECT coalesce(sum(rejects), 0) FROM sources") ?? 0
         out.append(MetricFamily(name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
                                 samples: [([], Double(rejects))]))
-        // Each record table is keyed by time first: max(t) is one index probe.
+        // Each record table is keyed by time first: max(time_ms) is one index probe.
         if let newest = try db.scalarInt("""
-            SELECT max(t) FROM (SELECT max(t) AS t FROM sends UNION ALL SELECT max(t) FROM registers UNION ALL
-                                SELECT max(t) FROM settings UNION ALL SELECT max(t) FROM receipts UNION ALL SELECT max(t) FROM unregisters)
+            SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers UNION ALL
+                                SELECT max(time_ms) FROM settings UNION ALL SELECT max(time_ms) FROM receipts UNION ALL SELECT max(time_ms) FROM unregisters)
             """) {
             out.append(MetricFamily(name: "pushlog_newest_record_timestamp_seconds", help: "Time of the newest record in the database (Unix seconds)",
                                     samples: [([], Double(newest) / 1000)]))

@@ -193,11 +193,16 @@ public final class RecordWriter {
             bind(s, o, C.tokenID, tok); bind(s, o, C.deviceID, try devices.id(e.device)); bind(s, o, C.userID, try users.id(e.user))
         }
         typealias I = IdentityColumn
-        s.bind(o + I.timeMs.rawValue, t); s.bind(o + I.lineHash.rawValue, hash.0)
+        s.bind(o + I.timeMs.rawValue, t); s.bind(o + I.lineHash.rawValue, RecordWriter.lineHash(hash))
         s.bind(o + I.sourceID.rawValue, src); s.bind(o + I.line.rawValue, Int64(line))
         try b.rowDone()
         touch(e, token: tok, device: device)
     }
+
+    /// The stored identity hash: the two halves of the 128-bit line hash folded into 64 bits (a
+    /// record packed with others in one line differs from them in the second half). SQL writes
+    /// it as `(h1 | h2) & ~(h1 & h2)` (SchemaMigration).
+    @inline(__always) static func lineHash(_ h: (Int64, Int64)) -> Int64 { h.0 ^ h.1 }
 
     /// Stores every bound row; call before the bound bytes are reused and before a commit.
     public func flush() throws {
@@ -228,7 +233,7 @@ public final class RecordWriter {
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
     public func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64)) throws -> Bool {
         insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason.description); insReject.bind(4, text)
-        insReject.bind(5, hash.0)
+        insReject.bind(5, RecordWriter.lineHash(hash))
         try insReject.run()
         return db.changes > 0
     }

@@ -1,8 +1,9 @@
 /// Migrates a database of store v2 (schema versions 1-3: text columns, 128-bit identity) to the
 /// current schema in place. Runs inside the caller's transaction: the old tables are renamed,
 /// the new ones created, the records copied with their ids (strings become dimension ids, UUID
-/// apns-ids 16 bytes, the identity the line hash's first half), the old tables dropped and the
-/// derived facts rebuilt. A run killed at any point rolls back to the old database.
+/// apns-ids 16 bytes, the identity's two hash halves folded as the writer folds them), the old
+/// tables dropped and the derived facts rebuilt. A run killed at any point rolls back to the
+/// old database.
 enum SchemaMigration {
     static func fromStoreV2(_ db: Database) throws {
         // Out of the way: every old index (their names are reused), every old table renamed.
@@ -65,7 +66,7 @@ enum SchemaMigration {
                 push_type_id, priority, collapse_id, expiration, payload_bytes, content_available, mutable_content,
                 has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys,
                 status, reason_id, category_id, apns_ts, apns_unique_id, latency_ms, attempt, error)
-              SELECT id, t, h1, src, line, kind, token_id, apns_key(apns_id), \(dim("envs", "env")), \(dim("topics", "topic")),
+              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, kind, token_id, apns_key(apns_id), \(dim("envs", "env")), \(dim("topics", "topic")),
                 \(dim("push_types", "push_type")), priority, collapse_id, expiration, payload_bytes, content_available,
                 mutable_content, has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance,
                 custom_keys, status, \(dim("reasons", "reason")), \(dim("categories", "category")), apns_ts, apns_unique_id,
@@ -73,25 +74,25 @@ enum SchemaMigration {
               FROM v2_sends ORDER BY id;
             INSERT OR IGNORE INTO registers(id, time_ms, line_hash, source_id, line, token_id, device_id, user_id, env_id,
                 app_version_id, os_version_id, auth_id, topic_id)
-              SELECT id, t, h1, src, line, token_id, \(dim("devices", "device")), \(dim("users", "user")), \(dim("envs", "env")),
+              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user")), \(dim("envs", "env")),
                 \(dim("app_versions", "app_version")), \(dim("os_versions", "os_version")), \(dim("labels", "auth")),
                 \(dim("topics", "topic"))
               FROM v2_registers ORDER BY id;
             INSERT OR IGNORE INTO settings(id, time_ms, line_hash, source_id, line, device_id, user_id, auth_id,
                 alert_setting_id, sound_setting_id, badge_setting_id, lock_screen_id, notification_center_id)
-              SELECT id, t, h1, src, line, \(dim("devices", "device")), \(dim("users", "user")), \(dim("labels", "auth")),
+              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, \(dim("devices", "device")), \(dim("users", "user")), \(dim("labels", "auth")),
                 \(dim("labels", "alert_setting")), \(dim("labels", "sound_setting")), \(dim("labels", "badge_setting")),
                 \(dim("labels", "lock_screen")), \(dim("labels", "notification_center"))
               FROM v2_settings ORDER BY id;
             INSERT OR IGNORE INTO receipts(id, time_ms, line_hash, source_id, line, apns_id, device_id, token_id, receipt_id, result_id)
-              SELECT id, t, h1, src, line, apns_key(apns_id), \(dim("devices", "device")), token_id,
+              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, apns_key(apns_id), \(dim("devices", "device")), token_id,
                 \(dim("labels", "receipt")), \(dim("labels", "result"))
               FROM v2_receipts ORDER BY id;
             INSERT OR IGNORE INTO unregisters(id, time_ms, line_hash, source_id, line, token_id, device_id, user_id)
-              SELECT id, t, h1, src, line, token_id, \(dim("devices", "device")), \(dim("users", "user"))
+              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user"))
               FROM v2_unregisters ORDER BY id;
             INSERT OR IGNORE INTO rejects(id, source_id, line, reason, text, line_hash)
-              SELECT id, src, line, reason, text, h1 FROM v2_rejects ORDER BY id;
+              SELECT id, src, line, reason, text, (h1 | h2) & ~(h1 & h2) FROM v2_rejects ORDER BY id;
             INSERT INTO apple_metrics(day, push_type, status, count, source_id)
               SELECT day, push_type, status, count, src FROM v2_apple_metrics;
             """)

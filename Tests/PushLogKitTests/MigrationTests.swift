@@ -1,0 +1,274 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// Store v2 (schema versions 1-3) to store v3 (version 4): the in-place migration keeps every
+/// report's answer, and a kill -9 at any point of it leaves a database the next run migrates.
+final class MigrationTests: XCTestCase {
+    /// The report runs of Tests/Fixtures/migration/runs.txt, against the JSON pushlog printed on
+    /// the store v2 database (v3-demo.sql.gz: the demo, 80 devices over 2 weeks, and nine fixture
+    /// logs, dumped with sqlite3 .dump by the pushlog of stop 10, which also wrote NN.json).
+    func testMigratedStoreV2AnswersEveryReportAsBefore() throws {
+        let tmp = TempDir()
+        let db = tmp.file("v2.db")
+        try loadDump(Fixtures.path("migration/v3-demo.sql.gz"), into: db)
+        XCTAssertEqual(try Database(path: db, readOnly: true).scalarInt("PRAGMA user_version"), 3)
+        let migrate = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(migrate.status, 0, migrate.stderr)  // nothing to ingest: the database is migrated on opening
+        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        try assertReportsAsBefore(db)
+        // Unchanged: the records and their identities.
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 1471)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends WHERE typeof(apns_id) = 'blob'", db: db),
+                       try count("SELECT count(*) FROM sends_v WHERE length(apns_id) = 36 AND apns_id = lower(apns_id)", db: db))
+    }
+
+    func assertReportsAsBefore(_ db: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let runs = try String(contentsOfFile: Fixtures.path("migration/runs.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(runs.count, 19)
+        for (i, run) in runs.enumerated() {
+            let expected = try String(contentsOfFile: Fixtures.path(String(format: "migration/%02d.json", i + 1)), encoding: .utf8)
+            let r = try Run.pushlog(["--db", db, "report"] + run.split(separator: " ").map(String.init) + ["--format", "json"])
+            XCTAssertEqual(r.status, 0, "\(run): \(r.stderr)", file: file, line: line)
+            XCTAssertEqual(r.stdout, expected, "report \(run) differs after the migration", file: file, line: line)
+        }
+    }
+
+    /// kill -9 at several moments of a migration, then a plain run: the database is the one an
+    /// uninterrupted migration gives (every report's JSON equal).
+    func testKillNineDuringMigrationThenRerun() throws {
+        let tmp = TempDir()
+        // A store v2 database large enough to be killed mid-way: the demo ingested by this
+        // pushlog, written back in the old layout through the *_v views.
+        _ = try DemoGenerator(smallDemo(devices: 400)).write(to: tmp.path + "/logs")
+        let v3 = tmp.file("new.db")
+        XCTAssertEqual(try Run.pushlog(["--db", v3, "ingest", "--quiet", tmp.path + "/logs"]).status, 0)
+        let old = tmp.file("old.db")
+        try writeStoreV2(from: v3, to: old)
+        let reference = tmp.file("ref.db")
+        try FileManager.default.copyItem(atPath: old, toPath: reference)
+        _ = try Run.pushlog(["--db", reference, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(try count("PRAGMA user_version", db: reference), Schema.version)
+        let expected = try reports(reference)
+        XCTAssertEqual(expected, try reports(v3), "the round trip through store v2 changes nothing")
+        for (i, delay) in [0.02, 0.08, 0.2, 0.4].enumerated() {
+            let db = tmp.file("k\(i).db")
+            try FileManager.default.copyItem(atPath: old, toPath: db)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: Fixtures.binary)
+            p.arguments = ["--db", db, "ingest", "--quiet", emptyDir(tmp)]
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            _ = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+            XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version, "after kill -9 at \(delay)s")
+            XCTAssertEqual(try reports(db), expected, "after kill -9 at \(delay)s")
+        }
+    }
+
+    /// Databases of versions 1 and 2 (before the background, hourly and hygiene tables) migrate
+    /// the same way: the derived facts come out as a fresh ingest's.
+    func testVersions1And2MigrateToo() throws {
+        let tmp = TempDir()
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
+        let expected = try reports(fresh)
+        for (version, drop) in [(1, "DROP TABLE bg_pushes; DROP TABLE resp_hourly; DROP TABLE hygiene_hourly;"),
+                                (2, "DROP TABLE hygiene_hourly;")] {
+            let db = tmp.file("v\(version).db")
+            try writeStoreV2(from: fresh, to: db)
+            try Database(path: db, readOnly: false).exec("\(drop) PRAGMA user_version = \(version)")
+            XCTAssertThrowsError(try Store.openForReading(path: db))  // reports ask for an ingest first
+            XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)]).status, 0)
+            XCTAssertEqual(try reports(db), expected, "version \(version)")
+        }
+    }
+
+    func emptyDir(_ tmp: TempDir) -> String {
+        let d = tmp.file("empty")
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func reports(_ db: String) throws -> [String] {
+        try ["gone", "churn", "env-mismatch", "errors", "silent", "opt-out", "hygiene"].map {
+            try Run.pushlog(["--db", db, "report", $0, "--format", "json"]).stdout
+        }
+    }
+
+    /// Loads a gzipped `sqlite3 .dump` into a new database file.
+    func loadDump(_ gz: String, into db: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -dc \"$0\"", gz]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let sql = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let conn = try Database(path: db, readOnly: false)
+        try conn.exec(String(decoding: sql, as: UTF8.self))
+    }
+
+    /// The store v2 tables (schema version 3, as stop 10's pushlog created them) filled from a
+    /// current database's views; the derived tables stay empty (the migration rebuilds them).
+    func writeStoreV2(from current: String, to path: String) throws {
+        let conn = try Database(path: path, readOnly: false)
+        try conn.exec(MigrationTests.storeV2)
+        try conn.exec("ATTACH DATABASE '\(current)' AS n")
+        try Functions.register(conn)
+        try conn.exec("""
+            INSERT INTO sources SELECT * FROM n.sources;
+            INSERT INTO tokens SELECT * FROM n.tokens;
+            INSERT INTO sends SELECT id, time_ms, line_hash, 0, source_id, line, kind, token_id, apns_id, env, topic, push_type,
+              priority, collapse_id, expiration, payload_bytes, content_available, mutable_content, has_alert, has_sound,
+              has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys, status, reason, category, apns_ts,
+              apns_unique_id, latency_ms, attempt, error FROM n.sends_v;
+            INSERT INTO registers SELECT id, time_ms, line_hash, 0, source_id, line, token_id, device, user, env, app_version,
+              os_version, auth, topic FROM n.registers_v;
+            INSERT INTO settings SELECT id, time_ms, line_hash, 0, source_id, line, device, user, auth, alert_setting,
+              sound_setting, badge_setting, lock_screen, notification_center FROM n.settings_v;
+            INSERT INTO receipts SELECT id, time_ms, line_hash, 0, source_id, line, apns_id, device, token_id, receipt, result
+              FROM n.receipts_v;
+            INSERT INTO unregisters SELECT id, time_ms, line_hash, 0, source_id, line, token_id, device, user FROM n.unregisters_v;
+            UPDATE meta SET value = 1 WHERE key = 'derived_stale';
+            PRAGMA user_version = 3;
+            """)
+        try conn.exec("DETACH DATABASE n")
+    }
+
+    static let storeV2 = """
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value);
+        INSERT INTO meta(key, value) VALUES ('derived_stale', 0);
+        CREATE TABLE sources(
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            format TEXT,
+            size INTEGER, mtime INTEGER, head_len INTEGER, head_hash TEXT,
+            offset INTEGER NOT NULL DEFAULT 0,   -- decompressed bytes consumed by committed batches
+            lines INTEGER NOT NULL DEFAULT 0,    -- lines consumed by committed batches
+            complete INTEGER NOT NULL DEFAULT 0,
+            error TEXT,
+            n_send INTEGER NOT NULL DEFAULT 0, n_request INTEGER NOT NULL DEFAULT 0,
+            n_response INTEGER NOT NULL DEFAULT 0, n_register INTEGER NOT NULL DEFAULT 0,
+            n_settings INTEGER NOT NULL DEFAULT 0, n_receipt INTEGER NOT NULL DEFAULT 0,
+            n_unregister INTEGER NOT NULL DEFAULT 0,
+            duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
+            skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
+            first_ingest INTEGER, last_ingest INTEGER,
+            first_t INTEGER, last_t INTEGER        -- time span of the records read from it
+        );
+        CREATE TABLE tokens(
+            id INTEGER PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE,          -- lower case when hex
+            malformed INTEGER NOT NULL DEFAULT 0,
+            masked INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE sends(
+            id INTEGER PRIMARY KEY,
+            t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+            src INTEGER, line INTEGER,
+            kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
+            token_id INTEGER, apns_id TEXT, env TEXT, topic TEXT, push_type TEXT, priority INTEGER,
+            collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
+            content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
+            aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
+            status INTEGER, reason TEXT, category TEXT, apns_ts INTEGER, apns_unique_id TEXT,
+            latency_ms REAL, attempt INTEGER, error TEXT,
+            UNIQUE(t, h1, h2)
+        );
+        CREATE TABLE registers(
+            id INTEGER PRIMARY KEY,
+            t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+            token_id INTEGER NOT NULL, device TEXT, user TEXT, env TEXT, app_version TEXT, os_version TEXT,
+            auth TEXT, topic TEXT,
+            UNIQUE(t, h1, h2)
+        );
+        CREATE TABLE settings(
+            id INTEGER PRIMARY KEY,
+            t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+            device TEXT, user TEXT, auth TEXT NOT NULL, alert_setting TEXT, sound_setting TEXT, badge_setting TEXT,
+            lock_screen TEXT, notification_center TEXT,
+            UNIQUE(t, h1, h2)
+        );
+        CREATE TABLE receipts(
+            id INTEGER PRIMARY KEY,
+            t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+            apns_id TEXT NOT NULL, device TEXT, token_id INTEGER, receipt TEXT, result TEXT,
+            UNIQUE(t, h1, h2)
+        );
+        CREATE TABLE unregisters(
+            id INTEGER PRIMARY KEY,
+            t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL, src INTEGER, line INTEGER,
+            token_id INTEGER NOT NULL, device TEXT, user TEXT,
+            UNIQUE(t, h1, h2)
+        );
+        CREATE TABLE rejects(
+            id INTEGER PRIMARY KEY,
+            src INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
+            h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+            UNIQUE(h1, h2)
+        );
+        CREATE TABLE apple_metrics(
+            day TEXT NOT NULL, push_type TEXT NOT NULL, status TEXT NOT NULL, count INTEGER NOT NULL, src INTEGER,
+            PRIMARY KEY(day, push_type, status)
+        );
+        CREATE TABLE reasons(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
+        CREATE TABLE token_facts(
+            token_id INTEGER PRIMARY KEY,
+            first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time
+            reg_env TEXT, reg_app_version TEXT,            -- env and app version of the latest registration
+            reg_device TEXT, reg_user TEXT,
+            first_410 INTEGER, first_410_ts INTEGER,       -- first 410 response time and its APNs timestamp
+            malformed INTEGER NOT NULL DEFAULT 0           -- copied from tokens, to save reports a join
+        );
+        CREATE TABLE token_runs(
+            device TEXT NOT NULL, token_id INTEGER NOT NULL, start INTEGER NOT NULL, last INTEGER NOT NULL,
+            superseded_at INTEGER
+        );
+        CREATE INDEX token_runs_token ON token_runs(token_id, start);
+        CREATE TABLE token_stale(token_id INTEGER NOT NULL, from_t INTEGER NOT NULL, to_t INTEGER NOT NULL);
+        CREATE TABLE device_facts(
+            dkey TEXT PRIMARY KEY, user TEXT,
+            opt_in INTEGER,            -- first authorized observation
+            off INTEGER,               -- first denied observation after opt_in
+            fd_t INTEGER, fd_auth TEXT, -- first decided observation (not notDetermined) and its value
+            last_obs INTEGER,
+            last_token INTEGER, last_reg INTEGER  -- token and time of the latest registration
+        );
+        CREATE INDEX device_facts_user ON device_facts(user);
+        CREATE TABLE categories(category TEXT PRIMARY KEY, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
+
+        CREATE TABLE bg_pushes(
+            hour INTEGER NOT NULL,               -- t / 3600000
+            token_id INTEGER NOT NULL,           -- 0 when the record names no token
+            t INTEGER NOT NULL, h1 INTEGER NOT NULL, h2 INTEGER NOT NULL,
+            status INTEGER NOT NULL, priority INTEGER, with_alert INTEGER NOT NULL,
+            topic TEXT, env TEXT, apns_id TEXT, rt INTEGER,
+            PRIMARY KEY(hour, token_id, t, h1, h2)
+        ) WITHOUT ROWID;
+        CREATE TABLE resp_hourly(
+            hour INTEGER NOT NULL,               -- floor(t / 3600000)
+            topic TEXT NOT NULL, env TEXT NOT NULL,
+            responses INTEGER NOT NULL, gone INTEGER NOT NULL,
+            PRIMARY KEY(hour, topic, env)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE hygiene_hourly(
+            hour INTEGER NOT NULL, src INTEGER NOT NULL, topic TEXT NOT NULL, env TEXT NOT NULL,
+            responses INTEGER NOT NULL,
+            with_headers INTEGER NOT NULL,       -- with a push_type, priority, collapse_id or expiration
+            with_payload INTEGER NOT NULL,       -- whose payload was logged (has_alert not NULL)
+            with_ids INTEGER NOT NULL,           -- with an apns_id, attempt or collapse_id
+            untyped INTEGER NOT NULL,            -- without push_type
+            alert_n INTEGER NOT NULL,            -- push type alert, payload logged
+            alert_v INTEGER NOT NULL,            -- ... without alert, sound or badge
+            mutable_n INTEGER NOT NULL,          -- mutable-content 1, payload logged
+            mutable_v INTEGER NOT NULL,          -- ... without alert
+            PRIMARY KEY(hour, src, topic, env)
+        ) WITHOUT ROWID;
+        """
+}
