@@ -127,13 +127,13 @@ final class MigrationTests: XCTestCase {
               priority, collapse_id, expiration, payload_bytes, content_available, mutable_content, has_alert, has_sound,
               has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys, status, reason, category, apns_ts,
               apns_unique_id, latency_ms, attempt, error FROM n.sends_v;
-            INSERT INTO registers SELECT id, time_ms, line_hash, 0, source_id, line, token_id, device, user, env, app_version,
+            INSERT INTO registers SELECT NULL, time_ms, line_hash, 0, source_id, line, token_id, device, user, env, app_version,
               os_version, auth, topic FROM n.registers_v;
-            INSERT INTO settings SELECT id, time_ms, line_hash, 0, source_id, line, device, user, auth, alert_setting,
+            INSERT INTO settings SELECT NULL, time_ms, line_hash, 0, source_id, line, device, user, auth, alert_setting,
               sound_setting, badge_setting, lock_screen, notification_center FROM n.settings_v;
-            INSERT INTO receipts SELECT id, time_ms, line_hash, 0, source_id, line, apns_id, device, token_id, receipt, result
+            INSERT INTO receipts SELECT NULL, time_ms, line_hash, 0, source_id, line, apns_id, device, token_id, receipt, result
               FROM n.receipts_v;
-            INSERT INTO unregisters SELECT id, time_ms, line_hash, 0, source_id, line, token_id, device, user FROM n.unregisters_v;
+            INSERT INTO unregisters SELECT NULL, time_ms, line_hash, 0, source_id, line, token_id, device, user FROM n.unregisters_v;
             UPDATE meta SET value = 1 WHERE key = 'derived_stale';
             PRAGMA user_version = 3;
             """)

@@ -14,8 +14,8 @@ public enum Derived {
     /// Rebuilds the facts of the given tokens and devices only (a small ingest into a large
     /// database). Falls back to a full refresh when split responses were joined (their tokens are
     /// not known beforehand). Must give the same tables as `refresh` (tested).
-    /// Send and receipt rows with a rowid above `newRows` are the ones this run added (rowids only
-    /// grow: a new row gets the largest rowid plus one).
+    /// Send rows with a rowid above `newRows.sends` are the ones this run added (rowids only grow:
+    /// a new row gets the largest rowid plus one); its receipts lie in `newRows.receiptTimes`.
     public static func refresh(_ db: Database, tokens: Set<Int64>, devices: Set<Int64>,
                                newRows: RowMarks) throws {
         if try joinSplitResponses(db) { try refresh(db); return }
@@ -45,12 +45,15 @@ public enum Derived {
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.add(db, after: newRows.sends) }
     }
 
-    /// The largest send and receipt rowids at some moment (see `refresh(_:tokens:devices:newRows:)`).
+    /// What a run added (see `refresh(_:tokens:devices:newRows:)`): the send rows above the
+    /// largest send rowid before it, and receipts within the time span of the receipts it wrote
+    /// (receipts are keyed by their identity, not a row id; the span may hold older receipts too,
+    /// and recomputing what they answer changes nothing).
     public struct RowMarks {
-        public var sends: Int64, receipts: Int64
+        public var sends: Int64
+        public var receiptTimes: ClosedRange<Int64>?
         public static func now(_ db: Database) throws -> RowMarks {
-            RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0,
-                     receipts: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM receipts") ?? 0)
+            RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0, receiptTimes: nil)
         }
     }
 
@@ -76,13 +79,15 @@ public enum Derived {
             return
         }
         try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
+        guard let receipts = newRows.receiptTimes else { return }
         // Older pushes that a new receipt answers, found through the apns_id index of sends.
         try db.exec("""
             UPDATE background_pushes SET receipt_ms = n.receipt_ms FROM (
               SELECT s.time_ms / 3600000 AS hour, coalesce(s.token_id, 0) AS token_id, s.time_ms, s.line_hash,
                      \(receiptTime("s.apns_id")) AS receipt_ms
               FROM sends s
-              WHERE s.apns_id IN (SELECT apns_id FROM receipts WHERE rowid > \(newRows.receipts) AND receipt_id = 9)) AS n
+              WHERE s.apns_id IN (SELECT apns_id FROM receipts
+                                  WHERE time_ms BETWEEN \(receipts.lowerBound) AND \(receipts.upperBound) AND receipt_id = 9)) AS n
             WHERE background_pushes.status = 200 AND background_pushes.hour = n.hour AND background_pushes.token_id = n.token_id
               AND background_pushes.time_ms = n.time_ms AND background_pushes.line_hash = n.line_hash;
             """)

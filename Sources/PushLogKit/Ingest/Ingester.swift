@@ -40,7 +40,7 @@ public final class Ingester {
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
     let staleAtStart: Bool
-    /// The largest send and receipt rowids before this run: the rows above them are its own.
+    /// The largest send rowid before this run: the rows above it are its own.
     let rowsAtStart: Derived.RowMarks
 
     public init(db: Database, options: IngestOptions = IngestOptions()) throws {
@@ -154,7 +154,9 @@ public final class Ingester {
                 if rebuildIndexes || staleAtStart || writer.touchedAll || options.fullRefresh {
                     try Derived.refresh(db)
                 } else {
-                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices, newRows: rowsAtStart)
+                    var added = rowsAtStart
+                    added.receiptTimes = writer.receiptTimes
+                    try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices, newRows: added)
                 }
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
             }

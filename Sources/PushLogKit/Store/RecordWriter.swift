@@ -20,6 +20,8 @@ public final class RecordWriter {
     public private(set) var touchedTokens = Set<Int64>()
     public private(set) var touchedDevices = Set<Int64>()
     public private(set) var touchedAll = false
+    /// The time span of the receipts written (their pushes' receipt times are re-derived).
+    public private(set) var receiptTimes: ClosedRange<Int64>?
     static let touchLimit = 100_000
     /// Category ids are fixed: ReasonCategory order, from 1 (Schema.seed).
     private static let categoryID: [ReasonCategory: Int64] = Dictionary(uniqueKeysWithValues:
@@ -185,6 +187,7 @@ public final class RecordWriter {
             bind(s, o, C.notificationCenterID, try labels.id(e.notificationCenter))
         case .receipt:
             typealias C = ReceiptColumn
+            receiptTimes = receiptTimes.map { min($0.lowerBound, t)...max($0.upperBound, t) } ?? t...t
             if let a = e.apnsID { ApnsIDKey.bind(s, o + C.apnsID.rawValue, a) } else { s.bindNull(o + C.apnsID.rawValue) }
             bind(s, o, C.deviceID, try devices.id(e.device)); bind(s, o, C.tokenID, tok)
             bind(s, o, C.receiptID, try labels.id(e.receipt)); bind(s, o, C.resultID, try labels.id(e.result))

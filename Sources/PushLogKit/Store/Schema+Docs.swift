@@ -32,7 +32,7 @@ extension Schema {
             ("error", "transport error text when there was no APNs response"),
         ]),
         TableDoc(name: "registers", meaning: "the app uploaded its device token", columns: [
-            ("id", "row id"), ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
+            ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
             ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
             ("source_id", "sources.id of the file it came from"), ("line", "line number in that file"),
             ("token_id", "tokens.id"), ("device_id", "devices.id"), ("user_id", "users.id"),
@@ -41,7 +41,7 @@ extension Schema {
             ("topic_id", "topics.id: bundle id"),
         ]),
         TableDoc(name: "settings", meaning: "the app reported its notification settings", columns: [
-            ("id", "row id"), ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
+            ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
             ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
             ("source_id", "sources.id of the file it came from"), ("line", "line number in that file"),
             ("device_id", "devices.id"), ("user_id", "users.id"),
@@ -51,7 +51,7 @@ extension Schema {
             ("notification_center_id", "labels.id: notification-center setting"),
         ]),
         TableDoc(name: "receipts", meaning: "the app saw a push (woke in background, presented, opened, …)", columns: [
-            ("id", "row id"), ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
+            ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
             ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
             ("source_id", "sources.id of the file it came from"), ("line", "line number in that file"),
             ("apns_id", "apns-id of the push (stored as in sends)"), ("device_id", "devices.id"), ("token_id", "tokens.id"),
@@ -59,7 +59,7 @@ extension Schema {
             ("result_id", "labels.id: newData, noData or failed (background)"),
         ]),
         TableDoc(name: "unregisters", meaning: "the app or backend dropped a token (logout)", columns: [
-            ("id", "row id"), ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
+            ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
             ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
             ("source_id", "sources.id of the file it came from"), ("line", "line number in that file"),
             ("token_id", "tokens.id"), ("device_id", "devices.id"), ("user_id", "users.id"),
@@ -197,24 +197,24 @@ extension Schema {
             ("apns_unique_id", "apns-unique-id"), ("latency_ms", "latency"), ("attempt", "attempt"), ("error", "transport error"),
         ]),
         TableDoc(name: "registers_v", meaning: "view: registers with the names joined back", columns: [
-            ("id", "registers.id"), ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
+            ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
             ("source_id", "sources.id"), ("line", "line number"), ("token_id", "tokens.id"), ("token", "the token"),
             ("device", "device id"), ("user", "user id"), ("env", "env"), ("app_version", "app version"), ("os_version", "OS version"),
             ("auth", "authorization"), ("topic", "bundle id"),
         ]),
         TableDoc(name: "settings_v", meaning: "view: settings with the names joined back", columns: [
-            ("id", "settings.id"), ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
+            ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
             ("source_id", "sources.id"), ("line", "line number"), ("device", "device id"), ("user", "user id"),
             ("auth", "authorization"), ("alert_setting", "alert setting"), ("sound_setting", "sound setting"),
             ("badge_setting", "badge setting"), ("lock_screen", "lock-screen setting"), ("notification_center", "notification-center setting"),
         ]),
         TableDoc(name: "receipts_v", meaning: "view: receipts with the names joined back", columns: [
-            ("id", "receipts.id"), ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
+            ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
             ("source_id", "sources.id"), ("line", "line number"), ("apns_id", "apns-id as logged"), ("device", "device id"),
             ("token_id", "tokens.id"), ("token", "the token"), ("receipt", "receipt kind"), ("result", "background result"),
         ]),
         TableDoc(name: "unregisters_v", meaning: "view: unregisters with the names joined back", columns: [
-            ("id", "unregisters.id"), ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
+            ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
             ("source_id", "sources.id"), ("line", "line number"), ("token_id", "tokens.id"), ("token", "the token"),
             ("device", "device id"), ("user", "user id"),
         ]),

@@ -50,6 +50,8 @@ public enum Schema {
     -- The APNs reasons pushlog knows, their category and status (README: APNs reasons).
     CREATE TABLE reason_taxonomy(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
 
+    -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
+    -- and reports name a response by it. The app's record tables are keyed by their identity.
     CREATE TABLE sends(
         id INTEGER PRIMARY KEY,
         time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
@@ -63,31 +65,27 @@ public enum Schema {
         UNIQUE(time_ms, line_hash)
     );
     CREATE TABLE registers(
-        id INTEGER PRIMARY KEY,
         time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
         token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
         os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
-        UNIQUE(time_ms, line_hash)
-    );
+        PRIMARY KEY(time_ms, line_hash)
+    ) WITHOUT ROWID;
     CREATE TABLE settings(
-        id INTEGER PRIMARY KEY,
         time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
         device_id INTEGER, user_id INTEGER, auth_id INTEGER NOT NULL, alert_setting_id INTEGER, sound_setting_id INTEGER,
         badge_setting_id INTEGER, lock_screen_id INTEGER, notification_center_id INTEGER,
-        UNIQUE(time_ms, line_hash)
-    );
+        PRIMARY KEY(time_ms, line_hash)
+    ) WITHOUT ROWID;
     CREATE TABLE receipts(
-        id INTEGER PRIMARY KEY,
         time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
         apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
-        UNIQUE(time_ms, line_hash)
-    );
+        PRIMARY KEY(time_ms, line_hash)
+    ) WITHOUT ROWID;
     CREATE TABLE unregisters(
-        id INTEGER PRIMARY KEY,
         time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
         token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER,
-        UNIQUE(time_ms, line_hash)
-    );
+        PRIMARY KEY(time_ms, line_hash)
+    ) WITHOUT ROWID;
     CREATE TABLE rejects(
         id INTEGER PRIMARY KEY,
         source_id INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
@@ -192,24 +190,24 @@ public enum Schema {
           \(dim("categories", "category_id", "s")) AS category, s.apns_ts, s.apns_unique_id, s.latency_ms, s.attempt, s.error
           FROM sends s;
         CREATE VIEW responses_v AS SELECT * FROM sends_v WHERE kind IN (0, 2) AND status IS NOT NULL;
-        CREATE VIEW registers_v AS SELECT r.id, r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
+        CREATE VIEW registers_v AS SELECT r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
           r.token_id, (SELECT token FROM tokens WHERE id = r.token_id) AS token, \(dim("devices", "device_id", "r")) AS device,
           \(dim("users", "user_id", "r")) AS user, \(dim("envs", "env_id", "r")) AS env,
           \(dim("app_versions", "app_version_id", "r")) AS app_version, \(dim("os_versions", "os_version_id", "r")) AS os_version,
           \(dim("labels", "auth_id", "r")) AS auth, \(dim("topics", "topic_id", "r")) AS topic
           FROM registers r;
-        CREATE VIEW settings_v AS SELECT x.id, x.time_ms, \(iso("x")) AS time, x.line_hash, x.source_id, x.line,
+        CREATE VIEW settings_v AS SELECT x.time_ms, \(iso("x")) AS time, x.line_hash, x.source_id, x.line,
           \(dim("devices", "device_id", "x")) AS device, \(dim("users", "user_id", "x")) AS user, \(dim("labels", "auth_id", "x")) AS auth,
           \(dim("labels", "alert_setting_id", "x")) AS alert_setting, \(dim("labels", "sound_setting_id", "x")) AS sound_setting,
           \(dim("labels", "badge_setting_id", "x")) AS badge_setting, \(dim("labels", "lock_screen_id", "x")) AS lock_screen,
           \(dim("labels", "notification_center_id", "x")) AS notification_center
           FROM settings x;
-        CREATE VIEW receipts_v AS SELECT c.id, c.time_ms, \(iso("c")) AS time, c.line_hash, c.source_id, c.line,
+        CREATE VIEW receipts_v AS SELECT c.time_ms, \(iso("c")) AS time, c.line_hash, c.source_id, c.line,
           \(apnsText("c.apns_id")) AS apns_id, \(dim("devices", "device_id", "c")) AS device, c.token_id,
           (SELECT token FROM tokens WHERE id = c.token_id) AS token, \(dim("labels", "receipt_id", "c")) AS receipt,
           \(dim("labels", "result_id", "c")) AS result
           FROM receipts c;
-        CREATE VIEW unregisters_v AS SELECT u.id, u.time_ms, \(iso("u")) AS time, u.line_hash, u.source_id, u.line,
+        CREATE VIEW unregisters_v AS SELECT u.time_ms, \(iso("u")) AS time, u.line_hash, u.source_id, u.line,
           u.token_id, (SELECT token FROM tokens WHERE id = u.token_id) AS token, \(dim("devices", "device_id", "u")) AS device,
           \(dim("users", "user_id", "u")) AS user
           FROM unregisters u;

@@ -72,25 +72,25 @@ enum SchemaMigration {
                 custom_keys, status, \(dim("reasons", "reason")), \(dim("categories", "category")), apns_ts, apns_unique_id,
                 latency_ms, attempt, error
               FROM v2_sends ORDER BY id;
-            INSERT OR IGNORE INTO registers(id, time_ms, line_hash, source_id, line, token_id, device_id, user_id, env_id,
+            INSERT OR IGNORE INTO registers(time_ms, line_hash, source_id, line, token_id, device_id, user_id, env_id,
                 app_version_id, os_version_id, auth_id, topic_id)
-              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user")), \(dim("envs", "env")),
+              SELECT t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user")), \(dim("envs", "env")),
                 \(dim("app_versions", "app_version")), \(dim("os_versions", "os_version")), \(dim("labels", "auth")),
                 \(dim("topics", "topic"))
-              FROM v2_registers ORDER BY id;
-            INSERT OR IGNORE INTO settings(id, time_ms, line_hash, source_id, line, device_id, user_id, auth_id,
+              FROM v2_registers ORDER BY t;
+            INSERT OR IGNORE INTO settings(time_ms, line_hash, source_id, line, device_id, user_id, auth_id,
                 alert_setting_id, sound_setting_id, badge_setting_id, lock_screen_id, notification_center_id)
-              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, \(dim("devices", "device")), \(dim("users", "user")), \(dim("labels", "auth")),
+              SELECT t, (h1 | h2) & ~(h1 & h2), src, line, \(dim("devices", "device")), \(dim("users", "user")), \(dim("labels", "auth")),
                 \(dim("labels", "alert_setting")), \(dim("labels", "sound_setting")), \(dim("labels", "badge_setting")),
                 \(dim("labels", "lock_screen")), \(dim("labels", "notification_center"))
-              FROM v2_settings ORDER BY id;
-            INSERT OR IGNORE INTO receipts(id, time_ms, line_hash, source_id, line, apns_id, device_id, token_id, receipt_id, result_id)
-              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, apns_key(apns_id), \(dim("devices", "device")), token_id,
+              FROM v2_settings ORDER BY t;
+            INSERT OR IGNORE INTO receipts(time_ms, line_hash, source_id, line, apns_id, device_id, token_id, receipt_id, result_id)
+              SELECT t, (h1 | h2) & ~(h1 & h2), src, line, apns_key(apns_id), \(dim("devices", "device")), token_id,
                 \(dim("labels", "receipt")), \(dim("labels", "result"))
-              FROM v2_receipts ORDER BY id;
-            INSERT OR IGNORE INTO unregisters(id, time_ms, line_hash, source_id, line, token_id, device_id, user_id)
-              SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user"))
-              FROM v2_unregisters ORDER BY id;
+              FROM v2_receipts ORDER BY t;
+            INSERT OR IGNORE INTO unregisters(time_ms, line_hash, source_id, line, token_id, device_id, user_id)
+              SELECT t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user"))
+              FROM v2_unregisters ORDER BY t;
             INSERT OR IGNORE INTO rejects(id, source_id, line, reason, text, line_hash)
               SELECT id, src, line, reason, text, (h1 | h2) & ~(h1 & h2) FROM v2_rejects ORDER BY id;
             INSERT INTO apple_metrics(day, push_type, status, count, source_id)
