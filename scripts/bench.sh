@@ -44,6 +44,11 @@ records=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'
 final=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];print(d['finalize_seconds'])")
 rate=$(python3 -c "print(int($records/$secs))")
 echo "ingest: $records records in ${secs}s = $rate records/s end to end (of which indexes and derived facts ${final}s); peak RSS $((rss / 1024)) MB"
+dbbytes=$(stat -c %s "$db"); gzbytes=$(du -cb "$corpus"/*/* | tail -1 | cut -f1)
+echo "database: $dbbytes bytes = $((dbbytes / records)) bytes per record (SPEC target: 120), $(python3 -c "print(round($dbbytes / $gzbytes, 2))")x the gzipped input"
+if [ $quick = 0 ] && command -v sqlite3 >/dev/null; then
+  echo "  by table and index (MB): $(sqlite3 "$db" "SELECT group_concat(name || ' ' || mb, ', ') FROM (SELECT name, round(sum(pgsize) / 1048576.0, 1) AS mb FROM dbstat GROUP BY name HAVING mb >= 1 ORDER BY 2 DESC)")"
+fi
 
 timev "$bin" --db "$db" ingest --quiet "$corpus"
 read -r resecs _ < "$out/time.txt"
@@ -61,11 +66,11 @@ echo "incremental ingest of one more day ($(zcat "$extra/provider/sends-$day" "$
 for r in gone churn env-mismatch silent opt-out errors weekly; do
   timev "$bin" --db "$db" report "$r" --format json > /dev/null
   read -r s _ < "$out/time.txt"
-  week=$($bin --db "$db" query --format csv "SELECT iso_week(max(t) - 7*86400000) FROM sends" | tail -1 | tr -d '\r')
+  week=$($bin --db "$db" query --format csv "SELECT iso_week(max(time_ms) - 7*86400000) FROM sends" | tail -1 | tr -d '\r')
   if [ "$r" = weekly ]; then  # weekly takes its week, not a range
     timev "$bin" --db "$db" report "$r" --week "$week" --format json > /dev/null
   else
-    timev "$bin" --db "$db" report "$r" --since "$week" --until "$($bin --db "$db" query --format csv "SELECT iso_week(max(t)) FROM sends" | tail -1 | tr -d '\r')" --format json > /dev/null
+    timev "$bin" --db "$db" report "$r" --since "$week" --until "$($bin --db "$db" query --format csv "SELECT iso_week(max(time_ms)) FROM sends" | tail -1 | tr -d '\r')" --format json > /dev/null
   fi
   read -r w _ < "$out/time.txt"
   echo "report $r: ${s}s over all data, ${w}s for one week"
@@ -91,12 +96,16 @@ n = con.execute("SELECT count(*) FROM ev").fetchone()[0]
 s = time.time() - t
 print(f"duckdb read_json: {n} rows in {s:.2f}s = {int(n/s)} rows/s (2 threads, no indexes, no dedupe)")
 print(f"ratio pushlog / duckdb: {ours / (n / s):.2f}x (SPEC target: 1.5x)")
+con.close()
+import os
+size = os.path.getsize(path)
+print(f"duckdb table: {size} bytes = {size // n} bytes per row")
 PY
   else
     echo "duckdb: not installed (pip install duckdb) — skipped"
   fi
   if command -v sqlite3 >/dev/null; then
-    "$bin" --db "$db" query --format csv "SELECT t, kind, token_id, apns_id, env, topic, push_type, priority, status, reason, apns_ts, latency_ms FROM sends" > "$out/sends.csv"
+    "$bin" --db "$db" query --format csv "SELECT time_ms, kind, token_id, apns_id, env, topic, push_type, priority, status, reason, apns_ts, latency_ms FROM sends_v" > "$out/sends.csv"
     rm -f "$out/shell.db"
     n=$(($(wc -l < "$out/sends.csv") - 1))
     start=$(date +%s.%N)
@@ -116,6 +125,7 @@ PY
     start=$(date +%s.%N)
     sqlite3 "$out/floor.db" "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768; ATTACH '$db' AS src; BEGIN;
       INSERT INTO main.tokens SELECT * FROM src.tokens WHERE 1;
+      $(for t in topics envs push_types reasons app_versions os_versions devices users labels; do echo "INSERT OR IGNORE INTO main.$t SELECT * FROM src.$t WHERE 1;"; done)
       $(for t in sends registers settings receipts unregisters; do echo "INSERT INTO main.$t SELECT * FROM src.$t WHERE 1;"; done)
       COMMIT;" > /dev/null
     mid=$(date +%s.%N)
