@@ -173,10 +173,10 @@ CREATE FUNCTION IF NOT EXISTS pushlog_round AS (x, n) -> coalesce(toFloat64(roun
 CREATE VIEW IF NOT EXISTS pushlog.data_span AS
 SELECT min(time_ms) AS lo, max(time_ms) AS hi, count() AS n FROM pushlog.events WHERE kind NOT IN ('receipt', 'unregister');
 
--- Background pushes answered by APNs (pushlog's bg_pushes): push_type background, or no push_type
+-- Background pushes answered by APNs (pushlog's background_pushes): push_type background, or no push_type
 -- with content-available and no alert, sound or badge; rt is the first background receipt for
 -- the apns_id of an accepted push.
-CREATE VIEW IF NOT EXISTS pushlog.bg_pushes AS
+CREATE VIEW IF NOT EXISTS pushlog.background_pushes AS
 WITH rc AS (
   SELECT apns_id, min(time_ms) AS rt FROM pushlog.events WHERE kind = 'receipt' AND receipt = 'background' GROUP BY apns_id
 )

@@ -39,7 +39,7 @@ r AS (
   WHERE r.time_ms >= f.first_410 GROUP BY r.w
 ), silent AS (
   SELECT w, sum(load) AS accepted, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
-    SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.bg_pushes
+    SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.background_pushes
     WHERE status = 200 AND t >= ws0 - 604800000 AND t < ws0 + 604800000
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
     GROUP BY w, hour, token)
@@ -172,7 +172,7 @@ d AS (
   GROUP BY day
 ), bg AS (
   SELECT intDiv(hour, 24) AS day, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
-    SELECT hour, token, count() AS load FROM pushlog.bg_pushes
+    SELECT hour, token, count() AS load FROM pushlog.background_pushes
     WHERE status = 200 AND t >= since - 604800000 AND t < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
     GROUP BY hour, token)
@@ -215,7 +215,7 @@ r AS (
 ), bg AS (
   SELECT intDiv(hour, 24) AS day, count() AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
          countIf(coalesce(priority, 10) <> 5) AS p10_v
-  FROM pushlog.bg_pushes
+  FROM pushlog.background_pushes
   WHERE t >= lo AND t < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY day
 ), nr AS (

@@ -14,9 +14,11 @@ enum QueryCommand: Command {
     Several statements separated by `;` each print their own section (result_1, result_2, …).
 
     Tables: sends (send/request/response records), registers, settings, receipts, unregisters,
-    tokens, sources, rejects, apple_metrics, reasons, categories (pushlog schema describes each
-    column). Times are epoch milliseconds; rfc3339(t), time_ms('2026-11-12' or '-2h'),
-    bucket(t, 'day'), iso_week(t), median(x) and pragma_table_info('sends') are available.
+    tokens, sources, rejects, apple_metrics and the dimensions they refer to by id (topics, envs,
+    devices, …); views with the names joined back: sends_v, responses_v, registers_v, settings_v,
+    receipts_v, unregisters_v (pushlog schema describes each column). Times are epoch
+    milliseconds (time_ms); rfc3339(ms), time_ms('2026-11-12' or '-2h'), bucket(ms, 'day'),
+    iso_week(ms), median(x), apns_text(apns_id) and pragma_table_info('sends') are available.
 
     """
 
