@@ -74,8 +74,8 @@ public enum Derived {
         let rule = "kind IN (0, 2) AND status IS NOT NULL AND (\(Schema.backgroundRule))"
         let insert = "INSERT OR IGNORE INTO background_pushes(hour, token_id, time_ms, line_hash, status, priority, with_alert, topic_id, env_id, receipt_ms)"
         guard let newRows else {
-            // Read in time order (the partial index), so the rows land near the end of the tree: no sort.
-            try db.exec("DELETE FROM background_pushes; \(insert) \(select) INDEXED BY sends_background WHERE \(rule)")
+            // One scan of sends in row order (about time order), so the rows land near the end of the tree.
+            try db.exec("DELETE FROM background_pushes; \(insert) \(select) WHERE \(rule)")
             return
         }
         try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
