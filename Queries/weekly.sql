@@ -33,7 +33,7 @@ SELECT count(*) AS responses, coalesce(sum(status = 200), 0) AS accepted,
        round(1.0 * sum(status = 200) / nullif(count(*), 0), 6) AS accepted_share,
        coalesce(sum(category_id = (SELECT id FROM categories WHERE name = 'auth')), 0) AS auth_errors,
        CASE WHEN :topic IS NULL AND :env IS NULL THEN
-         (SELECT coalesce(sum(rejects), 0) FROM sources WHERE first_t < :until AND last_t >= :since) END AS rejects
+         (SELECT coalesce(sum(rejects), 0) FROM sources WHERE first_time_ms < :until AND last_time_ms >= :since) END AS rejects
 FROM responses WHERE time_ms >= :since AND time_ms < :until
   AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id);
 

@@ -57,7 +57,17 @@ enum IngestCommand: Command {
             Console.err("pushlog: another ingest is writing to \(ctx.dbPath); waiting for it to finish (--no-wait to fail instead)")
         }
         defer { withExtendedLifetime(lock) {} }
-        let db = try Store.openForWriting(path: ctx.dbPath)
+        let migrateStart = Date()
+        var migrated = false
+        let db = try Store.openForWriting(path: ctx.dbPath) { version in
+            migrated = true
+            Console.err("pushlog: \(ctx.dbPath) has schema version \(version); migrating it to \(Schema.version) (store v3) in place, once; "
+                        + "a run stopped half-way leaves it as it was")
+        }
+        if migrated {
+            Console.err(String(format: "pushlog: migrated in %.1fs; the database is now %.1f MB", Date().timeIntervalSince(migrateStart),
+                               Double((try? FileManager.default.attributesOfItem(atPath: ctx.dbPath)[.size] as? Int) ?? 0) / 1_048_576))
+        }
         if args.has("--follow") || args.has("-f") {
             guard !args.positionals.contains("-") else {
                 throw UsageError(message: "--follow reads files and folders, not stdin", hint: "pushlog ingest --follow /var/log/pusher/")

@@ -49,7 +49,7 @@ enum QueryCommand: Command {
         try QueryFunctions.register(db)
         let statements: [Statement]
         do { statements = try db.prepareEach(sql) } catch let e as StoreError {
-            throw CLIError("query: \(e.message)\(e.message.contains("not authorized") ? " (query is read-only: no writes, ATTACH, extensions or pragmas that change settings)" : "")")
+            throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
         }
         guard !statements.isEmpty else {
             throw UsageError(message: "query has no SQL statement (only comments or blanks)", hint: "pushlog query 'SELECT count(*) FROM sends'")
@@ -64,5 +64,18 @@ enum QueryCommand: Command {
         }
         try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: sections), db: db)
         return 0
+    }
+
+    /// What an SQLite error about the query usually means here.
+    static func hint(for message: String) -> String {
+        if message.contains("not authorized") {
+            return " (query is read-only: no writes, ATTACH, extensions or pragmas that change settings)"
+        }
+        if message.contains("no such column") || message.contains("no such table") {
+            // Names of the store before version 4 (store v2), which older notes and scripts use.
+            return " (pushlog schema lists the tables, views and columns; since store v3 the record tables hold ids"
+                + " — topic_id, env_id, device_id, … — and time_ms, line_hash, source_id; the *_v views, e.g. sends_v, have the names)"
+        }
+        return ""
     }
 }

@@ -26,7 +26,7 @@ final class Pipeline {
               n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
               n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
               skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16,
-              first_t = min(coalesce(first_t, ?17), coalesce(?17, first_t)), last_t = max(coalesce(last_t, ?18), coalesce(?18, last_t))
+              first_time_ms = min(coalesce(first_time_ms, ?17), coalesce(?17, first_time_ms)), last_time_ms = max(coalesce(last_time_ms, ?18), coalesce(?18, last_time_ms))
             WHERE id = ?1
             """)
         markStale = try db.prepare("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")

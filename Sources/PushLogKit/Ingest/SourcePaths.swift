@@ -46,8 +46,8 @@ public enum SourcePaths {
                           duplicates = sources.duplicates + o.duplicates, rejects = sources.rejects + o.rejects,
                           skipped = sources.skipped + o.skipped, ignored = sources.ignored + o.ignored,
                           first_ingest = min(sources.first_ingest, o.first_ingest), last_ingest = max(sources.last_ingest, o.last_ingest),
-                          first_t = min(coalesce(sources.first_t, o.first_t), coalesce(o.first_t, sources.first_t)),
-                          last_t = max(coalesce(sources.last_t, o.last_t), coalesce(o.last_t, sources.last_t))
+                          first_time_ms = min(coalesce(sources.first_time_ms, o.first_time_ms), coalesce(o.first_time_ms, sources.first_time_ms)),
+                          last_time_ms = max(coalesce(sources.last_time_ms, o.last_time_ms), coalesce(o.last_time_ms, sources.last_time_ms))
                         FROM (SELECT * FROM sources WHERE id = \(other.id)) AS o WHERE sources.id = \(keep.id)
                         """)
                     for table in ["sends", "registers", "settings", "receipts", "unregisters", "rejects", "apple_metrics"] {

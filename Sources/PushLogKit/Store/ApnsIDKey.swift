@@ -1,16 +1,15 @@
 import CSQLite
 
-/// How an apns-id is stored: a UUID as 16 bytes instead of 36 characters. A lower-case UUID is
-/// the 16 bytes; an upper-case one (as APNs writes the header) the 16 bytes and the letter 'U',
-/// so the text reads back exactly as logged; anything else stays text. The same text always
-/// gives the same key, so equality joins (sends to receipts) work on keys as they did on text.
+/// How an apns-id is stored: a UUID as its 16 bytes instead of 36 characters, whatever the case of
+/// its letters (APNs writes the header upper case, many providers log it lower case: the same id
+/// must join its request, response and receipts); it reads back lower case. Anything else stays
+/// text, as logged.
 public enum ApnsIDKey {
-    /// The 16 (or 17) key bytes of a canonical UUID written into `out`, or nil when `text` is
-    /// not one (mixed case, other lengths, non-hex): the caller stores the text.
+    /// The 16 key bytes of a UUID (8-4-4-4-12 hex digits, any case) written into `out`, or nil
+    /// when `text` is not one: the caller stores the text.
     @inline(__always)
     public static func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout (UInt64, UInt64, UInt8)) -> Int? {
         guard text.count == 36 else { return nil }
-        var upper = false, lower = false
         var hi: UInt64 = 0, lo: UInt64 = 0
         var n = 0
         for i in 0..<36 {
@@ -22,17 +21,16 @@ public enum ApnsIDKey {
             let v: UInt8
             switch c {
             case 0x30...0x39: v = c &- 0x30
-            case 0x61...0x66: v = c &- 0x61 &+ 10; lower = true
-            case 0x41...0x46: v = c &- 0x41 &+ 10; upper = true
+            case 0x61...0x66: v = c &- 0x61 &+ 10
+            case 0x41...0x46: v = c &- 0x41 &+ 10
             default: return nil
             }
             if n < 16 { hi = hi << 4 | UInt64(v) } else { lo = lo << 4 | UInt64(v) }
             n += 1
         }
-        if upper && lower { return nil }
         // Big-endian, so blob order (memcmp) is the order of the text.
-        out = (hi.bigEndian, lo.bigEndian, 0x55)
-        return upper ? 17 : 16
+        out = (hi.bigEndian, lo.bigEndian, 0)
+        return 16
     }
 
     /// Binds the key of an apns-id (blob for a UUID, the text otherwise).
@@ -64,10 +62,10 @@ public enum ApnsIDKey {
     /// The text of a stored key (the inverse of `encode`).
     /// Other blobs read as x'…' hex.
     public static func text(_ key: UnsafeBufferPointer<UInt8>) -> String {
-        guard key.count == 16 || key.count == 17 && key[16] == 0x55 else {
+        guard key.count == 16 else {
             return "x'" + key.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() + "'"
         }
-        let digits: [UInt8] = Array((key.count == 17 ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(36)
         for (i, b) in key.prefix(16).enumerated() {

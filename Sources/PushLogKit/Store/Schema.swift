@@ -26,7 +26,7 @@ public enum Schema {
         duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
         skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
         first_ingest INTEGER, last_ingest INTEGER,
-        first_t INTEGER, last_t INTEGER        -- time span of the records read from it
+        first_time_ms INTEGER, last_time_ms INTEGER        -- time span of the records read from it
     );
     CREATE TABLE tokens(
         id INTEGER PRIMARY KEY,
@@ -163,13 +163,13 @@ public enum Schema {
     ) WITHOUT ROWID;
     """
 
-    /// The apns-id as text, from its stored form (16 bytes: a lower-case UUID; 17 bytes ending
-    /// in 'U': an upper-case one; text: anything else, as logged). Plain SQL, so the views read
+    /// The apns-id as text, from its stored form (16 bytes: a UUID, read lower case; text:
+    /// anything else, as logged). Plain SQL, so the views read
     /// in any SQLite shell.
     static func apnsText(_ c: String) -> String {
         let h = "hex(\(c))"
         let uuid = "substr(\(h), 1, 8) || '-' || substr(\(h), 9, 4) || '-' || substr(\(h), 13, 4) || '-' || substr(\(h), 17, 4) || '-' || substr(\(h), 21, 12)"
-        return "CASE WHEN typeof(\(c)) <> 'blob' THEN \(c) WHEN length(\(c)) = 16 THEN lower(\(uuid)) ELSE \(uuid) END"
+        return "CASE WHEN typeof(\(c)) <> 'blob' THEN \(c) ELSE lower(\(uuid)) END"
     }
 
     /// Views that join the dimensions back to text, for ad-hoc SQL, and `responses`, the one
@@ -178,7 +178,10 @@ public enum Schema {
         func dim(_ table: String, _ column: String, _ alias: String) -> String {
             "(SELECT name FROM \(table) WHERE id = \(alias).\(column))"
         }
-        func iso(_ alias: String) -> String { "strftime('%Y-%m-%dT%H:%M:%fZ', \(alias).time_ms / 1000.0, 'unixepoch')" }
+        /// RFC 3339 as rfc3339() writes it (milliseconds only when there are some), in plain SQL.
+        func iso(_ alias: String) -> String {
+            "strftime(CASE WHEN \(alias).time_ms % 1000 = 0 THEN '%Y-%m-%dT%H:%M:%SZ' ELSE '%Y-%m-%dT%H:%M:%fZ' END, \(alias).time_ms / 1000.0, 'unixepoch')"
+        }
         return """
         CREATE VIEW responses AS SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL;
         CREATE VIEW sends_v AS SELECT s.id, s.time_ms, \(iso("s")) AS time, s.line_hash, s.source_id, s.line, s.kind,

@@ -5,8 +5,9 @@ public enum Store {
     /// The writer's page cache in KiB (negative PRAGMA cache_size): it sets most of the peak memory.
     public static let writerCacheKiB = 32768
 
-    /// Opens or creates the database for ingest/prune.
-    public static func openForWriting(path: String) throws -> Database {
+    /// Opens or creates the database for ingest/prune. `migrating` is told the version of an
+    /// older database before it is migrated (the caller says so: it takes a while on a large one).
+    public static func openForWriting(path: String, migrating: ((Int64) -> Void)? = nil) throws -> Database {
         if !FileManager.default.fileExists(atPath: path) {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 && errno != EEXIST {
@@ -23,6 +24,7 @@ public enum Store {
         try db.exec("PRAGMA temp_store=FILE")
         // Functions first: the migration of an older database uses them.
         try Functions.register(db)
+        if let migrating, let v = try db.scalarInt("PRAGMA user_version"), v > 0 && v < Schema.version { migrating(v) }
         try Schema.migrate(db)
         return db
     }
