@@ -3,23 +3,25 @@
 # records/s and peak RSS, unchanged re-ingest, every report's latency and a trace lookup, and —
 # when installed — DuckDB (pip `duckdb`) and the sqlite3 shell on the same rows.
 #
-#   scripts/bench.sh [--devices N] [--weeks N] [--out DIR] [--quick]
+#   scripts/bench.sh [--devices N] [--weeks N] [--out DIR] [--quick] [--no-peers]
 #
 # Defaults: 20000 devices over 8 weeks (about 2.5 M records). --quick: a tiny corpus, no peers
-# (the CI smoke run). Nothing here asserts a time; it prints numbers for BENCHMARKS.md.
+# (the CI smoke run). --no-peers: pushlog only (the 25 M-record scale run). Nothing here asserts a
+# time; it prints numbers for BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-devices=20000; weeks=8; out=bench-out; quick=0
+devices=20000; weeks=8; out=bench-out; quick=0; peers=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --devices) devices=$2; shift 2;;
     --weeks) weeks=$2; shift 2;;
     --out) out=$2; shift 2;;
     --quick) quick=1; shift;;
-    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick)" >&2; exit 2;;
+    --no-peers) peers=0; shift;;
+    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick --no-peers)" >&2; exit 2;;
   esac
 done
-[ $quick = 1 ] && out="${out}-quick"
+[ $quick = 1 ] && { out="${out}-quick"; peers=0; }
 
 swift build -c release >&2
 bin=.build/release/pushlog
@@ -80,7 +82,7 @@ timev "$bin" --db "$db" trace "$tok" > /dev/null
 read -r s _ < "$out/time.txt"
 echo "trace $tok…: ${s}s (process start included)"
 
-if [ $quick = 0 ]; then
+if [ $peers = 1 ]; then
   if python3 -c "import duckdb" 2>/dev/null; then
     rm -f "$out/duck.db"
     python3 - "$corpus" "$out/duck.db" "$rate" <<'PY'
