@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 import PackageDescription
 
 /// The report catalog (Reports/Queries links to the repository's Queries/) and the built-in line

@@ -6,8 +6,9 @@ struct Context {
     var dbPath: String
 }
 
-/// One subcommand: its help and its entry point.
-protocol Command {
+/// One subcommand: its help and its entry point. Sendable: a command is a caseless enum of
+/// static members, and the `commands` list is read from nonisolated code.
+protocol Command: Sendable {
     static var name: String { get }
     static var summary: String { get }
     static var usage: String { get }
@@ -121,5 +122,4 @@ func usage(_ e: UsageError) -> Int32 {
     return 2
 }
 
-setvbuf(stdout, nil, _IOFBF, 1 << 16)
 exit(runMain())

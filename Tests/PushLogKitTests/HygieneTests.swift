@@ -27,18 +27,22 @@ import XCTest
 ///   Tuesday: h-35 P 403 ExpiredProviderToken, h-36 P 429 TooManyProviderTokenUpdates.
 /// 33 responses in all.
 final class HygieneTests: XCTestCase {
-    static var tmp: TempDir?
-    static var dbPath = ""
-    static var barePath = ""
+    // Static lets (initialised once, thread-safely), not vars set in setUp: Swift 6 refuses
+    // shared mutable statics.
+    static let tmp = TempDir()
+    static let dbPath: String = {
+        let path = tmp.file("hygiene.db")
+        _ = try! ingest([Fixtures.path("hygiene.ndjson")], db: path)
+        return path
+    }()
+    static let barePath: String = {
+        let path = tmp.file("bare.db")
+        _ = try! ingest([Fixtures.path("hygiene-bare.ndjson")], db: path)
+        return path
+    }()
 
-    override class func setUp() {
-        let t = TempDir()
-        tmp = t
-        dbPath = t.file("hygiene.db")
-        barePath = t.file("bare.db")
-        _ = try! ingest([Fixtures.path("hygiene.ndjson")], db: dbPath)
-        _ = try! ingest([Fixtures.path("hygiene-bare.ndjson")], db: barePath)
-    }
+    /// Ingests before the first test, as before.
+    override class func setUp() { _ = (dbPath, barePath) }
 
     func run(_ report: String, _ p: ReportParams = ReportParams(), db: String = HygieneTests.dbPath) throws -> ResultDocument {
         try ReportRunner(db: try Store.openForReading(path: db)).run(name: report, params: p)

@@ -20,7 +20,7 @@ enum Fixtures {
 }
 
 /// A fresh temporary directory removed at the end of the test.
-final class TempDir {
+final class TempDir: Sendable {  // immutable: one path
     let path: String
     init() {
         path = NSTemporaryDirectory() + "pushlog-test-" + UUID().uuidString

@@ -9,15 +9,17 @@ import XCTest
 /// bb01 -> bb02; dev-t: bb03 -> bb04 -> bb03. cc01 bad twice after a success; cc02 bad, success,
 /// bad; cc03 bad twice then a success. dd01 registered sandbox, sent production.
 final class TokensTests: XCTestCase {
-    static var dbPath = ""
-    static var tmp: TempDir?
+    // Static lets (initialised once, thread-safely), not vars set in setUp: Swift 6 refuses
+    // shared mutable statics.
+    static let tmp = TempDir()
+    static let dbPath: String = {
+        let path = tmp.file("tokens.db")
+        _ = try! ingest([Fixtures.path("tokens.ndjson")], db: path)
+        return path
+    }()
 
-    override class func setUp() {
-        let t = TempDir()
-        tmp = t
-        dbPath = t.file("tokens.db")
-        _ = try! ingest([Fixtures.path("tokens.ndjson")], db: dbPath)
-    }
+    /// Ingests before the first test, as before.
+    override class func setUp() { _ = dbPath }
 
     static func tok(_ prefix: String) -> String { prefix + String(repeating: "0", count: 60) }
 
@@ -121,7 +123,7 @@ final class TokensTests: XCTestCase {
         XCTAssertEqual(lines.stdout, ["aa03", "aa01", "aa05", "aa04", "cc01"].map { Self.tok($0) + "\n" }.joined())
         XCTAssertEqual(lines.stderr, "")
         // -o writes the same lines to a file.
-        let out = TokensTests.tmp!.file("gone.txt")
+        let out = TokensTests.tmp.file("gone.txt")
         XCTAssertEqual(try Run.pushlog(["--db", db, "tokens", "--gone", "--since", "2026-11-12", "--format", "lines", "--reveal-tokens", "-o", out]).status, 0)
         XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), Self.tok("aa04") + "\n")
         // JSON rows carry the evidence.

@@ -227,8 +227,8 @@ final class TrustworthyAnswersTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: tmp.file("link.ndjson"), withDestinationPath: dir + "/a.ndjson")
         let d = tmp.file("s.db")
         let cwd = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(tmp.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(cwd) }
+        _ = FileManager.default.changeCurrentDirectoryPath(tmp.path)
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(cwd) }
         let first = try Run.pushlog(["--db", d, "ingest", "logs", "./logs/", dir + "/a.ndjson", "link.ndjson"])
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertEqual(try count("SELECT count(*) FROM sources", db: d), 1)

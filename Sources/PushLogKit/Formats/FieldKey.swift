@@ -1,5 +1,5 @@
 /// The canonical fields a record's keys map to (SPEC §3.1, §3.2).
-public enum Field: UInt8 {
+public enum Field: UInt8, Sendable {
     case time, timestamp, event, token, apnsID, status, reason, env, host, topic, pushType, priority
     case collapseID, expiration, payloadBytes, payload, contentAvailable, mutableContent, alert, sound, badge
     case category, threadID, interruptionLevel, relevanceScore, apnsTimestamp, apnsUniqueID, latencyMs, attempt

@@ -35,11 +35,12 @@ public enum ParseOnly {
                 prefix = p
             }
             let queue = ChunkQueue(capacity: 4)
-            let stage = ParsingStage(reader: LineReader(source: peek), format: format, builder: builder, file: file,
-                                     skipThrough: 0, queue: queue, pool: pool, prefix: prefix)
+            let handOver = ParsingStageHandOver(stage: ParsingStage(
+                reader: LineReader(source: peek), format: format, builder: builder, file: file,
+                skipThrough: 0, queue: queue, pool: pool, prefix: prefix))
             builder.lineTime = nil
             let done = DispatchSemaphore(value: 0)
-            let thread = Thread { _ = stage.run(); done.signal() }
+            let thread = Thread { _ = handOver.stage.run(); done.signal() }
             thread.stackSize = 8 << 20
             thread.start()
             while let chunk = queue.pop() {

@@ -16,6 +16,14 @@ struct ParsedItem {
     var metric: (day: String, pushType: String, status: String, count: Int64)?
 }
 
+/// Carries a stage to the thread that runs it. The stage's reader, format and builder are not
+/// thread-safe; handing them over is safe because the thread that built the stage leaves them
+/// alone from `Thread.start()` until the parsing thread signals that `run()` returned. The two
+/// threads share only the ChunkQueue and ChunkPool, which lock.
+struct ParsingStageHandOver: @unchecked Sendable {
+    let stage: ParsingStage
+}
+
 /// Inflates, splits, validates, parses and hashes lines on its own thread, so the writer thread
 /// spends its time in SQLite.
 struct ParsingStage {

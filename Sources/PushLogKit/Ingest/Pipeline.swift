@@ -51,13 +51,14 @@ final class Pipeline {
 
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
-        let stage = ParsingStage(reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
-                                 skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix)
+        let handOver = ParsingStageHandOver(stage: ParsingStage(
+            reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
+            skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix))
         builder.lineTime = nil
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
         let thread = Thread {
-            outcome.readError = stage.run()
+            outcome.readError = handOver.stage.run()
             done.signal()  // publishes readError to the waiting writer
         }
         thread.stackSize = 8 << 20
