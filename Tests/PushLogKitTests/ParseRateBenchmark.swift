@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PushLogKit
+@testable import PushLogKit
 
 /// Parse-only lines/s (no SQLite, no decompression), for BENCHMARKS.md: skipped unless
 /// PUSHLOG_BENCH_PARSE=1; run it in a release build:

@@ -6,7 +6,7 @@ public struct DemoOptions {
     public var weeks = 6
     public var seed: UInt64 = 42
     /// Monday 00:00 UTC of the first week (fixed, so the corpus is the same on every machine).
-    public var start: Int64 = TimeFormat.isoWeekStart(year: 2026, week: 41)
+    var start: Int64 = TimeFormat.isoWeekStart(year: 2026, week: 41)
     /// gzip level of the written files.
     public var gzipLevel: Int32 = 6
     public init() {}

@@ -1,14 +1,14 @@
 /// SplitMix64: a small deterministic generator, seeded per device and day so output does not
 /// depend on generation order.
-public struct DemoRandom {
+struct DemoRandom {
     var state: UInt64
 
-    public init(seed: UInt64, _ a: UInt64 = 0, _ b: UInt64 = 0) {
+    init(seed: UInt64, _ a: UInt64 = 0, _ b: UInt64 = 0) {
         state = seed &* 0x9E37_79B9_7F4A_7C15 ^ a &* 0xBF58_476D_1CE4_E5B9 ^ b &* 0x94D0_49BB_1331_11EB
         _ = next()
     }
 
-    public mutating func next() -> UInt64 {
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -17,15 +17,15 @@ public struct DemoRandom {
     }
 
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    public mutating func chance(_ p: Double) -> Bool { unit() < p }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func chance(_ p: Double) -> Bool { unit() < p }
     /// Uniform integer in [0, n).
-    public mutating func int(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
-    public mutating func range(_ lo: Int64, _ hi: Int64) -> Int64 { lo + Int64(next() % UInt64(max(1, hi - lo))) }
-    public mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
+    mutating func int(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
+    mutating func range(_ lo: Int64, _ hi: Int64) -> Int64 { lo + Int64(next() % UInt64(max(1, hi - lo))) }
+    mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
 
     /// Poisson-distributed count (Knuth), for small means.
-    public mutating func poisson(_ mean: Double) -> Int {
+    mutating func poisson(_ mean: Double) -> Int {
         let l = exp(-mean)
         var k = 0
         var p = 1.0
@@ -33,7 +33,7 @@ public struct DemoRandom {
         return k - 1
     }
 
-    public mutating func hex(_ bytes: Int) -> String {
+    mutating func hex(_ bytes: Int) -> String {
         var s = ""
         s.reserveCapacity(bytes * 2)
         var left = bytes
@@ -49,7 +49,7 @@ public struct DemoRandom {
         return s
     }
 
-    public mutating func uuid() -> String {
+    mutating func uuid() -> String {
         let h = hex(16)
         let c = Array(h)
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-4" + String(c[13..<16]) + "-8" + String(c[17..<20]) + "-" + String(c[20..<32])

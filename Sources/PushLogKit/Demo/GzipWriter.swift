@@ -2,14 +2,14 @@ import CZlib
 import Foundation
 
 /// Writes a gzip file with zlib, streaming (the demo corpus, tests).
-public final class GzipWriter {
+final class GzipWriter {
     private var stream = z_stream()
     private let fd: Int32
     private let out: UnsafeMutablePointer<UInt8>
     private let outCap = 1 << 18
     private var pending: [UInt8] = []
 
-    public init(path: String, level: Int32 = 6) throws {
+    init(path: String, level: Int32 = 6) throws {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw InputError.unreadable(path, String(cString: strerror(errno))) }
         out = .allocate(capacity: outCap)
@@ -24,19 +24,19 @@ public final class GzipWriter {
     }
 
     /// Buffers text; compressed in 1 MiB steps.
-    public func write(_ s: String) {
+    func write(_ s: String) {
         var s = s
         s.withUTF8 { pending.append(contentsOf: $0) }
         if pending.count >= 1 << 20 { flush(finish: false) }
     }
 
-    public func write(bytes: [UInt8]) {
+    func write(bytes: [UInt8]) {
         pending.append(contentsOf: bytes)
         if pending.count >= 1 << 20 { flush(finish: false) }
     }
 
     /// Ends the gzip member.
-    public func finish() { flush(finish: true) }
+    func finish() { flush(finish: true) }
 
     private func flush(finish: Bool) {
         pending.withUnsafeMutableBufferPointer { buf in
@@ -59,7 +59,7 @@ public final class GzipWriter {
     }
 
     /// Compresses bytes in memory into one gzip member.
-    public static func compress(_ bytes: [UInt8], level: Int32 = 6) throws -> [UInt8] {
+    static func compress(_ bytes: [UInt8], level: Int32 = 6) throws -> [UInt8] {
         var s = z_stream()
         guard pushlog_deflate_init_gzip(&s, level) == Z_OK else { throw InputError.corruptGzip("deflateInit failed") }
         defer { deflateEnd(&s) }

@@ -1,7 +1,7 @@
 /// Facts derived from the records after each ingest, kept in tables so reports stay fast.
-public enum Derived {
+enum Derived {
     /// Rebuilds every derived fact (after a bulk load, a crash, a join of split responses, a prune).
-    public static func refresh(_ db: Database) throws {
+    static func refresh(_ db: Database) throws {
         try PhaseTimer.measure("join responses") { _ = try joinSplitResponses(db) }
         try PhaseTimer.measure("token facts") { try refreshTokenFacts(db, only: nil) }
         try PhaseTimer.measure("devices") { try DevicePass(db: db, only: false).run() }
@@ -16,7 +16,7 @@ public enum Derived {
     /// not known beforehand). Must give the same tables as `refresh` (tested).
     /// Send rows with a rowid above `newRows.sends` are the ones this run added (rowids only grow:
     /// a new row gets the largest rowid plus one); its receipts lie in `newRows.receiptTimes`.
-    public static func refresh(_ db: Database, tokens: Set<Int64>, devices: Set<Int64>,
+    static func refresh(_ db: Database, tokens: Set<Int64>, devices: Set<Int64>,
                                newRows: RowMarks) throws {
         if try joinSplitResponses(db) { try refresh(db); return }
         try db.exec("""
@@ -49,10 +49,10 @@ public enum Derived {
     /// largest send rowid before it, and receipts within the time span of the receipts it wrote
     /// (receipts are keyed by their identity, not a row id; the span may hold older receipts too,
     /// and recomputing what they answer changes nothing).
-    public struct RowMarks {
-        public var sends: Int64
-        public var receiptTimes: ClosedRange<Int64>?
-        public static func now(_ db: Database) throws -> RowMarks {
+    struct RowMarks {
+        var sends: Int64
+        var receiptTimes: ClosedRange<Int64>?
+        static func now(_ db: Database) throws -> RowMarks {
             RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0, receiptTimes: nil)
         }
     }

@@ -4,7 +4,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case tsvWithNames = "TSVWithNames"
 
     /// The file extension of a partition file (before `.gz`).
-    public var fileExtension: String { self == .jsonEachRow ? "ndjson" : "tsv" }
+    var fileExtension: String { self == .jsonEachRow ? "ndjson" : "tsv" }
 
     /// Accepts ClickHouse's names and the short ones (json, ndjson, tsv), case-insensitively.
     public init?(name: String) {

@@ -62,7 +62,7 @@ public final class DayPartitionSink: ExportSink {
     static let maxOpen = 8
     var scratch: [UInt8] = []
     /// The files written, in the order they were opened.
-    public private(set) var files: [String] = []
+    private(set) var files: [String] = []
 
     public init(directory: String, format: ExportFormat) throws {
         dir = directory
@@ -109,7 +109,7 @@ public final class DayPartitionSink: ExportSink {
 }
 
 /// An export that cannot go on (a write failed).
-public struct ExportError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ d: String) { description = d }
+struct ExportError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
 }

@@ -17,7 +17,7 @@ public struct LogExport {
     }
 
     /// Rejected lines listed in the result at most (the count covers them all).
-    public static let listedRejects = 20
+    static let listedRejects = 20
 
     public func run(paths: [String], since: Int64?, until: Int64?, into sink: ExportSink) throws -> Result {
         let dir = FileManager.default.temporaryDirectory.path + "/pushlog-export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

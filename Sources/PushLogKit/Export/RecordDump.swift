@@ -3,7 +3,7 @@
 /// (tokens are not masked: export is a data pipe, not a display). Fields a record lacks are NULL.
 public enum RecordDump {
     /// Column names in output order; every row has them all (TSV) or omits its NULLs (JSON).
-    public static let columns = [
+    static let columns = [
         "kind", "time_ms", "line_hash", "source", "line",
         "token", "token_malformed", "token_masked", "apns_id", "env", "topic", "push_type", "priority",
         "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content",

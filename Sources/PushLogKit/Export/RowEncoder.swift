@@ -5,7 +5,7 @@ import CSQLite
 /// source's path (looked up once per source, not per row), then every field. Numbers and escapes
 /// are written straight into the output bytes: the dump runs at hundreds of thousands of rows/s.
 public final class RowEncoder {
-    public let format: ExportFormat
+    let format: ExportFormat
     /// Path of each source id.
     var sources: [Int64: String] = [:] { didSet { encodedSources = [:] } }
     private var encodedSources: [Int64: [UInt8]] = [:]
@@ -13,13 +13,13 @@ public final class RowEncoder {
     private let keys: [[UInt8]]
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    public init(format: ExportFormat) {
+    init(format: ExportFormat) {
         self.format = format
         keys = RecordDump.columns.map { Array("\"\($0)\":".utf8) }
     }
 
     /// Appends the statement's current row, ending in a newline.
-    public func append(_ s: Statement, to out: inout [UInt8]) {
+    func append(_ s: Statement, to out: inout [UInt8]) {
         let json = format == .jsonEachRow
         if json { out.append(UInt8(ascii: "{")) }
         // kind, time_ms

@@ -3,16 +3,16 @@ import Foundation
 /// Terminal escape sequences in log text: `docker run -t`, `script` and older gorush versions
 /// colour the level and the platform (`ESC[97;44m ios ESC[0m`). Every text format reads the
 /// line without them, so a coloured iOS line is still an iOS line.
-public enum ANSIEscapes {
+enum ANSIEscapes {
     /// True when the line has an ESC byte (a vectorised scan; most lines have none).
-    @inline(__always) public static func present(_ b: ByteSlice) -> Bool {
+    @inline(__always) static func present(_ b: ByteSlice) -> Bool {
         guard let p = b.baseAddress, b.count > 0 else { return false }
         return memchr(p, 0x1B, b.count) != nil
     }
 
     /// Copies `b` into `out` without its CSI sequences (`ESC [` parameters, intermediates, a
     /// final byte: SGR colours, cursor moves, erases) and returns the cleaned bytes.
-    public static func strip(_ b: ByteSlice, into out: RecordBuffer) -> ByteSlice {
+    static func strip(_ b: ByteSlice, into out: RecordBuffer) -> ByteSlice {
         out.reset()
         var i = 0
         let n = b.count
@@ -31,7 +31,7 @@ public enum ANSIEscapes {
     }
 
     /// The same for a string (format detection).
-    public static func strip(_ s: String) -> String {
+    static func strip(_ s: String) -> String {
         guard s.utf8.contains(0x1B) else { return s }
         let buf = RecordBuffer()
         var s = s

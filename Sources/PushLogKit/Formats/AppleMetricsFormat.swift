@@ -1,11 +1,11 @@
 /// Apple Push Notifications Console delivery-metrics CSV (`Push Type, Status, Date (UTC),
 /// Count`): daily aggregates, stored in their own table for reconciliation.
-public final class AppleMetricsFormat: LineFormat {
-    public let name = "apple-metrics"
+final class AppleMetricsFormat: LineFormat {
+    let name = "apple-metrics"
     var columns: [String: Int]?
-    public init() {}
+    init() {}
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         guard let cells = CSVFormat.fields(line) else { return .reject(.unbalancedQuotes) }
         guard let columns else {
             var c: [String: Int] = [:]

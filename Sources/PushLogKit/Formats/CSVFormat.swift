@@ -1,24 +1,24 @@
 /// CSV with a header row naming the canonical keys (RFC 4180: quoted fields with commas,
 /// doubled quotes and line breaks).
-public final class CSVFormat: LineFormat {
-    public let name = "csv"
+final class CSVFormat: LineFormat {
+    let name = "csv"
     let builder: EventBuilder
     var header: [Field?]?
     var headerNames: [String] = []
     let pending = RecordBuffer()
     var pendingFirstLine = 0
-    public private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
+    private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
 
-    public init(builder: EventBuilder) { self.builder = builder }
+    init(builder: EventBuilder) { self.builder = builder }
 
-    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
+    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
         guard !pending.isEmpty else { return nil }
         defer { pending.reset() }
         return (pendingFirstLine, Array(pending.slice.prefix(512)), .csvFieldNotClosedAtEnd)
     }
 
     /// Splits one record; nil when a quoted field is still open at the end.
-    public static func fields(_ b: ByteSlice) -> [String]? {
+    static func fields(_ b: ByteSlice) -> [String]? {
         var out: [String] = []
         var cur: [UInt8] = []
         var i = 0
@@ -50,7 +50,7 @@ public final class CSVFormat: LineFormat {
         return out
     }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         spanned = nil
         var record = line
         if !pending.isEmpty {

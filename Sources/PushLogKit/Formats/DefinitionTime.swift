@@ -2,12 +2,12 @@
 /// `%e` space-padded day, `%b` month name, `%H` `%M` `%S`, `%f` a fraction (any digits), `%z` an
 /// offset (`Z`, `+01:00`, `+0100`), `%%`; other characters match themselves. The time is UTC
 /// unless `%z` says otherwise.
-public struct DefinitionTime: Sendable {
+struct DefinitionTime: Sendable {
     enum Piece: Sendable { case literal(UInt8), year, month, day, spaceDay, monthName, hour, minute, second, fraction, offset }
     let pieces: [Piece]
 
     /// nil when the format has an unknown `%` directive (`why` says which).
-    public init?(_ format: String, why: inout String) {
+    init?(_ format: String, why: inout String) {
         var out: [Piece] = []
         var it = Array(format.utf8).makeIterator()
         while let c = it.next() {
@@ -32,7 +32,7 @@ public struct DefinitionTime: Sendable {
     }
 
     /// Epoch milliseconds of `s`, or nil when it does not match the format.
-    public func parse(_ s: String) -> Int64? {
+    func parse(_ s: String) -> Int64? {
         let b = Array(s.utf8)
         var i = 0
         var y = 1970, mo = 1, d = 1, h = 0, mi = 0, sec = 0, fracMs = 0.0, offsetMin = 0

@@ -1,7 +1,7 @@
 /// Validation and normalisation of a collected record (SPEC §3.1).
 extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
-    public func finish() -> RejectReason? {
+    func finish() -> RejectReason? {
         if let problem { return problem }
         // Another tool's record (Braze, Pinpoint) unless the line names a canonical `event`.
         if foreignShape && eventName == nil { return .foreignRecord }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// The type of a scalar value as a format parser saw it.
-public enum ValueType { case string, number, bool, null }
+enum ValueType { case string, number, bool, null }
 
 /// Collects key/value pairs of one line into an `Event`, then validates and normalises it.
 /// Shared by every format parser, so all formats obey the same aliases and rules.
-public final class EventBuilder {
-    public var event = Event()
+final class EventBuilder {
+    var event = Event()
     /// Scratch memory for unescaped strings and normalised tokens; reset per line.
     let arena: UnsafeMutablePointer<UInt8>
     let arenaCapacity = 3 << 20
@@ -15,20 +15,20 @@ public final class EventBuilder {
     var topTimestamp: ByteSlice?
     var topTimestampType: ValueType = .null
     /// The first problem met while assigning values; the line becomes a reject.
-    public var problem: RejectReason?
+    var problem: RejectReason?
     var customKeysStart = -1
     var eventName: ByteSlice?
     /// The line has a key of another tool's record shape (`Field.shape`).
-    public var foreignShape = false
-    public let keys = FieldKeyTable()
+    var foreignShape = false
+    let keys = FieldKeyTable()
     /// The time of the line's prefix (syslog), for a record that has none. Set per line by the
     /// parsing stage; `reset` keeps it, since formats reset the builder themselves.
-    public var lineTime: Int64?
+    var lineTime: Int64?
 
-    public init() { arena = .allocate(capacity: 3 << 20) }
+    init() { arena = .allocate(capacity: 3 << 20) }
     deinit { arena.deallocate() }
 
-    @inline(__always) public func reset() {
+    @inline(__always) func reset() {
         event = Event()
         arenaUsed = 0
         topTimestamp = nil
@@ -51,7 +51,7 @@ public final class EventBuilder {
     // MARK: assignment
 
     /// Assigns a scalar value to a field. `nested` is true inside a `response`/`body` object.
-    @inline(__always) public func assign(_ f: Field, _ v: ByteSlice, _ type: ValueType, nested: Bool = false) {
+    @inline(__always) func assign(_ f: Field, _ v: ByteSlice, _ type: ValueType, nested: Bool = false) {
         if type == .null { return }
         switch f {
         case .time: if event.time == nil { event.time = parseTime(v, "time") }
@@ -103,7 +103,7 @@ public final class EventBuilder {
     }
 
     /// Assigns a Swift string (copied into the arena), for formats parsed into a tree.
-    public func assign(_ f: Field, string: String, _ type: ValueType = .string, nested: Bool = false) {
+    func assign(_ f: Field, string: String, _ type: ValueType = .string, nested: Bool = false) {
         var s = string
         s.withUTF8 { buf in
             guard let dst = allocate(max(buf.count, 1)) else { return }
@@ -113,12 +113,12 @@ public final class EventBuilder {
     }
 
     /// Assigns a value by key name (aliases apply); unknown keys are ignored.
-    public func assign(key: String, string: String, _ type: ValueType = .string) {
+    func assign(key: String, string: String, _ type: ValueType = .string) {
         if let f = keys.field(key) { assign(f, string: string, type) }
     }
 
     /// Sets the event kind by name, as an `event` field would.
-    public func setKind(_ name: StaticString) {
+    func setKind(_ name: StaticString) {
         eventName = ByteSlice(start: name.utf8Start, count: name.utf8CodeUnitCount)
     }
 

@@ -1,5 +1,5 @@
 /// The canonical fields a record's keys map to (SPEC §3.1, §3.2).
-public enum Field: UInt8, Sendable {
+enum Field: UInt8, Sendable {
     case time, timestamp, event, token, apnsID, status, reason, env, host, topic, pushType, priority
     case collapseID, expiration, payloadBytes, payload, contentAvailable, mutableContent, alert, sound, badge
     case category, threadID, interruptionLevel, relevanceScore, apnsTimestamp, apnsUniqueID, latencyMs, attempt
@@ -15,7 +15,7 @@ public enum Field: UInt8, Sendable {
 /// An open-addressed table of 512 slots keyed by an FNV-1a hash of the folded key; a hash hit
 /// is confirmed by comparing the folded bytes, so a crafted key whose hash collides with a
 /// known one's is still an unknown key.
-public struct FieldKeyTable {
+struct FieldKeyTable {
     static let slotCount = 512
     /// One slot: the key's hash, its field (255: empty) and where its folded bytes are.
     struct Slot {
@@ -58,7 +58,7 @@ public struct FieldKeyTable {
         ("push_provider_response", .shape), ("delivery_status", .shape),
     ]
 
-    public init() {
+    init() {
         for (name, f) in FieldKeyTable.aliases { insert(name, f) }
     }
 
@@ -120,7 +120,7 @@ public struct FieldKeyTable {
     }
 
     /// The field of a key, or nil for unknown keys.
-    @inline(__always) public func field(_ p: UnsafePointer<UInt8>, _ n: Int) -> Field? {
+    @inline(__always) func field(_ p: UnsafePointer<UInt8>, _ n: Int) -> Field? {
         field(p, n, hash: FieldKeyTable.hash(p, n))
     }
 
@@ -135,7 +135,7 @@ public struct FieldKeyTable {
         }
     }
 
-    public func field(_ s: String) -> Field? {
+    func field(_ s: String) -> Field? {
         var s = s
         return s.withUTF8 { $0.count == 0 ? nil : field($0.baseAddress!, $0.count) }
     }

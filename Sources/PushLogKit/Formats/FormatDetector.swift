@@ -1,7 +1,7 @@
 import Foundation
 
 /// What detection made of a file's first lines.
-public enum Detection {
+enum Detection {
     /// The file's format, and the syslog prefix its lines carry, if any.
     case format(LineFormat, prefix: SyslogPrefix?)
     /// Not a log pushlog can read ("no known format; first line: …"): refused whole.
@@ -13,15 +13,15 @@ public enum FormatDetector {
     /// The built-in formats a user may name (`json` and `sns-document` are accepted, not listed).
     public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(\.rawValue)
     /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
-    public static let sampleLines = 1000
+    static let sampleLines = 1000
 
     /// The reader of a named format (a stored `sources.format`, a detection candidate); nil for an unknown name.
-    public static func make(_ name: String, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+    static func make(_ name: String, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
         make(InputFormat(name, library: library), builder: builder, library: library)
     }
 
     /// The reader of `format`; nil for a defined format the library does not hold.
-    public static func make(_ format: InputFormat, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+    static func make(_ format: InputFormat, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
         switch format {
         case .defined(let name): return library.definition(name).map { DefinedFormat($0, builder: builder) }
         case .builtIn(let b):
@@ -41,7 +41,7 @@ public enum FormatDetector {
     /// Looks at the first lines of `head` (the start of the file after decompression): the format
     /// its shape suggests is tried first, then every other; the first that reads a record (or a
     /// record of another platform) in the first 1,000 lines is the file's format.
-    public static func detect(_ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
+    static func detect(_ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
                               mtimeMs: Int64 = 0, complete: Bool = true) -> Detection {
         // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]

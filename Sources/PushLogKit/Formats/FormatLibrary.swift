@@ -26,14 +26,14 @@ public struct FormatLibrary: Sendable {
     }
 
     /// Adds every `*.format` file of a folder, in name order.
-    public mutating func add(directory: String, builtIn: Bool) throws {
+    mutating func add(directory: String, builtIn: Bool) throws {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for n in names.sorted() where n.hasSuffix(".format") {
             try add(LineDefinition.load(path: directory + "/" + n, builtIn: builtIn))
         }
     }
 
-    public mutating func add(_ d: LineDefinition) throws {
+    mutating func add(_ d: LineDefinition) throws {
         if FormatDetector.names.contains(d.name) || d.name == "sns-document" {
             throw FormatDefinitionError(file: d.file, line: 1, message: "'\(d.name)' is the name of a built-in format; choose another")
         }
@@ -47,6 +47,6 @@ public struct FormatLibrary: Sendable {
         }
     }
 
-    public func definition(_ name: String) -> LineDefinition? { definitions.first { $0.name == name } }
+    func definition(_ name: String) -> LineDefinition? { definitions.first { $0.name == name } }
     public var names: [String] { definitions.map(\.name) }
 }

@@ -7,17 +7,17 @@ import Foundation
 /// response body (`{"counts":…,"logs":[entries],"success":…}`). Status comes from the reason
 /// (SPEC §3.4); an error that is not an APNs reason is a transport failure. Entries of another
 /// platform are skipped only when it is named (android, huawei); other lines are ignored.
-public final class GorushFormat: LineFormat {
-    public let name = "gorush"
+final class GorushFormat: LineFormat {
+    let name = "gorush"
     let builder: EventBuilder
     let packed = PackedEntries()
     static let otherPlatforms: Set<String> = ["android", "huawei"]
 
-    public init(builder: EventBuilder) { self.builder = builder }
+    init(builder: EventBuilder) { self.builder = builder }
 
-    public func nextEntry() -> ParseOutcome? { packed.take(builder) }
+    func nextEntry() -> ParseOutcome? { packed.take(builder) }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         var msg: String
         var time: String?
         let text = String(decoding: line, as: UTF8.self)
@@ -157,8 +157,8 @@ public final class GorushFormat: LineFormat {
 /// The text of a failure that never reached APNs, without the request line Go's HTTP client puts
 /// first (`Post "https://api.push.apple.com/3/device/TOKEN": `), which repeats the token and
 /// would make every failed request a reason of its own.
-public enum TransportError {
-    public static func cause(_ text: String) -> String {
+enum TransportError {
+    static func cause(_ text: String) -> String {
         guard let scheme = text.range(of: "://"), text[..<scheme.lowerBound].count < 16 else { return text }
         guard let sep = text[scheme.upperBound...].range(of: ": ") else { return text }
         let cause = text[sep.upperBound...].trimmingCharacters(in: .whitespaces)

@@ -14,7 +14,7 @@ public enum InputFormat: Equatable, Sendable {
     }
 
     /// The name as typed and stored.
-    public var name: String {
+    var name: String {
         switch self {
         case .builtIn(let b): return b.rawValue
         case .defined(let n): return n

@@ -1,28 +1,28 @@
 /// A file holding one JSON array of records, or pretty-printed objects one after another (as
 /// documentation and `jq .` show them): objects are collected across lines by brace depth and
 /// each is read as one record, identified by its bytes, numbered by its first line.
-public final class JSONDocumentFormat: LineFormat {
-    public let name = "json-document"
+final class JSONDocumentFormat: LineFormat {
+    let name = "json-document"
     let inner: LineFormat
     let buffer = RecordBuffer()
     var depth = 0
     var inString = false
     var escaped = false
     var firstLine = 0
-    public private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
+    private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
 
     /// `inner` reads each collected object (the canonical schema or another tool's JSON shape).
-    public init(inner: LineFormat) { self.inner = inner }
+    init(inner: LineFormat) { self.inner = inner }
 
-    public func nextEntry() -> ParseOutcome? { inner.nextEntry() }
+    func nextEntry() -> ParseOutcome? { inner.nextEntry() }
 
-    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
+    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
         guard depth > 0 else { return nil }
         depth = 0
         return (firstLine, Array(buffer.slice.prefix(512)), .jsonRecordNotClosed)
     }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         spanned = nil
         var complete = false
         for c in line {

@@ -4,22 +4,22 @@ import Foundation
 /// allocating: keys are hashed in place, values are slices of the line (or of the arena when
 /// they hold escapes). Nested `response`/`body` objects supply status/reason/timestamp, and a
 /// `payload` object gives only its shape.
-public final class JSONLineParser {
+final class JSONLineParser {
     enum Context { case top, nested, payload, aps }
     struct Failure: Error { let reason: RejectReason }
 
-    public let builder: EventBuilder
-    public init(builder: EventBuilder) { self.builder = builder }
+    let builder: EventBuilder
+    init(builder: EventBuilder) { self.builder = builder }
 
     /// Parses a line holding one object; returns a reject reason, or nil when `builder.event` is ready.
-    public func parse(_ line: ByteSlice) -> RejectReason? {
+    func parse(_ line: ByteSlice) -> RejectReason? {
         builder.reset()
         if let r = scan(line) { return r }
         return builder.finish()
     }
 
     /// Scans one object into the builder without resetting or finishing it (used by wrappers).
-    public func scan(_ line: ByteSlice) -> RejectReason? {
+    func scan(_ line: ByteSlice) -> RejectReason? {
         guard let p = line.baseAddress else { return .emptyLine }
         let n = line.count
         var i = 0

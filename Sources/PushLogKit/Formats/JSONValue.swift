@@ -1,6 +1,6 @@
 /// A small JSON tree for the other tools' formats (SNS, gorush, arrays), where records are
 /// nested and speed matters less than for the canonical scanner.
-public indirect enum JSONValue {
+indirect enum JSONValue {
     case object([(String, JSONValue)])
     case array([JSONValue])
     case string(String)
@@ -8,7 +8,7 @@ public indirect enum JSONValue {
     case bool(Bool)
     case null
 
-    public subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> JSONValue? {
         guard case .object(let kv) = self else { return nil }
         let k = key.lowercased()
         return kv.first { $0.0.lowercased() == k }?.1
@@ -16,7 +16,7 @@ public indirect enum JSONValue {
 
     /// The first of `keys` present (case-insensitive, `-` and `_` ignored), with an Avro union
     /// wrapper (`{"string": "ios"}`, `{"long": 1}`) removed.
-    public func first(_ keys: String...) -> JSONValue? {
+    func first(_ keys: String...) -> JSONValue? {
         guard case .object(let kv) = self else { return nil }
         func fold(_ s: String) -> String { String(s.lowercased().filter { $0 != "_" && $0 != "-" }) }
         for k in keys {
@@ -27,13 +27,13 @@ public indirect enum JSONValue {
     }
 
     /// The value inside an Avro union wrapper, or the value itself.
-    public var unwrapped: JSONValue {
+    var unwrapped: JSONValue {
         if case .object(let kv) = self, kv.count == 1,
            ["string", "long", "int", "double", "float", "boolean"].contains(kv[0].0) { return kv[0].1 }
         return self
     }
 
-    public var string: String? {
+    var string: String? {
         switch self {
         case .string(let s): return s
         case .number(let n): return n
@@ -43,14 +43,14 @@ public indirect enum JSONValue {
     }
 
     /// Parses one JSON value filling the whole input (whitespace around allowed).
-    public static func parse(_ b: ByteSlice) -> JSONValue? {
+    static func parse(_ b: ByteSlice) -> JSONValue? {
         var p = Parser(b: b, i: 0)
         guard let v = p.value(depth: 0) else { return nil }
         p.ws()
         return p.i == b.count ? v : nil
     }
 
-    public static func parse(_ s: String) -> JSONValue? {
+    static func parse(_ s: String) -> JSONValue? {
         var s = s
         return s.withUTF8 { parse($0) }
     }

@@ -2,9 +2,9 @@ import Foundation
 
 /// Why a line-format definition cannot be used, with its file and line (a usage error).
 public struct FormatDefinitionError: Error, CustomStringConvertible {
-    public let file: String
-    public let line: Int
-    public let message: String
+    let file: String
+    let line: Int
+    let message: String
     public var description: String { "\(file):\(line): \(message)" }
 }
 
@@ -70,7 +70,7 @@ public final class LineDefinition: @unchecked Sendable {
     static let directives = ["name", "description", "time-format", "set", "pattern", "sample", "expect"]
 
     /// Parses a definition, compiles its patterns and checks its samples.
-    public static func parse(_ text: String, file: String, builtIn: Bool = false) throws -> LineDefinition {
+    static func parse(_ text: String, file: String, builtIn: Bool = false) throws -> LineDefinition {
         let keys = FieldKeyTable()
         var name: String?, summary = "", time: DefinitionTime?
         var patterns: [Pattern] = []
@@ -250,7 +250,7 @@ public final class LineDefinition: @unchecked Sendable {
 }
 
 /// Reads lines with a `LineDefinition`: the first pattern that matches gives the record.
-public final class DefinedFormat: LineFormat {
+final class DefinedFormat: LineFormat {
     /// True when `needle` occurs in the `n` bytes at `p` (memchr for its first byte, then memcmp).
     static func contains(_ p: UnsafePointer<UInt8>, _ n: Int, _ needle: [UInt8]) -> Bool {
         let m = needle.count
@@ -267,16 +267,16 @@ public final class DefinedFormat: LineFormat {
         }
     }
 
-    public var name: String { definition.name }
+    var name: String { definition.name }
     let definition: LineDefinition
     let builder: EventBuilder
 
-    public init(_ definition: LineDefinition, builder: EventBuilder) {
+    init(_ definition: LineDefinition, builder: EventBuilder) {
         self.definition = definition
         self.builder = builder
     }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         var text: (String, NSRange)?
         for p in definition.patterns {
             if let lit = p.literal, let base = line.baseAddress {

@@ -1,5 +1,5 @@
 /// What a format parser made of one line.
-public enum ParseOutcome {
+enum ParseOutcome {
     /// `builder.event` holds a valid record.
     case event
     /// The line is bad; the reason goes to the rejects table.
@@ -18,7 +18,7 @@ public enum ParseOutcome {
 }
 
 /// A parser for one input format. One instance per file: formats such as CSV keep state (the header).
-public protocol LineFormat: AnyObject {
+protocol LineFormat: AnyObject {
     var name: String { get }
     func parse(_ line: ByteSlice, number: Int) -> ParseOutcome
     /// For records spanning lines: the record's bytes (its identity) and its first line number.
@@ -30,7 +30,7 @@ public protocol LineFormat: AnyObject {
 }
 
 extension LineFormat {
-    public var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
-    public func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? { nil }
-    public func nextEntry() -> ParseOutcome? { nil }
+    var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
+    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? { nil }
+    func nextEntry() -> ParseOutcome? { nil }
 }

@@ -1,11 +1,11 @@
 /// logfmt lines: `key=value key="quoted value" flag` with the canonical keys and aliases.
-public final class LogfmtFormat: LineFormat {
-    public let name = "logfmt"
+final class LogfmtFormat: LineFormat {
+    let name = "logfmt"
     let builder: EventBuilder
-    public init(builder: EventBuilder) { self.builder = builder }
+    init(builder: EventBuilder) { self.builder = builder }
 
     /// Splits a logfmt line into (key, value) pairs; values unquoted and unescaped.
-    public static func pairs(_ line: ByteSlice) -> [(String, String)]? {
+    static func pairs(_ line: ByteSlice) -> [(String, String)]? {
         var out: [(String, String)] = []
         var i = 0
         let n = line.count
@@ -45,7 +45,7 @@ public final class LogfmtFormat: LineFormat {
         return out
     }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         guard let pairs = LogfmtFormat.pairs(line), !pairs.isEmpty else { return .reject(.notLogfmt) }
         builder.reset()
         for (k, v) in pairs { builder.assign(key: k, string: v) }

@@ -2,20 +2,20 @@
 /// CloudWatch or docker timestamp (`2026-11-02T08:15:03.120Z {...}`) whose time is used
 /// when the object has none. A line the canonical reader rejects is tried as another tool's
 /// JSON shape (node-apn results, Expo, Braze, Pinpoint: `PackedShapes`) before it is rejected.
-public final class NDJSONFormat: LineFormat {
-    public let name = "ndjson"
+final class NDJSONFormat: LineFormat {
+    let name = "ndjson"
     let builder: EventBuilder
     let json: JSONLineParser
     let packed = PackedEntries()
 
-    public init(builder: EventBuilder) {
+    init(builder: EventBuilder) {
         self.builder = builder
         json = JSONLineParser(builder: builder)
     }
 
-    public func nextEntry() -> ParseOutcome? { packed.take(builder) }
+    func nextEntry() -> ParseOutcome? { packed.take(builder) }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         guard let p = line.baseAddress else { return .ignore }
         var i = 0
         while i < line.count && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }

@@ -1,27 +1,27 @@
 /// Bytes of a record that spans lines, in memory this object owns, so slices of it stay valid
 /// until the next `reset` (Swift arrays cannot lend a pointer beyond a closure).
-public final class RecordBuffer {
+final class RecordBuffer {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    public private(set) var count = 0
+    private(set) var count = 0
 
-    public init(capacity: Int = 4096) {
+    init(capacity: Int = 4096) {
         self.capacity = capacity
         base = .allocate(capacity: capacity)
     }
 
     deinit { base.deallocate() }
 
-    public var isEmpty: Bool { count == 0 }
-    public func reset() { count = 0 }
+    var isEmpty: Bool { count == 0 }
+    func reset() { count = 0 }
 
-    public func append(_ b: UInt8) {
+    func append(_ b: UInt8) {
         reserve(count + 1)
         base[count] = b
         count += 1
     }
 
-    public func append(_ s: ByteSlice) {
+    func append(_ s: ByteSlice) {
         guard let p = s.baseAddress, s.count > 0 else { return }
         reserve(count + s.count)
         (base + count).update(from: p, count: s.count)
@@ -29,7 +29,7 @@ public final class RecordBuffer {
     }
 
     /// The bytes so far, valid until the next append or reset.
-    public var slice: ByteSlice { ByteSlice(start: base, count: count) }
+    var slice: ByteSlice { ByteSlice(start: base, count: count) }
 
     private func reserve(_ n: Int) {
         guard n > capacity else { return }

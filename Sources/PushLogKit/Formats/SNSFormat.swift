@@ -1,12 +1,12 @@
 /// AWS SNS delivery-status records (CloudWatch Logs): `{"notification": {...}, "delivery":
 /// {...}, "status"}`. APNS destinations are production, APNS_SANDBOX sandbox, the app name is
 /// the topic; other platforms are skipped.
-public final class SNSFormat: LineFormat {
-    public let name = "sns"
+final class SNSFormat: LineFormat {
+    let name = "sns"
     let builder: EventBuilder
-    public init(builder: EventBuilder) { self.builder = builder }
+    init(builder: EventBuilder) { self.builder = builder }
 
-    public func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         guard let start = line.firstIndex(of: 0x7B), let v = JSONValue.parse(ByteSlice(rebasing: line[start...])) else {
             return .reject(.notJSONObject)
         }

@@ -1,13 +1,13 @@
 /// A syslog prefix before a record, like the CloudWatch and docker prefixes: BSD style
 /// `Apr 10 22:51:48 host prog[pid]: ` (no year: taken from the file's modification time) or
 /// RFC 3339 style `2026-04-10T22:51:48.120+00:00 host prog[pid]: ` (rsyslog's precise format).
-public struct SyslogPrefix {
+struct SyslogPrefix {
     /// The year of the file's modification time and its epoch ms: a BSD time later than a day
     /// after the file was last written belongs to the year before (a December line read in January).
     let year: Int
     let mtimeMs: Int64
 
-    public init(mtimeMs: Int64) {
+    init(mtimeMs: Int64) {
         self.mtimeMs = mtimeMs
         let days = Int(mtimeMs / 86_400_000)
         year = SyslogPrefix.civilYear(days: days)
@@ -16,7 +16,7 @@ public struct SyslogPrefix {
     static let months: [String] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The prefix's time (nil when it does not parse) and the bytes after it; nil when the line has no syslog prefix.
-    public func split(_ b: ByteSlice) -> (Int64?, ByteSlice)? {
+    func split(_ b: ByteSlice) -> (Int64?, ByteSlice)? {
         let n = b.count
         var i = 0
         var time: Int64?
@@ -81,7 +81,7 @@ public struct SyslogPrefix {
     }
 
     /// True when the line starts with a syslog prefix (detection).
-    public static func starts(_ line: String) -> Bool {
+    static func starts(_ line: String) -> Bool {
         var s = line
         return s.withUTF8 { SyslogPrefix(mtimeMs: 0).split($0) != nil }
     }

@@ -1,12 +1,12 @@
 /// Parses the time forms of SPEC §3.1 into epoch milliseconds (rounded, not truncated).
-public enum TimeParser {
+enum TimeParser {
     /// Epoch milliseconds of a UTC civil time (the calendar arithmetic lives in Model's CivilDate).
-    public static func epochMs(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64 {
+    static func epochMs(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64 {
         CivilDate.epochMs(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
     /// Parses a time given as bytes: RFC 3339 (T or space, Z or offset, fraction), naive UTC, or an epoch number.
-    public static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
         var n = b.count
         guard n > 0 else { return nil }
         let p = b.baseAddress!
@@ -91,7 +91,7 @@ public enum TimeParser {
     }
 
     /// Convenience for Swift strings.
-    public static func parse(_ s: String) -> Int64? {
+    static func parse(_ s: String) -> Int64? {
         var s = s
         return s.withUTF8 { parse($0) }
     }

@@ -24,7 +24,7 @@ public final class Follower {
     }
 
     /// One round: ingests what is new. Returns the round's summary.
-    public func round() throws -> IngestSummary {
+    func round() throws -> IngestSummary {
         var problems: [String] = []
         let files = FileWalker.expand(paths, problems: &problems)
         var todo: [InputFile] = []

@@ -1,6 +1,6 @@
 /// Failures of the ingest layer itself, each naming the file (input and store failures keep
 /// their own types, `InputError` and `StoreError`).
-public enum IngestError: Error, CustomStringConvertible {
+enum IngestError: Error, CustomStringConvertible {
     /// The file vanished or cannot be stat'ed between listing and reading.
     case cannotStat(file: String)
     /// `--input-format` names a format that neither a built-in reader nor a definition provides.
@@ -8,7 +8,7 @@ public enum IngestError: Error, CustomStringConvertible {
     /// The writer gave up on the file (a database error): the parsing thread stops quietly.
     case cancelled
 
-    public var description: String {
+    var description: String {
         switch self {
         case .cannotStat(let file): return "\(file): cannot read: cannot stat"
         case .unknownInputFormat(let file, let name): return "\(file): cannot read: unknown input format \(name)"

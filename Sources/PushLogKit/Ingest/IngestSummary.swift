@@ -1,55 +1,55 @@
 /// What one file's ingest did.
 public struct FileSummary {
     public var path: String
-    public var format: String = "ndjson"
-    public var records = KindCounts()
-    public var duplicates = 0
-    public var rejects = 0
-    public var skipped = 0
-    public var ignored = 0
+    var format: String = "ndjson"
+    var records = KindCounts()
+    var duplicates = 0
+    var rejects = 0
+    var skipped = 0
+    var ignored = 0
     /// Daily aggregates read (Apple delivery metrics).
-    public var metrics = 0
-    public var lines = 0
-    public var bytes: Int64 = 0
+    var metrics = 0
+    var lines = 0
+    var bytes: Int64 = 0
     public var complete = true
     /// Why the file is incomplete or unreadable.
     public var error: String?
     /// True when the file was unchanged since the last ingest and not read at all.
     public var unchanged = false
     /// Line number the read resumed after (0 for a full read).
-    public var resumedAfterLine = 0
+    var resumedAfterLine = 0
     public var warnings: [String] = []
-    public var seconds = 0.0
+    var seconds = 0.0
     /// Why the file was refused whole (not a text log, no known format), or nil.
     public var refused: String?
 
-    public init(path: String) { self.path = path }
-    public var totalRecords: Int { records.total }
+    init(path: String) { self.path = path }
+    var totalRecords: Int { records.total }
 }
 
 /// The whole run: one summary per file and the totals (SPEC §2).
 public struct IngestSummary {
     public var files: [FileSummary] = []
     public var problems: [String] = []
-    public var seconds = 0.0
+    var seconds = 0.0
     /// Time spent on indexes and derived facts after the records were loaded.
-    public var finalizeSeconds = 0.0
+    var finalizeSeconds = 0.0
 
-    public var records: KindCounts {
+    var records: KindCounts {
         var r = KindCounts()
         for f in files { r += f.records }
         return r
     }
     public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
-    public var rejects: Int { files.reduce(0) { $0 + $1.rejects } }
+    var rejects: Int { files.reduce(0) { $0 + $1.rejects } }
     public var skipped: Int { files.reduce(0) { $0 + $1.skipped } }
-    public var ignored: Int { files.reduce(0) { $0 + $1.ignored } }
+    var ignored: Int { files.reduce(0) { $0 + $1.ignored } }
     /// Files refused whole in this run (an unchanged refused file is not counted again).
-    public var refused: Int { files.filter { $0.refused != nil && !$0.unchanged }.count }
-    public var bytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
-    public var lines: Int { files.reduce(0) { $0 + $1.lines } }
-    public var totalRecords: Int { records.total }
+    var refused: Int { files.filter { $0.refused != nil && !$0.unchanged }.count }
+    var bytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
+    var lines: Int { files.reduce(0) { $0 + $1.lines } }
+    var totalRecords: Int { records.total }
     /// True when any file was unreadable or incomplete (exit status 1).
     public var failed: Bool { !problems.isEmpty || files.contains { !$0.complete } }
-    public var recordsPerSecond: Double { seconds > 0 ? Double(lines) / seconds : 0 }
+    var recordsPerSecond: Double { seconds > 0 ? Double(lines) / seconds : 0 }
 }

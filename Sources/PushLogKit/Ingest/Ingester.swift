@@ -7,12 +7,12 @@ public struct IngestOptions {
     /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
     public var batchLines = 200_000
     /// Rebuild every derived fact instead of only those the new records touch.
-    public var fullRefresh = false
+    var fullRefresh = false
     /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
     public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
     /// Load the records only: no secondary indexes, no derived facts (`export` reads the records
     /// once from a temporary database and deletes it).
-    public var recordsOnly = false
+    var recordsOnly = false
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?
     public init() {}
@@ -72,7 +72,7 @@ public final class Ingester {
 
     /// Ingests files already expanded (whether each was named on the command line is kept:
     /// a named file that is not a log is an error, one found in a folder is skipped).
-    public func run(files expanded: [InputFile], problems: [String] = []) throws -> IngestSummary {
+    func run(files expanded: [InputFile], problems: [String] = []) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
         let files = SourcePaths.unique(expanded)

@@ -1,6 +1,6 @@
 /// Removes secrets from text kept for rejects: JWTs, authorization/bearer values, private-key blocks.
-public enum Redactor {
-    public static func redact(_ s: String) -> String {
+enum Redactor {
+    static func redact(_ s: String) -> String {
         var out = s
         // Private-key blocks, whole or cut off by the 512-byte limit.
         while let b = out.range(of: "-----BEGIN") {

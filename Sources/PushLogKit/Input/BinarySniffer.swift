@@ -3,7 +3,7 @@ import Foundation
 /// Tells a file that is not a text log from its first bytes (after decompression): known binary
 /// magic numbers, or NUL bytes at the start (in the first line, within the first 4 KiB). Such a file is refused whole (SPEC §2), not
 /// stored line by line as thousands of rejects.
-public enum BinarySniffer {
+enum BinarySniffer {
     static let magics: [(bytes: [UInt8], what: String)] = [
         ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "PNG image"),
         ([0xFF, 0xD8, 0xFF], "JPEG image"),
@@ -21,7 +21,7 @@ public enum BinarySniffer {
 
     /// Why `head` is not a text log ("not a text log (PNG image)"), or nil when it may be one.
     /// `magicOnly` (a format forced by the user) leaves NUL bytes to be rejected line by line.
-    public static func refusal(_ head: [UInt8], magicOnly: Bool = false) -> String? {
+    static func refusal(_ head: [UInt8], magicOnly: Bool = false) -> String? {
         for (magic, what) in magics where head.count >= magic.count && Array(head[0..<magic.count]) == magic {
             if magic == Array("BZh".utf8) && !(head.count > 3 && head[3] >= 0x31 && head[3] <= 0x39) { continue }
             return "not a text log (\(what))"

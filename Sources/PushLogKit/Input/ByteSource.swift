@@ -1,13 +1,13 @@
 import Foundation
 
 /// Why a byte source stopped before its end.
-public enum InputError: Error, CustomStringConvertible {
+enum InputError: Error, CustomStringConvertible {
     case unreadable(String, String)
     case corruptGzip(String)
     case truncatedGzip
     case ratioExceeded(Double)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .unreadable(let path, let why): return "\(path): cannot read: \(why)"
         case .corruptGzip(let why): return "corrupt gzip data (\(why))"
@@ -18,22 +18,22 @@ public enum InputError: Error, CustomStringConvertible {
 }
 
 /// A stream of bytes: a plain file, stdin or a gzip stream on top of one.
-public protocol ByteSource: AnyObject {
+protocol ByteSource: AnyObject {
     /// Reads up to `count` bytes; 0 means the end.
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int
 }
 
 /// Reads a file descriptor with read(2).
-public final class FileByteSource: ByteSource {
+final class FileByteSource: ByteSource {
     let fd: Int32
     let ownsFD: Bool
     let path: String
     /// Bytes read from the descriptor so far (the compressed size for gzip input).
-    public private(set) var consumed: Int64 = 0
+    private(set) var consumed: Int64 = 0
     /// Bytes put back by `unread`, returned before the descriptor is read again.
     private var pending: [UInt8] = []
 
-    public init(path: String) throws {
+    init(path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw InputError.unreadable(path, String(cString: strerror(errno))) }
         self.fd = fd
@@ -41,7 +41,7 @@ public final class FileByteSource: ByteSource {
         self.path = path
     }
 
-    public init(fd: Int32, name: String) {
+    init(fd: Int32, name: String) {
         self.fd = fd
         self.ownsFD = false
         self.path = name
@@ -50,16 +50,16 @@ public final class FileByteSource: ByteSource {
     deinit { if ownsFD { close(fd) } }
 
     /// Moves to `offset` (plain files only).
-    public func seek(to offset: Int64) throws {
+    func seek(to offset: Int64) throws {
         if lseek(fd, off_t(offset), SEEK_SET) < 0 { throw InputError.unreadable(path, String(cString: strerror(errno))) }
         consumed = offset
         pending.removeAll()
     }
 
     /// Puts bytes back in front of the stream (used by format sniffing).
-    public func unread(_ bytes: [UInt8]) { pending = bytes + pending }
+    func unread(_ bytes: [UInt8]) { pending = bytes + pending }
 
-    public func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         if !pending.isEmpty {
             let n = min(count, pending.count)
             pending.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: n) }

@@ -1,18 +1,18 @@
 import Foundation
 
 /// One input to ingest: a file path or standard input.
-public struct InputFile: Equatable {
-    public let path: String
+struct InputFile: Equatable {
+    let path: String
     /// Named on the command line (not found by walking a folder).
-    public var named = true
-    public var isStdin: Bool { path == "-" }
+    var named = true
+    var isStdin: Bool { path == "-" }
 }
 
 /// Expands command-line paths: files as given, directories walked recursively in sorted
 /// order (hidden entries and pushlog databases skipped, symlink loops cut, symbolic links that
 /// lead out of the folder not followed), `-` for stdin.
-public enum FileWalker {
-    public static func expand(_ paths: [String], problems: inout [String]) -> [InputFile] {
+enum FileWalker {
+    static func expand(_ paths: [String], problems: inout [String]) -> [InputFile] {
         var out: [InputFile] = []
         var seenDirs = Set<String>()
         for p in paths {

@@ -2,7 +2,7 @@ import CZlib
 import Foundation
 
 /// Inflates a gzip stream, including several members one after another (logrotate, `cat a.gz b.gz`).
-public final class GzipByteSource: ByteSource {
+final class GzipByteSource: ByteSource {
     private let input: ByteSource
     private var stream = z_stream()
     private let inBuffer: UnsafeMutablePointer<UInt8>
@@ -13,13 +13,13 @@ public final class GzipByteSource: ByteSource {
     private let maxRatio: Double
     private let slack: Int64
     /// Compressed bytes fed to zlib so far.
-    public private(set) var compressedIn: Int64 = 0
+    private(set) var compressedIn: Int64 = 0
     /// Bytes produced so far.
-    public private(set) var produced: Int64 = 0
+    private(set) var produced: Int64 = 0
 
     /// `maxRatio` stops a stream whose output grows past that multiple of its input plus `slack`
     /// bytes (a gzip bomb); real logs compress 5–20:1.
-    public init(input: ByteSource, maxRatio: Double = 1000, slack: Int64 = 64 << 20) throws {
+    init(input: ByteSource, maxRatio: Double = 1000, slack: Int64 = 64 << 20) throws {
         self.input = input
         self.maxRatio = maxRatio
         self.slack = slack
@@ -41,7 +41,7 @@ public final class GzipByteSource: ByteSource {
         compressedIn += Int64(n)
     }
 
-    public func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         if finished { return 0 }
         while true {
             if stream.avail_in == 0 && !inputEnded { try refill() }

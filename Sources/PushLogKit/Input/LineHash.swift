@@ -1,6 +1,6 @@
 /// A 128-bit hash of a line's bytes: the record identity of SPEC §2 (with the record time).
 /// Two 64-bit lanes of multiply-rotate mixing over 16-byte blocks, finalised with xor-shift-multiply.
-public enum LineHash {
+enum LineHash {
     @inline(__always) static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
 
     @inline(__always) static func fmix(_ k0: UInt64) -> UInt64 {
@@ -14,7 +14,7 @@ public enum LineHash {
     static let c1: UInt64 = 0x87c3_7b91_1142_53d5
     static let c2: UInt64 = 0x4cf5_ad43_2745_937f
 
-    public static func hash(_ b: UnsafeBufferPointer<UInt8>) -> (Int64, Int64) {
+    static func hash(_ b: UnsafeBufferPointer<UInt8>) -> (Int64, Int64) {
         guard let base = b.baseAddress else { return (0, 0) }
         let raw = UnsafeRawPointer(base)
         let n = b.count

@@ -1,20 +1,20 @@
 import Foundation
 
 /// One line of input, valid only during the callback that receives it.
-public struct Line {
+struct Line {
     /// The line's bytes without its ending; for an oversized line, only its first bytes.
-    public let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     /// 1-based line number in the (decompressed) stream.
-    public let number: Int
+    let number: Int
     /// Offset in the decompressed stream just after this line's ending.
-    public let endOffset: Int64
+    let endOffset: Int64
     /// True when the line was longer than the limit; `bytes` then holds its prefix.
-    public let oversized: Bool
+    let oversized: Bool
 }
 
 /// Splits a byte stream into lines (LF or CRLF) without copying them, with a bounded buffer.
-public final class LineReader {
-    public static let maxLineBytes = 1 << 20
+final class LineReader {
+    static let maxLineBytes = 1 << 20
     static let prefixBytes = 512
 
     private let source: ByteSource
@@ -24,7 +24,7 @@ public final class LineReader {
     private var baseOffset: Int64  // stream offset of buffer[0]
 
     /// `startOffset`/`startLine` say where in the stream `source` begins (resumed reads).
-    public init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0) {
+    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0) {
         self.source = source
         capacity = LineReader.maxLineBytes + (4 << 20) + 2
         buffer = .allocate(capacity: capacity)
@@ -35,7 +35,7 @@ public final class LineReader {
     deinit { buffer.deallocate() }
 
     /// Calls `body` for every line; a read error is thrown after every complete line before it was given.
-    public func forEachLine(_ body: (Line) throws -> Void) throws {
+    func forEachLine(_ body: (Line) throws -> Void) throws {
         var start = 0, end = 0, scan = 0
         var discarding = false  // inside an oversized line, dropping bytes until its end
         var eof = false

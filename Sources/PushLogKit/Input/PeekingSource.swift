@@ -1,11 +1,11 @@
 /// Reads the first bytes of a stream for format detection, then replays them.
-public final class PeekingSource: ByteSource {
+final class PeekingSource: ByteSource {
     private let inner: ByteSource
-    public private(set) var head: [UInt8] = []
+    private(set) var head: [UInt8] = []
     private var replayed = 0
 
     /// Reads up to `limit` bytes ahead; errors are kept for the first real read.
-    public init(_ inner: ByteSource, limit: Int = 64 * 1024) {
+    init(_ inner: ByteSource, limit: Int = 64 * 1024) {
         self.inner = inner
         var buf = [UInt8](repeating: 0, count: limit)
         var got = 0
@@ -22,7 +22,7 @@ public final class PeekingSource: ByteSource {
     }
     private var pendingError: Error?
 
-    public func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         if replayed < head.count {
             let n = min(count, head.count - replayed)
             head.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + replayed, count: n) }

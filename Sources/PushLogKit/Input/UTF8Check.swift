@@ -1,6 +1,6 @@
 /// Validates UTF-8 quickly: eight ASCII bytes at a time, the full rules only where needed.
-public enum UTF8Check {
-    public static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+enum UTF8Check {
+    static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let p = b.baseAddress else { return true }
         let n = b.count
         var i = 0

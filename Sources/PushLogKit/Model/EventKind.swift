@@ -1,9 +1,9 @@
 /// The record kinds of the pushlog event schema (SPEC §3.1).
-public enum EventKind: Int, CaseIterable, Sendable {
+enum EventKind: Int, CaseIterable, Sendable {
     case send = 0, request, response, register, settings, receipt, unregister
 
     /// The name used in logs, summaries and JSON.
-    public var name: String {
+    var name: String {
         switch self {
         case .send: return "send"
         case .request: return "request"
@@ -15,7 +15,7 @@ public enum EventKind: Int, CaseIterable, Sendable {
         }
     }
 
-    public init?(name: String) {
+    init?(name: String) {
         guard let k = EventKind.allCases.first(where: { $0.name == name }) else { return nil }
         self = k
     }

@@ -1,18 +1,18 @@
 /// The APNs response categories of SPEC §3.4.
-public enum ReasonCategory: String, CaseIterable, Sendable {
+enum ReasonCategory: String, CaseIterable, Sendable {
     case accepted, tokenGone = "token-gone", tokenBad = "token-bad", envConfig = "env-config"
     case auth, request, rate, server, unknown
     /// No APNs response at all (TLS, DNS, timeouts, resets): stored with no status.
     case transport
 
     /// Server and rate errors may be retried; gone, bad-token and request errors never.
-    public var retryable: Bool { self == .server || self == .rate }
-    public var neverRetry: Bool { self == .tokenGone || self == .tokenBad || self == .request }
+    var retryable: Bool { self == .server || self == .rate }
+    var neverRetry: Bool { self == .tokenGone || self == .tokenBad || self == .request }
 }
 
 /// Classifies APNs responses by status and reason; the reason wins when they disagree.
-public enum ReasonTaxonomy {
-    public static let reasons: [(String, ReasonCategory, Int)] = [
+enum ReasonTaxonomy {
+    static let reasons: [(String, ReasonCategory, Int)] = [
         ("Unregistered", .tokenGone, 410), ("ExpiredToken", .tokenGone, 410),
         ("BadDeviceToken", .tokenBad, 400), ("DeviceTokenNotForTopic", .tokenBad, 400),
         ("MissingDeviceToken", .tokenBad, 400),
@@ -39,7 +39,7 @@ public enum ReasonTaxonomy {
     }()
 
     /// The category of a response.
-    public static func category(status: Int?, reason: String?) -> ReasonCategory {
+    static func category(status: Int?, reason: String?) -> ReasonCategory {
         if let reason, !reason.isEmpty, let (c, _) = byReason[reason.lowercased()] { return c }
         guard let status else { return .unknown }
         if status == 200 && (reason ?? "").isEmpty { return .accepted }
@@ -50,12 +50,12 @@ public enum ReasonTaxonomy {
     }
 
     /// The status APNs sends with a reason, used when a log has the reason only.
-    public static func status(forReason r: String) -> Int? { byReason[r.lowercased()]?.1 }
+    static func status(forReason r: String) -> Int? { byReason[r.lowercased()]?.1 }
 
     /// True when a log's error text is an APNs reason: a known one, or one CamelCase word as APNs
     /// writes them (a reason added after this list). Anything else (`dial tcp …: i/o timeout`,
     /// `remote error: tls: revoked certificate`) never reached APNs: a transport failure.
-    public static func isAPNsReason(_ text: String) -> Bool {
+    static func isAPNsReason(_ text: String) -> Bool {
         if byReason[text.lowercased()] != nil { return true }
         guard let first = text.utf8.first, first >= 0x41 && first <= 0x5A, text.utf8.count <= 64 else { return false }
         return text.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }

@@ -1,7 +1,7 @@
 /// Why a line (or a record packed in one) is not a record: what the parsing stage hands the
 /// writer with a reject, and what `rejects.reason` stores as `description` (the wording is
 /// part of the product: users query it and tests pin it).
-public enum RejectReason: Equatable, Sendable, CustomStringConvertible {
+enum RejectReason: Equatable, Sendable, CustomStringConvertible {
     // MARK: the line itself
     case lineTooLong, invalidUTF8, nulByte
 
@@ -49,7 +49,7 @@ public enum RejectReason: Equatable, Sendable, CustomStringConvertible {
     /// recognised but cannot take, in that reader's words.
     case unreadableShape(String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .lineTooLong: return "line longer than 1 MiB"
         case .invalidUTF8: return "invalid UTF-8"

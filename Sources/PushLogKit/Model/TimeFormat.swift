@@ -1,7 +1,7 @@
 /// Formats epoch milliseconds as UTC labels: RFC 3339, ISO weeks and report buckets.
 public enum TimeFormat {
     /// Civil date of a day number (days since 1970-01-01).
-    public static func civil(days z0: Int) -> (y: Int, m: Int, d: Int) {
+    static func civil(days z0: Int) -> (y: Int, m: Int, d: Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
@@ -30,20 +30,20 @@ public enum TimeFormat {
         return out + "Z"
     }
 
-    public static func day(ms: Int64) -> String {
+    static func day(ms: Int64) -> String {
         let (y, m, d) = civil(days: Int(floorDiv(ms, 86_400_000)))
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
 
     /// Monday 00:00 UTC of the ISO week holding `ms`.
-    public static func weekStart(ms: Int64) -> Int64 {
+    static func weekStart(ms: Int64) -> Int64 {
         let days = floorDiv(ms, 86_400_000)
         let weekday = Int((days + 3) % 7 + 7) % 7  // 0 = Monday (1970-01-01 was a Thursday)
         return (days - Int64(weekday)) * 86_400_000
     }
 
     /// ISO week label, `2026-W45`.
-    public static func isoWeek(ms: Int64) -> String {
+    static func isoWeek(ms: Int64) -> String {
         let monday = weekStart(ms: ms)
         let thursday = monday + 3 * 86_400_000  // the ISO year is the Thursday's year
         let (y, _, _) = civil(days: Int(floorDiv(thursday, 86_400_000)))
@@ -53,13 +53,13 @@ public enum TimeFormat {
     }
 
     /// Monday 00:00 UTC of ISO week `week` of `year`.
-    public static func isoWeekStart(year: Int, week: Int) -> Int64 {
+    static func isoWeekStart(year: Int, week: Int) -> Int64 {
         let jan4 = CivilDate.epochMs(year: year, month: 1, day: 4)
         return weekStart(ms: jan4) + Int64(week - 1) * 7 * 86_400_000
     }
 
     /// A bucket label: `minute` 2026-11-02T14:05, `5m`, `hour` 2026-11-02T14, `day` 2026-11-02, `week` 2026-W45.
-    public static func bucket(ms: Int64, by: String) -> String {
+    static func bucket(ms: Int64, by: String) -> String {
         switch by {
         case "week": return isoWeek(ms: ms)
         case "day": return day(ms: ms)

@@ -4,8 +4,8 @@ import Foundation
 /// in the same directory, which is then renamed over the target (rename is atomic within one
 /// file system). node_exporter's textfile collector reads `*.prom` files at any moment.
 public enum AtomicFile {
-    public struct WriteError: Error, CustomStringConvertible {
-        public let description: String
+    struct WriteError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Writes `text` to `path` with the given permissions (`mode`), replacing it atomically.

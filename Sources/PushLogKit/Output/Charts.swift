@@ -1,7 +1,7 @@
 /// Inline SVG line charts for sections named `trend_*` (one x column, numeric series), one
 /// TrendChart per series.
-public enum Charts {
-    public static func forDocument(_ doc: ResultDocument) -> [String] {
+enum Charts {
+    static func forDocument(_ doc: ResultDocument) -> [String] {
         let figures = trendCharts(doc).map { $0.figure() }
         return figures.isEmpty ? [] : ["<div class=charts>\n"] + figures + ["</div>\n"]
     }

@@ -1,6 +1,6 @@
 /// A self-contained HTML page: one table per section, charts for sections that ask for them.
-public enum HTMLRenderer {
-    public static func render(_ doc: ResultDocument) -> String {
+enum HTMLRenderer {
+    static func render(_ doc: ResultDocument) -> String {
         // The weekly report has a page of its own (labels, coloured changes, marked charts).
         if doc.section("kpis")?.column("metric") != nil { return WeeklyPage.render(doc) }
         var body = "<h1>\(escape(doc.title.isEmpty ? doc.report : doc.title))</h1>\n"
@@ -55,7 +55,7 @@ public enum HTMLRenderer {
         """
     }
 
-    public static func escape(_ s: String) -> String {
+    static func escape(_ s: String) -> String {
         var o = ""
         for c in s {
             switch c {

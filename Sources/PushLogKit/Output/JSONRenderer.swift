@@ -1,6 +1,6 @@
 /// JSON (`{"report", "params", "sections": {NAME: [rows]}}`) and NDJSON (a row per line with `section`).
-public enum JSONRenderer {
-    public static func render(_ doc: ResultDocument) -> String {
+enum JSONRenderer {
+    static func render(_ doc: ResultDocument) -> String {
         var out = "{\"report\":\(quote(doc.report)),\"params\":{"
         out += doc.params.map { "\(quote($0.0)):\(value($0.1))" }.joined(separator: ",")
         out += "},\"sections\":{"
@@ -12,7 +12,7 @@ public enum JSONRenderer {
         return out + "}\n"
     }
 
-    public static func renderLines(_ doc: ResultDocument) -> String {
+    static func renderLines(_ doc: ResultDocument) -> String {
         var out = ""
         for t in doc.sections {
             for r in t.rows { out += object(t.columns, r, section: t.name) + "\n" }
@@ -27,7 +27,7 @@ public enum JSONRenderer {
         return "{" + parts.joined(separator: ",") + "}"
     }
 
-    public static func value(_ v: SQLValue) -> String {
+    static func value(_ v: SQLValue) -> String {
         switch v {
         case .null: return "null"
         case .int(let i): return String(i)
@@ -36,7 +36,7 @@ public enum JSONRenderer {
         }
     }
 
-    public static func quote(_ s: String) -> String {
+    static func quote(_ s: String) -> String {
         var out = "\""
         out.reserveCapacity(s.utf8.count + 2)
         for u in s.unicodeScalars {

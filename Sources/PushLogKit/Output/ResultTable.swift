@@ -1,7 +1,7 @@
 /// A named section of rows, as reports, queries and listings produce them.
 public struct ResultTable {
-    public var name: String
-    public var columns: [String]
+    var name: String
+    var columns: [String]
     public var rows: [[SQLValue]]
 
     public init(name: String, columns: [String], rows: [[SQLValue]] = []) {
@@ -30,12 +30,12 @@ public struct ResultTable {
 
 /// A whole result: a report name, its parameters and its sections, in order.
 public struct ResultDocument {
-    public var report: String
-    public var title: String
-    public var params: [(String, SQLValue)]
+    var report: String
+    var title: String
+    var params: [(String, SQLValue)]
     public var sections: [ResultTable]
     /// Lines printed after the tables (warnings, notes).
-    public var notes: [String] = []
+    var notes: [String] = []
 
     public init(report: String, title: String = "", params: [(String, SQLValue)] = [], sections: [ResultTable]) {
         self.report = report

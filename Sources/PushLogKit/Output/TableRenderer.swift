@@ -1,7 +1,7 @@
 /// Aligned text tables: numbers right-aligned, rates as percentages, one block per section.
-public enum TableRenderer {
+enum TableRenderer {
     /// `width`: the terminal's columns; text columns are cut (with `…`) until each table fits.
-    public static func render(_ doc: ResultDocument, width: Int? = nil, color: Bool = false) -> String {
+    static func render(_ doc: ResultDocument, width: Int? = nil, color: Bool = false) -> String {
         var out = ""
         if !doc.title.isEmpty {
             out += CellFormat.visible(doc.title) + "\n"
@@ -19,7 +19,7 @@ public enum TableRenderer {
         return out
     }
 
-    public static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {
+    static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {
         if t.rows.isEmpty { return "(no rows)\n" }
         let cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
         var widths = t.columns.map { $0.count }
@@ -79,8 +79,8 @@ public enum TableRenderer {
 
 /// CSV (RFC 4180) and TSV with a header row; several sections are separated by a blank line
 /// and a `# section` line.
-public enum DelimitedRenderer {
-    public static func render(_ doc: ResultDocument, separator: String) -> String {
+enum DelimitedRenderer {
+    static func render(_ doc: ResultDocument, separator: String) -> String {
         var out = ""
         for (k, t) in doc.sections.enumerated() {
             if doc.sections.count > 1 {
@@ -111,9 +111,9 @@ public enum DelimitedRenderer {
 }
 
 /// Markdown tables, one per section.
-public enum MarkdownRenderer {
+enum MarkdownRenderer {
     /// `width`: the terminal's columns; text columns are cut (with `…`) until each table fits.
-    public static func render(_ doc: ResultDocument, width: Int? = nil) -> String {
+    static func render(_ doc: ResultDocument, width: Int? = nil) -> String {
         var out = doc.title.isEmpty ? "" : "# \(CellFormat.visible(doc.title))\n\n"
         let ps = doc.params.filter { $0.1 != .null }.map { "`\($0.0)=\(CellFormat.plain($0.1))`" }
         if !ps.isEmpty { out += CellFormat.visible(ps.joined(separator: " ")) + "\n\n" }

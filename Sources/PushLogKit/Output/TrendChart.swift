@@ -3,19 +3,19 @@ import Foundation
 /// One inline SVG line chart: a y axis with round-number ticks (1, 2, 2.5 or 5 × 10ⁿ; rates as
 /// percentages), dated x labels, gaps where a value is missing, and optional marks: a boundary
 /// (the start of this week, with the part after it shaded) and time bands (incident windows).
-public struct TrendChart {
-    public var title: String
+struct TrendChart {
+    var title: String
     /// x labels as the report gives them: `2026-11-02` (days), `2026-W45` (weeks) or anything else.
-    public var labels: [String]
-    public var values: [Double?]
-    public var rate: Bool
+    var labels: [String]
+    var values: [Double?]
+    var rate: Bool
     /// Index of the first point after the boundary (nil: none).
-    public var boundary: Int?
-    public var boundaryLabel = "this week"
+    var boundary: Int?
+    var boundaryLabel = "this week"
     /// Time bands in epoch ms, drawn when the labels are days.
-    public var bands: [(from: Int64, until: Int64, title: String)] = []
+    var bands: [(from: Int64, until: Int64, title: String)] = []
 
-    public init(title: String, labels: [String], values: [Double?], rate: Bool) {
+    init(title: String, labels: [String], values: [Double?], rate: Bool) {
         self.title = title
         self.labels = labels
         self.values = values
@@ -64,7 +64,7 @@ public struct TrendChart {
     /// Epoch ms of a day label, or nil when the labels are not days.
     static func dayStart(_ s: String) -> Int64? { s.count == 10 ? TimeParser.parse(s + "T00:00:00Z") : nil }
 
-    public func svg() -> String {
+    func svg() -> String {
         let (w, h, left, right, top, bottom) = (TrendChart.w, TrendChart.h, TrendChart.left, TrendChart.right, TrendChart.top, TrendChart.bottom)
         let n = values.count
         let ticks = TrendChart.ticks(maxValue: values.compactMap { $0 }.max() ?? 0, rate: rate)
@@ -119,7 +119,7 @@ public struct TrendChart {
     }
 
     /// The chart in a captioned figure.
-    public func figure() -> String {
+    func figure() -> String {
         "<figure><figcaption>\(HTMLRenderer.escape(title))</figcaption>\(svg())</figure>\n"
     }
 }

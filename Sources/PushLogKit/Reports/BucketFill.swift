@@ -28,13 +28,13 @@ public enum TimeUnit: String, CaseIterable, Sendable {
 /// Makes empty time buckets visible: every bucket between the range's ends is present, those
 /// with no records as a row of zeros (counts 0, rates and text empty), so an outage shows as a
 /// run of zeros instead of vanishing from the table and the charts.
-public enum BucketFill {
+enum BucketFill {
     /// More buckets than this are left as they are (a year of minutes would drown the answer).
     static let maxBuckets = 20_000
 
     /// `table` with a row for each bucket of `unit` in [from, until) that it lacks. Rows whose
     /// label falls outside the generated run stay where they were.
-    public static func fill(_ table: ResultTable, label column: String, unit: TimeUnit, from: Int64, until: Int64) -> ResultTable {
+    static func fill(_ table: ResultTable, label column: String, unit: TimeUnit, from: Int64, until: Int64) -> ResultTable {
         guard let li = table.column(column), until > from else { return table }
         let first = unit.start(from)
         guard (until - first) / unit.step < Int64(maxBuckets) else { return table }

@@ -7,7 +7,7 @@ import Foundation
 /// so groups sort in time order) and the label `bucket(start, unit)`; for a dimension (topic,
 /// env, app_version, push_type, reason) both are the value's name, `(none)` when absent
 /// (`(unknown)` for an app version, as env-mismatch's by_app_version says).
-public enum BucketFunctions {
+enum BucketFunctions {
     /// The argument of by_key holding the dimension `by` names, or nil for a time unit. Compared
     /// as C strings: by_key runs once per row, and a Swift String per call costs more than the rest.
     static func dimensionArgument(_ by: UnsafePointer<UInt8>) -> Int? {
@@ -53,7 +53,7 @@ public enum BucketFunctions {
         }
     }
 
-    public static func register(_ db: Database) throws {
+    static func register(_ db: Database) throws {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         let names = Unmanaged.passRetained(Names(db)).toOpaque()
         try db.check(sqlite3_create_function_v2(db.handle, "by_key", 7, flags, names, { ctx, _, argv in

@@ -5,7 +5,7 @@ public struct DataCoverage {
     public init(db: Database) { self.db = db }
 
     /// The time span of all records (responses and registrations), or nil for an empty database.
-    public func span() throws -> (Int64, Int64)? {
+    func span() throws -> (Int64, Int64)? {
         // One min() or max() per SELECT, so each is a single probe of the table's (time_ms, …) key
         // instead of a scan; the aggregate skips the NULL of an empty table.
         let s = try db.prepare("""

@@ -2,10 +2,10 @@
 /// (or on the `this_week` value of a KPI for the weekly report).
 public struct FailIf {
     public let column: String
-    public let op: String
-    public let value: Double
+    let op: String
+    let value: Double
 
-    public init?(_ expr: String) {
+    init?(_ expr: String) {
         let ops = [">=", "<=", "!=", "==", ">", "<", "="]
         for op in ops {
             if let r = expr.range(of: op) {
@@ -49,7 +49,7 @@ public struct FailIf {
         return (doc.section("summary") ?? doc.sections.first)?.columns ?? []
     }
 
-    public func holds(_ x: Double) -> Bool {
+    func holds(_ x: Double) -> Bool {
         switch op {
         case ">": return x > value
         case "<": return x < value
@@ -62,14 +62,14 @@ public struct FailIf {
 
     public static func show(_ d: Double) -> String { CellFormat.number(d) }
 
-    public var text: String { "\(column) \(op) \(CellFormat.number(value))" }
+    var text: String { "\(column) \(op) \(CellFormat.number(value))" }
 }
 
 /// One `--fail-if` expression: comparisons joined by `and` / `or` (`and` binds tighter, as in
 /// SQL). Several `--fail-if` options breach when any of them holds.
 public struct FailCondition {
     /// Alternatives (or) of conjunctions (and).
-    public let anyOf: [[FailIf]]
+    let anyOf: [[FailIf]]
     public let source: String
 
     public init?(_ expr: String) {

@@ -1,8 +1,8 @@
 /// What a person reads for each KPI of the weekly report: the HTML page shows these labels (JSON
 /// and CSV keep the machine names). Which way is good comes from KPIDirection, as on a terminal.
-public struct KPIDescription: Sendable {
-    public let metric: String
-    public let label: String
+struct KPIDescription: Sendable {
+    let metric: String
+    let label: String
 
     static let labels: [String: String] = [
         "responses": "APNs responses",
@@ -26,14 +26,14 @@ public struct KPIDescription: Sendable {
     ]
 
     /// The description of a KPI; an unknown one reads as its name with spaces.
-    public static func of(_ metric: String) -> KPIDescription {
+    static func of(_ metric: String) -> KPIDescription {
         if let l = labels[metric] { return KPIDescription(metric: metric, label: l) }
         let words = metric.replacingOccurrences(of: "_", with: " ")
         return KPIDescription(metric: metric, label: words.prefix(1).uppercased() + words.dropFirst())
     }
 
     /// "good", "bad" or "flat" for a change of `delta` in this KPI.
-    public func verdict(_ delta: Double) -> String {
+    func verdict(_ delta: Double) -> String {
         let sign = KPIDirection.sign(metric)
         if delta == 0 || sign == 0 { return "flat" }
         return (delta > 0) == (sign > 0) ? "good" : "bad"

@@ -4,11 +4,11 @@ import Foundation
 /// (counts over the chosen window, not ever-growing counters, so the same text is valid for both
 /// the Prometheus 0.0.4 and the OpenMetrics parsers).
 public struct MetricFamily: Sendable {
-    public var name: String
-    public var help: String
-    public var samples: [(labels: [(String, String)], value: Double)]
+    var name: String
+    var help: String
+    var samples: [(labels: [(String, String)], value: Double)]
 
-    public init(name: String, help: String, samples: [(labels: [(String, String)], value: Double)] = []) {
+    init(name: String, help: String, samples: [(labels: [(String, String)], value: Double)] = []) {
         self.name = name
         self.help = help
         self.samples = samples

@@ -6,18 +6,18 @@ public struct ReportDefinition {
     public var title: String
     public var description: String
     /// Parameter names with their help, as the header lists them.
-    public var params: [(String, String)]
-    public var sections: [(name: String, sql: String)]
+    var params: [(String, String)]
+    var sections: [(name: String, sql: String)]
     /// Where it came from: "built-in" or a file path.
     public var origin: String
     /// KPIs a report assembles from other reports (`-- kpi:` lines, the weekly report's).
-    public var kpis: [KPI] = []
+    var kpis: [KPI] = []
 
     /// `-- kpi: NAME = REPORT.SECTION.COLUMN [whole]`: a figure of another report, run on the
     /// report's week and the week before. `whole`: not split by topic/env (empty under a filter).
-    public struct KPI: Sendable {
-        public let name, report, section, column: String
-        public let wholeDataOnly: Bool
+    struct KPI: Sendable {
+        let name, report, section, column: String
+        let wholeDataOnly: Bool
     }
 
     /// Parses the file format:
@@ -30,7 +30,7 @@ public struct ReportDefinition {
     /// ```
     /// An optional `-- common:` block before the sections holds CTEs (`name AS (...), ...`) that
     /// every section can use: they are put in front of each section's own `WITH`.
-    public static func parse(name: String, text: String, origin: String) throws -> ReportDefinition {
+    static func parse(name: String, text: String, origin: String) throws -> ReportDefinition {
         var d = ReportDefinition(name: name, title: name, description: "", params: [], sections: [], origin: origin)
         var current: String?
         var inCommon = false
@@ -96,8 +96,8 @@ public struct ReportDefinition {
     }
 }
 
-public struct CatalogError: Error, CustomStringConvertible {
-    public let description: String
+struct CatalogError: Error, CustomStringConvertible {
+    let description: String
     init(_ s: String) { description = s }
 }
 

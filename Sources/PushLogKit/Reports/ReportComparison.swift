@@ -3,7 +3,7 @@ import Foundation
 /// `--compare previous`: runs a report on its range and on the same-length range just before,
 /// and adds `COL_prev` and `COL_change` (the difference; for rates a difference of fractions,
 /// which tables show in percentage points) after every figure of `summary` and `by_bucket`.
-public struct ReportComparison {
+struct ReportComparison {
     /// Columns that identify a row (matched between the two ranges); the other numeric columns
     /// are figures and get compared.
     static let keyColumns: Set<String> = [
@@ -13,13 +13,13 @@ public struct ReportComparison {
     static let comparedSections: Set<String> = ["summary", "by_bucket"]
 
     /// The range before [since, until), of the same length.
-    public static func previousRange(since: Int64, until: Int64) -> (since: Int64, until: Int64) {
+    static func previousRange(since: Int64, until: Int64) -> (since: Int64, until: Int64) {
         (since - (until - since), since)
     }
 
     /// Merges `previous` into `current`. `by` is the bucket unit or dimension of by_bucket; time
     /// buckets are matched with the bucket `shift` ms earlier (the same place in the range).
-    public static func merge(current: ResultDocument, previous: ResultDocument, shift: Int64, by: String?) -> ResultDocument {
+    static func merge(current: ResultDocument, previous: ResultDocument, shift: Int64, by: String?) -> ResultDocument {
         var doc = current
         for si in doc.sections.indices where comparedSections.contains(doc.sections[si].name) {
             guard let prev = previous.section(doc.sections[si].name) else { continue }

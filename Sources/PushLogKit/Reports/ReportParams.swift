@@ -9,7 +9,7 @@ public struct ReportParams {
     public var budget: Int64?
     public var unit: String?
     public var week: String?
-    public var limit: Int64?
+    var limit: Int64?
     /// hygiene: only this rule (so `--fail-if` reads one row).
     public var rule: String?
 

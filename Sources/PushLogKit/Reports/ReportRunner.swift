@@ -3,7 +3,7 @@ import Foundation
 /// Runs catalog reports: binds parameters by name (never spliced into SQL) and collects sections.
 public final class ReportRunner {
     let db: Database
-    public let catalog: QueryCatalog
+    let catalog: QueryCatalog
 
     public init(db: Database, catalog: QueryCatalog? = nil) throws {
         self.db = db

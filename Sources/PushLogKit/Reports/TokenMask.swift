@@ -45,7 +45,7 @@ public struct TokenMask {
     }
 
     /// The masked form of one whole token.
-    public static func mask(_ t: String) -> String {
+    static func mask(_ t: String) -> String {
         guard t.count > 12 else { return String(repeating: "*", count: max(t.count, 4)) }
         return String(t.prefix(8)) + "…" + String(t.suffix(4))
     }

@@ -5,10 +5,10 @@ public struct Trace {
     public init(db: Database) { self.db = db }
 
     /// What a key names: tokens (ids), a device or user (id and name), an apns-id (as logged).
-    public enum Subject { case tokens([Int64]), device(Int64, String), user(Int64, String), apnsID(String) }
+    enum Subject { case tokens([Int64]), device(Int64, String), user(Int64, String), apnsID(String) }
 
     /// Works out what KEY names. Throws with a clear message when it is ambiguous or unknown.
-    public func resolve(_ key: String) throws -> (Subject, String) {
+    func resolve(_ key: String) throws -> (Subject, String) {
         let k = key.trimmingCharacters(in: .whitespaces)
         if try exists("SELECT 1 FROM sends WHERE apns_id = apns_key(?1) UNION ALL SELECT 1 FROM receipts WHERE apns_id = apns_key(?1) LIMIT 1", k) {
             return (.apnsID(k), "apns-id \(k)")

@@ -3,25 +3,25 @@ import Foundation
 /// A KPI report (weekly.sql, or any report whose header declares `-- kpi:` lines): the KPIs
 /// taken from the mission reports run on the week and the week before (so they always agree with
 /// those reports), then the report's own sections.
-public struct WeeklyReport {
+struct WeeklyReport {
     let runner: ReportRunner
     let def: ReportDefinition
     static let week: Int64 = 7 * 86_400_000
 
     /// The sections the weekly document has, in order (what `pushlog reports` lists): the KPI
     /// table first, weekly.sql's sections but `basics` (which feeds the KPIs), the turn-off trend.
-    public static func sectionNames(_ def: ReportDefinition) -> [String] {
+    static func sectionNames(_ def: ReportDefinition) -> [String] {
         ["kpis"] + def.sections.map(\.name).filter { $0 != "basics" } + ["trend_turn_off_rate"]
     }
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
-    public static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
+    static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
         let latest = try db.scalarInt("SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers)") ?? now
         let ref = min(now, latest + 86_400_000)
         return TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: ref) - week)
     }
 
-    public func run(_ p: ReportParams) throws -> ResultDocument {
+    func run(_ p: ReportParams) throws -> ResultDocument {
         guard try DataCoverage(db: runner.db).span() != nil else {
             throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
         }

@@ -4,11 +4,11 @@ import CSQLite
 /// its letters (APNs writes the header upper case, many providers log it lower case: the same id
 /// must join its request, response and receipts); it reads back lower case. Anything else stays
 /// text, as logged.
-public enum ApnsIDKey {
+enum ApnsIDKey {
     /// The 16 key bytes of a UUID (8-4-4-4-12 hex digits, any case) written into `out`, or nil
     /// when `text` is not one: the caller stores the text.
     @inline(__always)
-    public static func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout (UInt64, UInt64, UInt8)) -> Int? {
+    static func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout (UInt64, UInt64, UInt8)) -> Int? {
         guard text.count == 36 else { return nil }
         var hi: UInt64 = 0, lo: UInt64 = 0
         var n = 0
@@ -47,7 +47,7 @@ public enum ApnsIDKey {
     }
 
     /// Binds the key of an apns-id given as a Swift string (user input).
-    public static func bind(_ s: Statement, _ i: Int32, text: String) {
+    static func bind(_ s: Statement, _ i: Int32, text: String) {
         var t = text
         t.withUTF8 { buf in
             var key: (UInt64, UInt64, UInt8) = (0, 0, 0)
@@ -61,7 +61,7 @@ public enum ApnsIDKey {
 
     /// The text of a stored key (the inverse of `encode`).
     /// Other blobs read as x'…' hex.
-    public static func text(_ key: UnsafeBufferPointer<UInt8>) -> String {
+    static func text(_ key: UnsafeBufferPointer<UInt8>) -> String {
         guard key.count == 16 else {
             return "x'" + key.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() + "'"
         }

@@ -2,8 +2,8 @@ import CSQLite
 import Foundation
 
 /// Deterministic SQL functions the reports need and SQLite lacks.
-public enum Functions {
-    public static func register(_ db: Database) throws {
+enum Functions {
+    static func register(_ db: Database) throws {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         // apns_key(text) -> the stored form of an apns-id (ApnsIDKey): a blob for a UUID, else the text.
         try db.check(sqlite3_create_function_v2(db.handle, "apns_key", 1, flags, nil, { ctx, _, argv in
@@ -90,9 +90,9 @@ public enum Functions {
 }
 
 /// Small statistics helpers shared by SQL functions and Swift code.
-public enum Stats {
+enum Stats {
     /// Median; the mean of the two middle values for an even count.
-    public static func median(_ v: [Double]) -> Double? {
+    static func median(_ v: [Double]) -> Double? {
         guard !v.isEmpty else { return nil }
         let s = v.sorted()
         let m = s.count / 2

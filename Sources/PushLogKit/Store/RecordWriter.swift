@@ -3,7 +3,7 @@ import CSQLite
 /// Writes normalised events into the record tables with reused prepared statements,
 /// interning tokens and repeated strings (Dimension) into integer ids. Duplicates (same time
 /// and line hash) are ignored by the unique keys and counted.
-public final class RecordWriter {
+final class RecordWriter {
     struct ReasonKey: Hashable { let reason: Int64, status: Int64 }
 
     let db: Database
@@ -17,16 +17,16 @@ public final class RecordWriter {
     private var reasonCategory: [ReasonKey: ReasonCategory] = [:]
     /// Tokens and devices whose derived facts this writer's records may change (incremental refresh);
     /// collection stops, and `touchedAll` is set, once they grow past what an incremental refresh helps with.
-    public private(set) var touchedTokens = Set<Int64>()
-    public private(set) var touchedDevices = Set<Int64>()
-    public private(set) var touchedAll = false
+    private(set) var touchedTokens = Set<Int64>()
+    private(set) var touchedDevices = Set<Int64>()
+    private(set) var touchedAll = false
     /// The time span of the receipts written (their pushes' receipt times are re-derived).
-    public private(set) var receiptTimes: ClosedRange<Int64>?
+    private(set) var receiptTimes: ClosedRange<Int64>?
     static let touchLimit = 100_000
     /// Category ids are fixed: ReasonCategory order, from 1 (Schema.seed).
     private static let categoryID: [ReasonCategory: Int64] = Dictionary(uniqueKeysWithValues:
         ReasonCategory.allCases.enumerated().map { ($1, Int64($0 + 1)) })
-    public init(db: Database) throws {
+    init(db: Database) throws {
         self.db = db
         let head = "INSERT OR IGNORE INTO"
         var b: [RowBatch] = []
@@ -117,7 +117,7 @@ public final class RecordWriter {
     }
 
     /// Stops collecting (a bulk load rebuilds every derived fact anyway).
-    public func giveUpTouching() {
+    func giveUpTouching() {
         touchedAll = true
         touchedTokens = []
         touchedDevices = []
@@ -141,7 +141,7 @@ public final class RecordWriter {
     /// Binds one event into its kind's batch (stored by `flush` at the latest). The derived facts
     /// it may change are noted whether or not it turns out to be a duplicate.
     @inline(__always)
-    public func write(_ e: Event, hash: (Int64, Int64), src: Int64, line: Int) throws {
+    func write(_ e: Event, hash: (Int64, Int64), src: Int64, line: Int) throws {
         let t = e.time!
         let tok = try e.token.map { try tokenID($0, malformed: e.tokenMalformed, masked: e.tokenMasked) }
         let kind = e.kind!
@@ -208,33 +208,33 @@ public final class RecordWriter {
     @inline(__always) static func lineHash(_ h: (Int64, Int64)) -> Int64 { h.0 ^ h.1 }
 
     /// Stores every bound row; call before the bound bytes are reused and before a commit.
-    public func flush() throws {
+    func flush() throws {
         for b in batches { try b.flush() }
     }
 
     /// Forgets bound rows whose transaction was rolled back, and the token ids it may have
     /// assigned (a rolled-back id can be given to another token later).
-    public func discard() {
+    func discard() {
         for b in batches { b.discard() }
         tokenIDs = TokenCache()
         for d in dimensions { d.discard() }
     }
 
     /// Rows stored per kind since the last call; the rest of what was written were duplicates.
-    public func takeInserted() -> KindCounts {
+    func takeInserted() -> KindCounts {
         var c = KindCounts()
         for k in EventKind.allCases { c[k] = batches[k.rawValue].takeInserted() }
         return c
     }
 
     /// Stores one day's Apple delivery-metrics count (a re-import replaces it).
-    public func appleMetric(day: String, pushType: String, status: String, count: Int64, src: Int64) throws {
+    func appleMetric(day: String, pushType: String, status: String, count: Int64, src: Int64) throws {
         insMetric.bind(1, day); insMetric.bind(2, pushType); insMetric.bind(3, status); insMetric.bind(4, count); insMetric.bind(5, src)
         try insMetric.run()
     }
 
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
-    public func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64)) throws -> Bool {
+    func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64)) throws -> Bool {
         insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason.description); insReject.bind(4, text)
         insReject.bind(5, RecordWriter.lineHash(hash))
         try insReject.run()

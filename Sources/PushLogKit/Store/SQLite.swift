@@ -4,14 +4,14 @@ import Foundation
 /// One SQLite connection. Not shared between threads.
 public final class Database {
     let handle: OpaquePointer
-    public let path: String
-    public let readOnly: Bool
+    let path: String
+    let readOnly: Bool
 
     /// Process-wide SQLite settings, applied once before the first connection opens.
     static let configured: Bool = { pushlog_config_no_memstatus() == SQLITE_OK }()
 
     /// Opens `path`; read-only connections cannot write, ATTACH new files or load extensions.
-    public init(path: String, readOnly: Bool, busyTimeoutMs: Int32 = 10_000) throws {
+    init(path: String, readOnly: Bool, busyTimeoutMs: Int32 = 10_000) throws {
         _ = Database.configured
         var db: OpaquePointer?
         let flags = readOnly
@@ -35,7 +35,7 @@ public final class Database {
     deinit { sqlite3_close_v2(handle) }
 
     /// Runs one or more statements that return no rows.
-    public func exec(_ sql: String) throws {
+    func exec(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &err)
         if rc != SQLITE_OK {
@@ -77,9 +77,9 @@ public final class Database {
     }
 
     /// The rowid of the last insert on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows changed by the last statement.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
@@ -90,7 +90,7 @@ public final class Database {
     }
 
     /// First column of the first row, as an integer.
-    public func scalarInt(_ sql: String) throws -> Int64? {
+    func scalarInt(_ sql: String) throws -> Int64? {
         let s = try prepare(sql)
         return try s.step() ? s.int(0) : nil
     }
@@ -164,14 +164,14 @@ public final class Statement {
     // `step`/`run`, so a statement never runs with a value silently missing (and the many
     // call sites on the hot path stay free of `try`).
     @inline(__always) public func bind(_ i: Int32, _ v: Int64) { checkBind(i, sqlite3_bind_int64(handle, i, v)) }
-    @inline(__always) public func bind(_ i: Int32, _ v: Double) { checkBind(i, sqlite3_bind_double(handle, i, v)) }
-    @inline(__always) public func bindNull(_ i: Int32) { checkBind(i, sqlite3_bind_null(handle, i)) }
+    @inline(__always) func bind(_ i: Int32, _ v: Double) { checkBind(i, sqlite3_bind_double(handle, i, v)) }
+    @inline(__always) func bindNull(_ i: Int32) { checkBind(i, sqlite3_bind_null(handle, i)) }
     /// Binds text that must stay valid until the statement is stepped.
-    @inline(__always) public func bindStatic(_ i: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) {
+    @inline(__always) func bindStatic(_ i: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) {
         checkBind(i, p.withMemoryRebound(to: CChar.self, capacity: n) { pushlog_bind_text_static(handle, i, $0, Int32(n)) })
     }
     /// Binds bytes as a blob (copied by SQLite).
-    @inline(__always) public func bindBlob(_ i: Int32, _ p: UnsafeRawPointer, _ n: Int) {
+    @inline(__always) func bindBlob(_ i: Int32, _ p: UnsafeRawPointer, _ n: Int) {
         checkBind(i, pushlog_bind_blob_transient(handle, i, p, Int32(n)))
     }
     /// Binds a Swift string (copied by SQLite).
@@ -184,12 +184,12 @@ public final class Statement {
         }
         checkBind(i, rc)
     }
-    public func bindInt(_ i: Int32, _ v: Int64?) { if let v { bind(i, v) } else { bindNull(i) } }
+    func bindInt(_ i: Int32, _ v: Int64?) { if let v { bind(i, v) } else { bindNull(i) } }
 
     /// Binds by parameter name (`:since`); unknown names are ignored.
-    public func index(of name: String) -> Int32 { sqlite3_bind_parameter_index(handle, name) }
-    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
-    public func parameterName(_ i: Int32) -> String? { sqlite3_bind_parameter_name(handle, i).map { String(cString: $0) } }
+    func index(of name: String) -> Int32 { sqlite3_bind_parameter_index(handle, name) }
+    var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+    func parameterName(_ i: Int32) -> String? { sqlite3_bind_parameter_name(handle, i).map { String(cString: $0) } }
 
     /// Steps once; true when a row is available.
     @discardableResult
@@ -202,7 +202,7 @@ public final class Statement {
     }
 
     /// Runs to completion and resets, keeping the bindings.
-    @inline(__always) public func run() throws {
+    @inline(__always) func run() throws {
         try throwBindFailure()
         let rc = sqlite3_step(handle)
         sqlite3_reset(handle)
@@ -211,13 +211,13 @@ public final class Statement {
 
     public func reset() { sqlite3_reset(handle); sqlite3_clear_bindings(handle); bindFailure = nil }
 
-    public var columnCount: Int32 { sqlite3_column_count(handle) }
-    public func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(handle, i)) }
-    public func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+    func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(handle, i)) }
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
     public func int(_ i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
-    public func double(_ i: Int32) -> Double { sqlite3_column_double(handle, i) }
+    func double(_ i: Int32) -> Double { sqlite3_column_double(handle, i) }
     /// The column's text bytes, valid until the next step (empty for NULL).
-    public func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
+    func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
         guard let p = sqlite3_column_text(handle, i) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, i)))
     }
@@ -226,7 +226,7 @@ public final class Statement {
         return String(cString: p)
     }
     /// The column as a typed value.
-    public func value(_ i: Int32) -> SQLValue {
+    func value(_ i: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, i) {
         case SQLITE_INTEGER: return .int(int(i))
         case SQLITE_FLOAT: return .double(double(i))
@@ -245,7 +245,7 @@ public final class Statement {
 public enum SQLValue: Equatable {
     case null, int(Int64), double(Double), text(String)
 
-    public var asDouble: Double? {
+    var asDouble: Double? {
         switch self {
         case .int(let v): return Double(v)
         case .double(let v): return v

@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 4
+    static let version: Int64 = 4
 
     /// The tables of version 4 (store v3, README "Store"). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
@@ -219,17 +219,17 @@ public enum Schema {
 
     /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
     /// envs, push types and labels in this order (id = position + 1).
-    public static let seededEnvs = ["production", "sandbox"]
-    public static let seededPushTypes = ["alert", "background", "voip", "complication", "fileprovider", "mdm",
+    static let seededEnvs = ["production", "sandbox"]
+    static let seededPushTypes = ["alert", "background", "voip", "complication", "fileprovider", "mdm",
                                          "location", "liveactivity", "pushtotalk", "controls", "widgets"]
-    public static let seededLabels = ["authorized", "denied", "provisional", "ephemeral", "notDetermined",
+    static let seededLabels = ["authorized", "denied", "provisional", "ephemeral", "notDetermined",
                                       "enabled", "disabled", "notSupported", "background", "presented", "opened",
                                       "dismissed", "action", "newData", "noData", "failed"]
 
     /// The SPEC §4 rule for a background push, on `sends` columns (push type 2 is background, a
     /// seeded id). Derived.refreshBackground reads sends with it once per full refresh; reports
     /// read background_pushes.
-    public static let backgroundRule = "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+    static let backgroundRule = "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
 
     /// The id of the transport category (no APNs response), seeded in ReasonCategory order.
     static var transportCategory: Int { ReasonCategory.allCases.firstIndex(of: .transport)! + 1 }
@@ -237,7 +237,7 @@ public enum Schema {
     /// Secondary indexes (name, SQL): built after a bulk load, since sorting is cheaper than
     /// row-by-row upkeep; kept up to date by small ingests. Each one's cost and the report it
     /// serves are in BENCHMARKS.md.
-    public static let secondaryIndexes: [(name: String, sql: String)] = [
+    static let secondaryIndexes: [(name: String, sql: String)] = [
         // Per token; covering for the per-token aggregation of env-mismatch (integers only: small).
         ("sends_token", "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env_id, time_ms, kind, status, reason_id, category_id, topic_id)"),
         ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id)"),
@@ -256,7 +256,7 @@ public enum Schema {
         ("sends_unjoined", "CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL"),
     ]
 
-    public static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
+    static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
 
     /// Indexes an earlier build of this schema had and this one does not (dropped on sight):
     /// sends_background (5 MB on the benchmark corpus) only ordered the full rebuild of
@@ -265,7 +265,7 @@ public enum Schema {
 
     /// Drops every secondary index whose stored definition differs from the current one (an older
     /// pushlog's), so the next `createSecondaryIndexes` builds it as it is defined now.
-    public static func dropOutdatedIndexes(_ db: Database) throws {
+    static func dropOutdatedIndexes(_ db: Database) throws {
         for name in retiredIndexes { try db.exec("DROP INDEX IF EXISTS \(name)") }
         let stored = try db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1")
         for (name, sql) in secondaryIndexes {
@@ -279,14 +279,14 @@ public enum Schema {
     }
 
     /// Creates whichever secondary index is missing.
-    public static func createSecondaryIndexes(_ db: Database) throws {
+    static func createSecondaryIndexes(_ db: Database) throws {
         for (name, sql) in secondaryIndexes { try PhaseTimer.measure(name) { try db.exec(sql) } }
     }
 
     /// Brings a writable database to the current version: creates it, or migrates a database of
     /// versions 1-3 (store v2) in place (SchemaMigration), in one transaction, so a run killed
     /// half-way leaves the old database and the next run starts over.
-    public static func migrate(_ db: Database) throws {
+    static func migrate(_ db: Database) throws {
         let current = try db.scalarInt("PRAGMA user_version") ?? 0
         if current > version {
             throw StoreError.schemaNewer(found: current, supported: version)

@@ -3,7 +3,7 @@ import Foundation
 /// Opens pushlog databases: writable (created 0600, WAL, migrated) or read-only.
 public enum Store {
     /// The writer's page cache in KiB (negative PRAGMA cache_size): it sets most of the peak memory.
-    public static let writerCacheKiB = 32768
+    static let writerCacheKiB = 32768
 
     /// Opens or creates the database for ingest/prune. `migrating` is told the version of an
     /// older database before it is migrated (the caller says so: it takes a while on a large one).
