@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    static let version: Int64 = 4
+    public static let version: Int64 = 4
 
     /// The tables of version 4 (store v3, README "Store"). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
