@@ -1,5 +1,6 @@
 import Foundation
 import PushLogKit
+import Synchronization
 
 /// A usage error: exit 2 with a one-line message and a hint.
 struct UsageError: Error {
@@ -120,7 +121,7 @@ struct OutputTarget {
     init(_ args: Arguments, defaultFormat: OutputFormat? = nil) throws {
         path = args.value("-o") ?? args.value("--output")
         revealTokens = args.has("--reveal-tokens")
-        if revealTokens { Console.revealTokens = true }
+        if revealTokens { Console.revealTokens.store(true, ordering: .relaxed) }
         pager = !args.has("--no-pager")
         color = try Console.colorWanted(args.value("--color"), path: args.value("-o") ?? args.value("--output"))
         if let f = args.value("--format") {
@@ -186,11 +187,11 @@ enum Console {
     /// A diagnostic: control characters escaped, device tokens masked by value (a message may
     /// quote a log line or a key the user typed).
     static func err(_ s: String) {
-        let text = revealTokens ? s : TokenMask(irregular: []).maskText(s)
+        let text = revealTokens.load(ordering: .relaxed) ? s : TokenMask(irregular: []).maskText(s)
         FileHandle.standardError.write((TerminalText.safe(text) + "\n").data(using: .utf8)!)
     }
-    /// Set by commands given --reveal-tokens.
-    nonisolated(unsafe) static var revealTokens = false
+    /// Set by commands given --reveal-tokens (an atomic: Swift 6 refuses a shared mutable static).
+    static let revealTokens = Atomic<Bool>(false)
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdinIsTTY: Bool { isatty(0) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }

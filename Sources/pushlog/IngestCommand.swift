@@ -1,5 +1,6 @@
 import Foundation
 import PushLogKit
+import Synchronization
 
 /// `pushlog ingest PATH...`
 enum IngestCommand: Command {
@@ -105,15 +106,17 @@ enum IngestCommand: Command {
 }
 
 extension IngestCommand {
-    nonisolated(unsafe) static var stopFollowing: sig_atomic_t = 0
+    /// Set by the SIGINT/SIGTERM handler, read by the polling loop: an atomic, which a signal
+    /// handler may store to and Swift 6 lets two contexts share.
+    static let stopFollowing = Atomic<Int32>(0)
 
     /// Polls until SIGINT/SIGTERM; each round that read something prints its total line.
     static func follow(db: Database, paths: [String], options: IngestOptions, interval: Double, quiet: Bool) throws -> Int32 {
-        signal(SIGINT) { _ in IngestCommand.stopFollowing = 1 }
-        signal(SIGTERM) { _ in IngestCommand.stopFollowing = 1 }
+        signal(SIGINT) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
+        signal(SIGTERM) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
         if !quiet { Console.err("pushlog: following \(paths.joined(separator: " ")) (Ctrl-C to stop)") }
         let follower = Follower(db: db, paths: paths, options: options)
-        _ = try follower.run(interval: interval, stop: { IngestCommand.stopFollowing != 0 }) { s in
+        _ = try follower.run(interval: interval, stop: { IngestCommand.stopFollowing.load(ordering: .relaxed) != 0 }) { s in
             for f in s.files where f.error != nil { Console.err("pushlog: \(f.path): \(f.error!)") }
             for p in s.problems { Console.err("pushlog: \(p)") }
             if !quiet { Console.err(IngestReport.table(s).split(separator: "\n").last.map(String.init) ?? "") }

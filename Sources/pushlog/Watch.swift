@@ -1,9 +1,12 @@
 import Foundation
+import Synchronization
 
 /// `report … --watch [SECONDS]`: reruns a report and redraws it, like watch(1), until Ctrl-C
 /// (which ends it with status 0). Relative times (`--since -2h`) slide with the clock.
 enum Watch {
-    nonisolated(unsafe) static var stop: sig_atomic_t = 0
+    /// Set by the SIGINT/SIGTERM handler, read by the loop: an atomic, which a signal handler may
+    /// store to and Swift 6 lets two contexts share.
+    static let stop = Atomic<Int32>(0)
 
     /// The seconds of a `--watch` in `argv` (2 when no number follows it), and argv without it.
     static func extract(_ argv: [String]) throws -> (Double?, [String]) {
@@ -34,10 +37,10 @@ enum Watch {
     /// Calls `frame` every `seconds` and shows what it returns: redrawn in place on a terminal,
     /// one block after another into a pipe.
     static func loop(every seconds: Double, title: String, frame: () throws -> String) throws -> Int32 {
-        signal(SIGINT) { _ in Watch.stop = 1 }
-        signal(SIGTERM) { _ in Watch.stop = 1 }
+        signal(SIGINT) { _ in Watch.stop.store(1, ordering: .relaxed) }
+        signal(SIGTERM) { _ in Watch.stop.store(1, ordering: .relaxed) }
         let tty = Console.stdoutIsTTY
-        while Watch.stop == 0 {
+        while Watch.stop.load(ordering: .relaxed) == 0 {
             let text = try frame()
             let stamp = TimeFormatNow.string()
             if tty {
@@ -46,7 +49,7 @@ enum Watch {
                 Console.out("# \(stamp) \(title)\n" + text + "\n")
             }
             var waited = 0.0
-            while waited < seconds && Watch.stop == 0 {
+            while waited < seconds && Watch.stop.load(ordering: .relaxed) == 0 {
                 usleep(50_000)
                 waited += 0.05
             }

@@ -26,6 +26,8 @@ public struct FormatDefinitionError: Error, CustomStringConvertible {
 ///     expect: status=200                        (optional: fields the sample above must give)
 ///
 /// A line that no pattern matches is not a record of the format (ignored).
+// @unchecked: every property is a let; the one the checker cannot prove Sendable is
+// NSRegularExpression, which is immutable and documented safe to share between threads.
 public final class LineDefinition: @unchecked Sendable {
     struct Pattern {
         let regex: NSRegularExpression
