@@ -26,7 +26,8 @@ with open(sys.argv[1], "w") as out:
         out.write(f"    static let {name}: [UInt8] = {list(f.read_bytes())}\n")
     out.write("}\n")
 PY
-  # The flags the package ships with (release: -O, bounds and overflow checks kept), plus ASan.
+  # The flags the package ships with (release: -O, bounds and overflow checks kept), plus ASan;
+  # swiftc's default (Swift 5) language mode, as the harness keeps its parser in a global.
   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name PushLogFuzz \
     -I Sources/CSQLite -I Sources/CZlib -lsqlite3 -lz \
     $(find Sources/PushLogKit -name '*.swift' -not -path '*/Reports/Queries/*') "$res" Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
