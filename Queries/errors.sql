@@ -27,7 +27,7 @@ WITH e AS (
   UNION ALL
   SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.status, s.error, s.category_id
   FROM sends s
-  WHERE s.category_id = (SELECT id FROM categories WHERE name = 'transport') AND s.time_ms >= :since AND s.time_ms < :until
+  WHERE s.category_id = 10 AND s.time_ms >= :since AND s.time_ms < :until  -- 10: transport (a fixed id; the partial index sends_transport)
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), nr AS (
   SELECT e.* FROM e JOIN categories c ON c.id = e.category_id AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
@@ -75,7 +75,7 @@ FROM (
                (SELECT name FROM reasons WHERE id = reason_id) AS reason
         FROM (SELECT * FROM responses WHERE status <> 200 AND time_ms >= :since AND time_ms < :until
               UNION ALL
-              SELECT * FROM sends WHERE category_id = (SELECT id FROM categories WHERE name = 'transport') AND time_ms >= :since AND time_ms < :until)) s
+              SELECT * FROM sends WHERE category_id = 10 AND time_ms >= :since AND time_ms < :until)) s  -- 10: transport
   WHERE (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   GROUP BY b, s.status, coalesce(s.reason, s.error), s.category_id
 )

@@ -56,7 +56,7 @@ GROUP BY s.reason_id, s.status, s.category_id ORDER BY responses DESC LIMIT 10;
 WITH b AS (
   SELECT time_ms / 300000 AS k, count(*) AS responses,
          sum(category_id IN (SELECT id FROM categories WHERE name IN ('auth', 'server', 'rate', 'transport'))) AS errors
-  FROM sends WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = (SELECT id FROM categories WHERE name = 'transport'))
+  FROM sends WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = 10)  -- 10: transport (a fixed id)
     AND time_ms >= :since AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id) GROUP BY k
 ), h AS (
