@@ -6,7 +6,8 @@ import PackageDescription
 /// it). A new file is added here and to BuiltInQueries; a test fails until both list it.
 let queries = ["churn", "env-mismatch", "errors", "gone", "hygiene", "opt-out", "reconcile", "silent", "weekly"]
 let formats = ["aioapns", "parse-server", "pushy", "rpush"]
-let embedded: [Resource] = queries.map { .embedInCode("Reports/Queries/\($0).sql") }
+let embedded: [Resource] =
+    queries.map { .embedInCode("Reports/Queries/\($0).sql") }
     + formats.map { .embedInCode("Formats/Definitions/\($0).format") }
 
 let package = Package(

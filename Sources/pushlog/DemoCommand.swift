@@ -7,20 +7,21 @@ enum DemoCommand: Command {
     static let summary = "Write a realistic sample log set, ingest it and print the weekly report."
     static let usage = "pushlog demo [DIR] [--devices N] [--weeks N] [--seed N] [--format FMT] [-o FILE]"
     static let options = """
-      DIR              where the logs go (default ./pushlog-demo); the database is DIR/pushlog.db
-                       unless --db or $PUSHLOG_DB names one
-      --devices N      simulated devices (default 2000; the benchmark uses 20000)
-      --weeks N        weeks of logs (default 6, at least 2)
-      --seed N         random seed (default 42): the same seed writes the same logs
-      --gzip-level N   gzip level of the written logs (default 6)
-      --no-report      write and ingest only
-      --format FMT     format of the weekly report (default: table on a terminal, tsv otherwise)
+          DIR              where the logs go (default ./pushlog-demo); the database is DIR/pushlog.db
+                           unless --db or $PUSHLOG_DB names one
+          --devices N      simulated devices (default 2000; the benchmark uses 20000)
+          --weeks N        weeks of logs (default 6, at least 2)
+          --seed N         random seed (default 42): the same seed writes the same logs
+          --gzip-level N   gzip level of the written logs (default 6)
+          --no-report      write and ingest only
+          --format FMT     format of the weekly report (default: table on a terminal, tsv otherwise)
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--devices", "--weeks", "--seed", "--gzip-level"],
-                                 boolean: OutputTarget.boolean + ["--no-report", "--quiet"])
+        let args = try Arguments(
+            argv, command: name, valued: OutputTarget.valued + ["--devices", "--weeks", "--seed", "--gzip-level"],
+            boolean: OutputTarget.boolean + ["--no-report", "--quiet"])
         try args.allowPositionals(1, command: name)
         let out = try OutputTarget(args)
         var o = DemoOptions()
@@ -29,7 +30,9 @@ enum DemoCommand: Command {
             o.devices = d
         }
         if let w = try args.int("--weeks", command: name) {
-            guard w >= 2 else { throw UsageError(message: "--weeks must be at least 2 (the report compares two weeks)", hint: "pushlog demo --weeks 6") }
+            guard w >= 2 else {
+                throw UsageError(message: "--weeks must be at least 2 (the report compares two weeks)", hint: "pushlog demo --weeks 6")
+            }
             o.weeks = w
         }
         if let s = try args.int("--seed", command: name) { o.seed = UInt64(s) }
@@ -44,7 +47,9 @@ enum DemoCommand: Command {
         if !quiet { Console.err("demo: writing \(o.weeks) weeks of logs for \(o.devices) devices to \(dir)/ …") }
         let result = try DemoGenerator(o).write(to: dir)
         if !quiet {
-            Console.err(String(format: "demo: %d records in %d files (%.1fs)", result.records, result.files.count, Date().timeIntervalSince(started)))
+            Console.err(
+                String(
+                    format: "demo: %d records in %d files (%.1fs)", result.records, result.files.count, Date().timeIntervalSince(started)))
         }
         let lock = try WriterLock(databasePath: dbPath) { Console.err("pushlog: waiting for the running ingest to finish") }
         defer { withExtendedLifetime(lock) {} }
@@ -58,13 +63,14 @@ enum DemoCommand: Command {
         let doc = try ReportRunner(db: db).run(name: "weekly", params: ReportParams(week: result.lastWeek))
         try out.write(doc, db: db)
         if !quiet {
-            Console.err("""
+            Console.err(
+                """
 
-            demo: the expired-JWT incident was injected at \(result.incident).
-            next: pushlog --db \(dbPath) reports            (the catalog)
-                  pushlog --db \(dbPath) report gone --by day
-                  pushlog --db \(dbPath) report weekly --week \(result.lastWeek) -o weekly.html
-            """)
+                demo: the expired-JWT incident was injected at \(result.incident).
+                next: pushlog --db \(dbPath) reports            (the catalog)
+                      pushlog --db \(dbPath) report gone --by day
+                      pushlog --db \(dbPath) report weekly --week \(result.lastWeek) -o weekly.html
+                """)
         }
         return summary.failed ? 1 : 0
     }

@@ -7,36 +7,39 @@ enum ExportCommand: Command {
     static let summary = "Stream normalised records as ClickHouse rows (JSONEachRow or TSVWithNames)."
     static let usage = "pushlog export [--format JSONEachRow|TSVWithNames] [--to DIR] [--since TIME] [--until TIME] PATH... | --from-db"
     static let options = """
-      PATH...               files, directories or - (stdin), read exactly as ingest reads them
-                            (formats, detection, gzip, duplicates, rejects); no database is written
-      --from-db             export the records of the database (--db) instead of reading logs
-      --format FMT          JSONEachRow (default; also json, ndjson) or TSVWithNames (also tsv)
-      --to DIR              write DIR/day=YYYY-MM-DD/part-NNNN.ndjson.gz (or .tsv.gz), one
-                            gzipped file per UTC day, instead of stdout; never overwrites a part
-      --since TIME          only records at or after TIME
-      --until TIME          only records before TIME
-      --input-format NAME   force the input format (as for ingest)
-      --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-      --quiet               no summary line on stderr
-      --parse-only          read and parse the inputs as ingest does, write nothing, print the
-                            rate (the input side's speed, which no export or ingest can beat)
+          PATH...               files, directories or - (stdin), read exactly as ingest reads them
+                                (formats, detection, gzip, duplicates, rejects); no database is written
+          --from-db             export the records of the database (--db) instead of reading logs
+          --format FMT          JSONEachRow (default; also json, ndjson) or TSVWithNames (also tsv)
+          --to DIR              write DIR/day=YYYY-MM-DD/part-NNNN.ndjson.gz (or .tsv.gz), one
+                                gzipped file per UTC day, instead of stdout; never overwrites a part
+          --since TIME          only records at or after TIME
+          --until TIME          only records before TIME
+          --input-format NAME   force the input format (as for ingest)
+          --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
+          --quiet               no summary line on stderr
+          --parse-only          read and parse the inputs as ingest does, write nothing, print the
+                                rate (the input side's speed, which no export or ingest can beat)
 
-    Every row has the record's kind, time_ms and line_hash (its identity: loading the same lines
-    twice into pushlog.records dedupes) and every field of the event schema it has. Tokens are
-    written in full: export is a data pipe, not a display, so treat its output like the logs.
-    Load: clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow' < rows
-    Rejected lines go to stderr with their count; exit 1 when an input was unreadable or damaged.
+        Every row has the record's kind, time_ms and line_hash (its identity: loading the same lines
+        twice into pushlog.records dedupes) and every field of the event schema it has. Tokens are
+        written in full: export is a data pipe, not a display, so treat its output like the logs.
+        Load: clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow' < rows
+        Rejected lines go to stderr with their count; exit 1 when an input was unreadable or damaged.
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--format", "--to", "--since", "--until", "--input-format", "--formats"],
-                                 boolean: ["--from-db", "--quiet", "-q", "--parse-only"])
+        let args = try Arguments(
+            argv, command: name, valued: ["--format", "--to", "--since", "--until", "--input-format", "--formats"],
+            boolean: ["--from-db", "--quiet", "-q", "--parse-only"])
         let fromDB = args.has("--from-db")
         if fromDB {
             try args.allowPositionals(0, command: "export --from-db", timeOption: "--since")
         } else if args.positionals.isEmpty {
-            throw UsageError(message: "export needs a PATH or --from-db", hint: "pushlog export logs/ > rows.ndjson  (or: pushlog --db FILE export --from-db)")
+            throw UsageError(
+                message: "export needs a PATH or --from-db",
+                hint: "pushlog export logs/ > rows.ndjson  (or: pushlog --db FILE export --from-db)")
         }
         let formatName = args.value("--format") ?? "JSONEachRow"
         guard let format = ExportFormat(name: formatName) else {
@@ -44,18 +47,23 @@ enum ExportCommand: Command {
         }
         let library = try FormatsCommand.library(args)
         if let f = args.value("--input-format") {
-            guard !fromDB else { throw UsageError(message: "--input-format reads logs; --from-db reads the database", hint: "drop one of them") }
+            guard !fromDB else {
+                throw UsageError(message: "--input-format reads logs; --from-db reads the database", hint: "drop one of them")
+            }
             let known = FormatDetector.names + library.names
             guard known.contains(f) else {
                 let guess = Arguments.closest(f, known)
-                throw UsageError(message: "unknown --input-format '\(f)'",
-                                 hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
+                throw UsageError(
+                    message: "unknown --input-format '\(f)'",
+                    hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
             }
         }
         func time(_ flag: String) throws -> Int64? {
             guard let v = args.value(flag) else { return nil }
             guard let t = TimeArgument.parse(v) else {
-                throw UsageError(message: "cannot read \(flag) '\(v)'", hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
+                throw UsageError(
+                    message: "cannot read \(flag) '\(v)'",
+                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
             }
             return t
         }
@@ -65,10 +73,14 @@ enum ExportCommand: Command {
         }
         let quiet = args.has("--quiet") || args.has("-q")
         if args.has("--parse-only") {
-            guard !fromDB else { throw UsageError(message: "--parse-only reads logs; --from-db reads the database", hint: "drop one of them") }
+            guard !fromDB else {
+                throw UsageError(message: "--parse-only reads logs; --from-db reads the database", hint: "drop one of them")
+            }
             let r = try ParseOnly.run(paths: args.positionals, inputFormat: args.value("--input-format"), library: library)
-            Console.err(String(format: "parse only: %d lines (%d records) in %.2f s = %.0f lines/s", r.lines, r.records, r.seconds,
-                               Double(r.lines) / max(r.seconds, 1e-9)))
+            Console.err(
+                String(
+                    format: "parse only: %d lines (%d records) in %.2f s = %.0f lines/s", r.lines, r.records, r.seconds,
+                    Double(r.lines) / max(r.seconds, 1e-9)))
             return 0
         }
         let sink: ExportSink
@@ -105,8 +117,9 @@ enum ExportCommand: Command {
         }
         if !quiet || result.rejectCount > 0 {
             let rate = Double(result.rows) / max(Date().timeIntervalSince(started), 1e-6)
-            Console.err("export: \(result.rows) records from \(summary.files.count) files, \(summary.duplicates) duplicates, "
-                        + "\(result.rejectCount) rejected lines, \(summary.skipped) skipped, \(seconds(started)) (\(Int(rate)) records/s)")
+            Console.err(
+                "export: \(result.rows) records from \(summary.files.count) files, \(summary.duplicates) duplicates, "
+                    + "\(result.rejectCount) rejected lines, \(summary.skipped) skipped, \(seconds(started)) (\(Int(rate)) records/s)")
         }
         return summary.failed ? 1 : 0
     }

@@ -7,11 +7,11 @@ enum FormatsCommand: Command {
     static let summary = "List the input formats (built-in and user-defined) with a sample line, or check a definition file."
     static let usage = "pushlog formats [--formats DIR] [--format FMT] | pushlog formats check FILE"
     static let options = """
-      check FILE       read a line-format definition and check its samples (exit 2 naming the line if bad)
-      --formats DIR    also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
+          check FILE       read a line-format definition and check its samples (exit 2 naming the line if bad)
+          --formats DIR    also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html
 
-    """
+        """
 
     /// The user's folder of definitions: `--formats DIR`, else `$PUSHLOG_FORMATS`.
     static func userDirectory(_ args: Arguments) -> String? {
@@ -23,7 +23,8 @@ enum FormatsCommand: Command {
         do {
             return try FormatLibrary.load(userDirectory: userDirectory(args))
         } catch let e as FormatDefinitionError {
-            throw UsageError(message: "\(e)", hint: "pushlog formats check FILE explains a definition; see the README, \"Formats you define\"")
+            throw UsageError(
+                message: "\(e)", hint: "pushlog formats check FILE explains a definition; see the README, \"Formats you define\"")
         }
     }
 
@@ -37,7 +38,8 @@ enum FormatsCommand: Command {
             let file = args.positionals[1]
             do {
                 let d = try LineDefinition.load(path: file)
-                Console.out("\(file): ok — format '\(d.name)', \(d.samples.count) sample line\(d.samples.count == 1 ? "" : "s") read as records\n")
+                Console.out(
+                    "\(file): ok — format '\(d.name)', \(d.samples.count) sample line\(d.samples.count == 1 ? "" : "s") read as records\n")
                 return 0
             } catch let e as FormatDefinitionError {
                 throw UsageError(message: "\(e)", hint: "fix the line named; the README's \"Formats you define\" shows every directive")
@@ -49,7 +51,9 @@ enum FormatsCommand: Command {
         var t = ResultTable(name: "formats", columns: ["format", "kind", "description", "sample"])
         for f in FormatSamples.builtIn { t.rows.append([.text(f.name), .text("built-in"), .text(f.description), .text(f.sample)]) }
         for d in lib.definitions {
-            t.rows.append([.text(d.name), .text(d.builtIn ? "definition" : "yours: \(d.file)"), .text(d.summary), .text(d.samples.first?.text ?? "")])
+            t.rows.append([
+                .text(d.name), .text(d.builtIn ? "definition" : "yours: \(d.file)"), .text(d.summary), .text(d.samples.first?.text ?? ""),
+            ])
         }
         try out.write(ResultDocument(report: "formats", sections: [t]), db: nil)
         return 0

@@ -40,20 +40,20 @@ enum HelpText {
 enum ManPage {
     static func render() -> String {
         var s = """
-        .TH PUSHLOG 1 "" "pushlog \(PushLog.version)" "User Commands"
-        .SH NAME
-        pushlog \\- APNs delivery logs into SQLite, and the answers ops need from them
-        .SH SYNOPSIS
-        .B pushlog
-        [\\fB\\-\\-db\\fR \\fIFILE\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR]
-        .SH DESCRIPTION
-        pushlog ingests an iOS push provider's send logs, APNs responses and app telemetry (plain or
-        gzipped) into one SQLite file and answers delivery questions from it: reports, ad-hoc SQL,
-        traces and a weekly page. The database is \\fB\\-\\-db\\fR \\fIFILE\\fR, else \\fB$PUSHLOG_DB\\fR,
-        else \\fI./pushlog.db\\fR.
-        .SH COMMANDS
+            .TH PUSHLOG 1 "" "pushlog \(PushLog.version)" "User Commands"
+            .SH NAME
+            pushlog \\- APNs delivery logs into SQLite, and the answers ops need from them
+            .SH SYNOPSIS
+            .B pushlog
+            [\\fB\\-\\-db\\fR \\fIFILE\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR]
+            .SH DESCRIPTION
+            pushlog ingests an iOS push provider's send logs, APNs responses and app telemetry (plain or
+            gzipped) into one SQLite file and answers delivery questions from it: reports, ad-hoc SQL,
+            traces and a weekly page. The database is \\fB\\-\\-db\\fR \\fIFILE\\fR, else \\fB$PUSHLOG_DB\\fR,
+            else \\fI./pushlog.db\\fR.
+            .SH COMMANDS
 
-        """
+            """
         for c in commands {
             s += ".SS \(escape(c.name))\n\(escape(c.summary))\n.PP\n.B Usage:\n\(escape(c.usage))\n"
             let lines = c.options.split(separator: "\n", omittingEmptySubsequences: true)
@@ -62,27 +62,27 @@ enum ManPage {
             }
         }
         s += """
-        .SH EXIT STATUS
-        0 success; 1 runtime failure (unreadable file, corrupt gzip, database error); 2 usage error;
-        3 a \\fB\\-\\-fail\\-if\\fR threshold breached.
-        .SH ENVIRONMENT
-        .TP
-        .B PUSHLOG_DB
-        the database when \\fB\\-\\-db\\fR is not given
-        .TP
-        .B PUSHLOG_QUERIES
-        a directory of user reports (\\fINAME\\fR.sql)
-        .TP
-        .B PAGER
-        the pager for long tables on a terminal (default: less \\-FRX)
-        .TP
-        .B NO_COLOR
-        no colour on a terminal
-        .SH SEE ALSO
-        .BR sqlite3 (1),
-        .BR jq (1)
+            .SH EXIT STATUS
+            0 success; 1 runtime failure (unreadable file, corrupt gzip, database error); 2 usage error;
+            3 a \\fB\\-\\-fail\\-if\\fR threshold breached.
+            .SH ENVIRONMENT
+            .TP
+            .B PUSHLOG_DB
+            the database when \\fB\\-\\-db\\fR is not given
+            .TP
+            .B PUSHLOG_QUERIES
+            a directory of user reports (\\fINAME\\fR.sql)
+            .TP
+            .B PAGER
+            the pager for long tables on a terminal (default: less \\-FRX)
+            .TP
+            .B NO_COLOR
+            no colour on a terminal
+            .SH SEE ALSO
+            .BR sqlite3 (1),
+            .BR jq (1)
 
-        """
+            """
         return s
     }
 

@@ -8,25 +8,26 @@ enum IngestCommand: Command {
     static let summary = "Ingest log files, directories (recursive) or - (stdin), plain or gzipped."
     static let usage = "pushlog ingest [--input-format NAME] [--formats DIR] [--format table|json] [--quiet] PATH..."
     static let options = """
-      --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", ")), or a
-                            line-format definition's name: pushlog formats); default: detected per file
-      --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-      --format table|json   summary format (json: {"files": [...], "totals": {...}}, see the README)
-      --quiet               no progress line, no summary table
-      --verbose             list every file in the summary (default: only new, grown, incomplete
-                            or refused files, and the total line)
-      --batch N             lines per transaction (default 200000)
-      --no-wait             fail at once (exit 1) if another ingest holds the database
-      --follow, -f          keep reading: growing files, new files in the folders, rotation by
-                            rename or truncation; commits at least every 2 s; Ctrl-C or SIGTERM
-                            finishes the round in progress and exits 0
-      --interval SECONDS    --follow: seconds between polls (default 1)
+          --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", ")), or a
+                                line-format definition's name: pushlog formats); default: detected per file
+          --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
+          --format table|json   summary format (json: {"files": [...], "totals": {...}}, see the README)
+          --quiet               no progress line, no summary table
+          --verbose             list every file in the summary (default: only new, grown, incomplete
+                                or refused files, and the total line)
+          --batch N             lines per transaction (default 200000)
+          --no-wait             fail at once (exit 1) if another ingest holds the database
+          --follow, -f          keep reading: growing files, new files in the folders, rotation by
+                                rename or truncation; commits at least every 2 s; Ctrl-C or SIGTERM
+                                finishes the round in progress and exits 0
+          --interval SECONDS    --follow: seconds between polls (default 1)
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval", "--formats"],
-                                 boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
+        let args = try Arguments(
+            argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval", "--formats"],
+            boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
         }
@@ -34,8 +35,9 @@ enum IngestCommand: Command {
         let known = FormatDetector.names + library.names
         if let f = args.value("--input-format"), !known.contains(f) {
             let guess = Arguments.closest(f, known)
-            throw UsageError(message: "unknown --input-format '\(f)'",
-                             hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
+            throw UsageError(
+                message: "unknown --input-format '\(f)'",
+                hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
         }
         let format = args.value("--format") ?? "table"
         guard format == "table" || format == "json" else {
@@ -62,12 +64,15 @@ enum IngestCommand: Command {
         var migrated = false
         let db = try Store.openForWriting(path: ctx.dbPath) { version in
             migrated = true
-            Console.err("pushlog: \(ctx.dbPath) has schema version \(version); migrating it to \(Schema.version) (store v3) in place, once; "
-                        + "a run stopped half-way leaves it as it was")
+            Console.err(
+                "pushlog: \(ctx.dbPath) has schema version \(version); migrating it to \(Schema.version) (store v3) in place, once; "
+                    + "a run stopped half-way leaves it as it was")
         }
         if migrated {
-            Console.err(String(format: "pushlog: migrated in %.1fs; the database is now %.1f MB", Date().timeIntervalSince(migrateStart),
-                               Double((try? FileManager.default.attributesOfItem(atPath: ctx.dbPath)[.size] as? Int) ?? 0) / 1_048_576))
+            Console.err(
+                String(
+                    format: "pushlog: migrated in %.1fs; the database is now %.1f MB", Date().timeIntervalSince(migrateStart),
+                    Double((try? FileManager.default.attributesOfItem(atPath: ctx.dbPath)[.size] as? Int) ?? 0) / 1_048_576))
         }
         if args.has("--follow") || args.has("-f") {
             guard !args.positionals.contains("-") else {
@@ -87,7 +92,8 @@ enum IngestCommand: Command {
         if showProgress { ProgressLine.clear() }
         for f in summary.files {
             if let e = f.error, !(summary.problems.contains { $0.hasPrefix("stopped at \(f.path)") }) {
-                Console.err("pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")")
+                Console.err(
+                    "pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")")
             }
             for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
             // Refused while walking a folder: one line each (a named file is a problem, below).
@@ -140,8 +146,9 @@ enum ProgressLine {
             let secs = p.seconds * Double(p.bytesTotal - p.bytesIn) / Double(p.bytesIn)
             eta = String(format: "  ETA %.0fs", secs)
         }
-        let line = String(format: "\r\u{1B}[Kingest: file %d/%d  %@ records  %.1f MB  %@ rec/s%@",
-                          min(p.filesDone + 1, p.filesTotal), p.filesTotal, "\(p.records)", mb, "\(Int(rate))", eta)
+        let line = String(
+            format: "\r\u{1B}[Kingest: file %d/%d  %@ records  %.1f MB  %@ rec/s%@",
+            min(p.filesDone + 1, p.filesTotal), p.filesTotal, "\(p.records)", mb, "\(Int(rate))", eta)
         FileHandle.standardError.write(line.data(using: .utf8)!)
     }
     static func clear() { FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!) }

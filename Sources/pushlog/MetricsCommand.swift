@@ -7,16 +7,16 @@ enum MetricsCommand: Command {
     static let summary = "The KPIs as OpenMetrics/Prometheus text (for node_exporter's textfile collector)."
     static let usage = "pushlog metrics [--since TIME] [--until TIME] [--budget N] [-o FILE]"
     static let options = """
-      --since TIME     count records from TIME (default: all records), e.g. --since 1h
-      --until TIME     up to TIME, exclusive (default: no end)
-      --budget N       background pushes per token-hour for the over-budget share (default 3)
-      -o FILE          write FILE atomically (temporary file + rename, mode 0644), e.g.
-                       /var/lib/node_exporter/textfile/pushlog.prom
+          --since TIME     count records from TIME (default: all records), e.g. --since 1h
+          --until TIME     up to TIME, exclusive (default: no end)
+          --budget N       background pushes per token-hour for the over-budget share (default 3)
+          -o FILE          write FILE atomically (temporary file + rename, mode 0644), e.g.
+                           /var/lib/node_exporter/textfile/pushlog.prom
 
-    Every metric is a gauge over the window; rates are fractions in [0, 1] and are absent when
-    their denominator is 0.
+        Every metric is a gauge over the window; rates are fractions in [0, 1] and are absent when
+        their denominator is 0.
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: ["--since", "--until", "--budget", "-o", "--output"], boolean: [])
@@ -26,7 +26,9 @@ enum MetricsCommand: Command {
         func time(_ flag: String) throws -> Int64? {
             guard let v = args.value(flag) else { return nil }
             guard let t = TimeArgument.parse(v) else {
-                throw UsageError(message: "cannot read \(flag) '\(v)'", hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
+                throw UsageError(
+                    message: "cannot read \(flag) '\(v)'",
+                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
             }
             return t
         }

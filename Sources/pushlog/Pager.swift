@@ -7,7 +7,8 @@ enum Pager {
     /// Writes `text` to stdout, through the pager when it is longer than the terminal.
     static func write(_ text: String, enabled: Bool) {
         guard enabled, Console.stdoutIsTTY, let rows = Console.terminalRows,
-              text.reduce(0, { $0 + ($1 == "\n" ? 1 : 0) }) >= rows - 1 else {
+            text.reduce(0, { $0 + ($1 == "\n" ? 1 : 0) }) >= rows - 1
+        else {
             Console.out(text)
             return
         }

@@ -7,13 +7,13 @@ enum PruneCommand: Command {
     static let summary = "Delete records older than TIME (retention) and vacuum the database."
     static let usage = "pushlog prune --before TIME [--dry-run] [--yes] [--no-vacuum]"
     static let options = """
-      --before TIME    delete every record with a time before TIME (RFC 3339, 2026-11-02, 2026-W45, 90d, ...)
-      --dry-run        only count what would be deleted
-      --yes            do not ask (on a terminal prune shows the counts and asks first;
-                       off a terminal it does not ask)
-      --no-vacuum      skip VACUUM (faster; the file does not shrink)
+          --before TIME    delete every record with a time before TIME (RFC 3339, 2026-11-02, 2026-W45, 90d, ...)
+          --dry-run        only count what would be deleted
+          --yes            do not ask (on a terminal prune shows the counts and asks first;
+                           off a terminal it does not ask)
+          --no-vacuum      skip VACUUM (faster; the file does not shrink)
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: ["--before"], boolean: ["--no-vacuum", "--dry-run", "--yes", "-y"])

@@ -7,20 +7,20 @@ enum QueryCommand: Command {
     static let summary = "Run read-only SQL against the database (same output formats as reports)."
     static let usage = "pushlog query [--format FMT] [-o FILE] [--reveal-tokens] (SQL | -f FILE)"
     static let options = """
-      -f FILE          read the SQL from FILE (- for stdin)
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html (default: table on a
-                       terminal, tsv into a pipe or file)
-      --reveal-tokens  show device tokens in full (tokens are masked by value, in every cell)
-    Several statements separated by `;` each print their own section (result_1, result_2, …).
+          -f FILE          read the SQL from FILE (- for stdin)
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html (default: table on a
+                           terminal, tsv into a pipe or file)
+          --reveal-tokens  show device tokens in full (tokens are masked by value, in every cell)
+        Several statements separated by `;` each print their own section (result_1, result_2, …).
 
-    Tables: sends (send/request/response records), registers, settings, receipts, unregisters,
-    tokens, sources, rejects, apple_metrics and the dimensions they refer to by id (topics, envs,
-    devices, …); views with the names joined back: sends_v, responses_v, registers_v, settings_v,
-    receipts_v, unregisters_v (pushlog schema describes each column). Times are epoch
-    milliseconds (time_ms); rfc3339(ms), time_ms('2026-11-12' or '-2h'), bucket(ms, 'day'),
-    iso_week(ms), median(x), apns_text(apns_id) and pragma_table_info('sends') are available.
+        Tables: sends (send/request/response records), registers, settings, receipts, unregisters,
+        tokens, sources, rejects, apple_metrics and the dimensions they refer to by id (topics, envs,
+        devices, …); views with the names joined back: sends_v, responses_v, registers_v, settings_v,
+        receipts_v, unregisters_v (pushlog schema describes each column). Times are epoch
+        milliseconds (time_ms); rfc3339(ms), time_ms('2026-11-12' or '-2h'), bucket(ms, 'day'),
+        iso_week(ms), median(x), apns_text(apns_id) and pragma_table_info('sends') are available.
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["-f"], boolean: OutputTarget.boolean)
@@ -42,8 +42,9 @@ enum QueryCommand: Command {
         let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix(".") {
             let cmd = trimmed.split(separator: " ").first.map(String.init) ?? trimmed
-            throw UsageError(message: "\(cmd) is a sqlite3 shell command, not SQL",
-                             hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
+            throw UsageError(
+                message: "\(cmd) is a sqlite3 shell command, not SQL",
+                hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
         }
         let db = try Store.openForReading(path: ctx.dbPath)
         try QueryFunctions.register(db)
@@ -52,7 +53,8 @@ enum QueryCommand: Command {
             throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
         }
         guard !statements.isEmpty else {
-            throw UsageError(message: "query has no SQL statement (only comments or blanks)", hint: "pushlog query 'SELECT count(*) FROM sends'")
+            throw UsageError(
+                message: "query has no SQL statement (only comments or blanks)", hint: "pushlog query 'SELECT count(*) FROM sends'")
         }
         // Each statement is its own section: `result` for one, `result_1`, `result_2`, … for several.
         var sections: [ResultTable] = []

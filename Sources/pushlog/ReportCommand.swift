@@ -5,31 +5,32 @@ import PushLogKit
 enum ReportCommand: Command {
     static let name = "report"
     static let summary = "Run a named report from the query catalog (see `pushlog reports`)."
-    static let usage = "pushlog report NAME [--since TIME] [--until TIME] [--by UNIT] [--topic T] [--env ENV] [--format FMT] [-o FILE] [--fail-if EXPR]"
+    static let usage =
+        "pushlog report NAME [--since TIME] [--until TIME] [--by UNIT] [--topic T] [--env ENV] [--format FMT] [-o FILE] [--fail-if EXPR]"
     static let options = """
-      --since TIME       start of the range, inclusive; TIME: RFC 3339, 2026-11-02, 2026-W45,
-                         epoch s/ms, now, today, yesterday, -2h, 7d, 90m
-      --until TIME       end of the range, exclusive
-      --by UNIT          bucket: minute, 5m, hour, day, week, or a dimension: topic, env,
-                         app_version, push_type, reason (per report: pushlog reports)
-      --compare previous add COL_prev and COL_change for the same-length range before
-      --topic T          only this APNs topic
-      --env ENV          production or sandbox
-      --budget N         silent: background pushes per token-hour (default 3)
-      --unit UNIT        opt-out: device or user (default device)
-      --week 2026-W47    weekly: the week (default: the last complete week)
-      --rule ID          hygiene: only this rule, so --fail-if reads its row
-      --format FMT       table, csv, tsv, json, ndjson, markdown, html (default: table
-                         on a terminal, tsv into a pipe or file)
-      -o FILE            write to FILE (format from its extension)
-      --reveal-tokens    show device tokens in full
-      --fail-if EXPR     exit 3 when EXPR holds on the summary, e.g. 'gone_rate > 0.02'
-      --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
-      --watch [SECONDS]  rerun and redraw every SECONDS (default 2) until Ctrl-C
-      --no-pager         never page long output on a terminal (default: $PAGER, less -FRX)
-      --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never
+          --since TIME       start of the range, inclusive; TIME: RFC 3339, 2026-11-02, 2026-W45,
+                             epoch s/ms, now, today, yesterday, -2h, 7d, 90m
+          --until TIME       end of the range, exclusive
+          --by UNIT          bucket: minute, 5m, hour, day, week, or a dimension: topic, env,
+                             app_version, push_type, reason (per report: pushlog reports)
+          --compare previous add COL_prev and COL_change for the same-length range before
+          --topic T          only this APNs topic
+          --env ENV          production or sandbox
+          --budget N         silent: background pushes per token-hour (default 3)
+          --unit UNIT        opt-out: device or user (default device)
+          --week 2026-W47    weekly: the week (default: the last complete week)
+          --rule ID          hygiene: only this rule, so --fail-if reads its row
+          --format FMT       table, csv, tsv, json, ndjson, markdown, html (default: table
+                             on a terminal, tsv into a pipe or file)
+          -o FILE            write to FILE (format from its extension)
+          --reveal-tokens    show device tokens in full
+          --fail-if EXPR     exit 3 when EXPR holds on the summary, e.g. 'gone_rate > 0.02'
+          --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
+          --watch [SECONDS]  rerun and redraw every SECONDS (default 2) until Ctrl-C
+          --no-pager         never page long output on a terminal (default: $PAGER, less -FRX)
+          --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never
 
-    """
+        """
     /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
     /// `-- param: NAME` take it.
     static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week", "--rule"]
@@ -46,7 +47,9 @@ enum ReportCommand: Command {
         let catalog = try QueryCatalog(userDirectory: args.value("--queries") ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
         guard let def = catalog.report(reportName) else {
             let guess = Arguments.closest(reportName, catalog.reports.map(\.name))
-            throw UsageError(message: "no report named '\(reportName)'", hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog reports lists them")
+            throw UsageError(
+                message: "no report named '\(reportName)'",
+                hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog reports lists them")
         }
         try refuseUndeclared(args, def)
         var params = try parseParams(args)
@@ -54,30 +57,38 @@ enum ReportCommand: Command {
         var conditions: [FailCondition] = []
         for e in args.all("--fail-if") {
             guard let c = FailCondition(e) else {
-                throw UsageError(message: "cannot read --fail-if '\(e)'",
-                                 hint: "use 'COLUMN OP NUMBER', joined by and/or, e.g. --fail-if 'gone_rate > 0.02 or gone > 500'")
+                throw UsageError(
+                    message: "cannot read --fail-if '\(e)'",
+                    hint: "use 'COLUMN OP NUMBER', joined by and/or, e.g. --fail-if 'gone_rate > 0.02 or gone > 500'")
             }
             conditions.append(c)
         }
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc = compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
+        let doc =
+            compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
         try checkRule(def, params: params, conditions: conditions, doc: doc, runner: runner)
         // Every condition is checked against the result before anything is printed.
         for c in conditions {
             for f in c.comparisons where !f.isKnown(in: doc) {
                 let names = FailIf.names(in: doc)
                 let guess = Arguments.closest(f.column, names)
-                throw UsageError(message: "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(reportName)",
-                                 hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
+                throw UsageError(
+                    message:
+                        "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(reportName)",
+                    hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
             }
         }
         if let watch {
-            guard out.path == nil else { throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o") }
+            guard out.path == nil else {
+                throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
+            }
             return try Watch.loop(every: watch, title: "pushlog report " + argv.joined(separator: " ")) {
                 // Parameters again each round: relative times (--since -2h) slide with the clock.
                 var p = try parseParams(args)
-                let d = try comparePrevious(args, def, &p) ? try runner.runComparingPrevious(name: reportName, params: p)
+                let d =
+                    try comparePrevious(args, def, &p)
+                    ? try runner.runComparingPrevious(name: reportName, params: p)
                     : try runner.run(name: reportName, params: p)
                 return out.render(d, db: db)
             }
@@ -96,23 +107,29 @@ enum ReportCommand: Command {
     /// `--rule` must name one of the report's rules, and `--fail-if` on a report with rules needs
     /// it: the rules section has one row per rule, and reading the first would answer for the
     /// wrong rule.
-    static func checkRule(_ def: ReportDefinition, params: ReportParams, conditions: [FailCondition], doc: ResultDocument,
-                          runner: ReportRunner) throws {
+    static func checkRule(
+        _ def: ReportDefinition, params: ReportParams, conditions: [FailCondition], doc: ResultDocument,
+        runner: ReportRunner
+    ) throws {
         guard def.paramNames.contains("rule"), let rules = doc.section("rules") else { return }
         func ruleIDs() -> String {
             // An empty range still lists every rule.
             guard let all = try? runner.run(def, params: ReportParams(since: 0, until: 0), only: ["rules"]).section("rules"),
-                  let c = all.column("rule") else { return "" }
+                let c = all.column("rule")
+            else { return "" }
             return all.rows.map { plainText($0[c]) }.joined(separator: ", ")
         }
         if let rule = params.rule, rules.rows.isEmpty {
             let ids = ruleIDs()
             let guess = Arguments.closest(rule, ids.components(separatedBy: ", "))
-            throw UsageError(message: "no rule '\(rule)' in report \(def.name)", hint: (guess.map { "did you mean --rule \($0)? " } ?? "") + "rules: \(ids)")
+            throw UsageError(
+                message: "no rule '\(rule)' in report \(def.name)",
+                hint: (guess.map { "did you mean --rule \($0)? " } ?? "") + "rules: \(ids)")
         }
         if params.rule == nil, !conditions.isEmpty, doc.section("summary") == nil, rules.rows.count > 1 {
-            throw UsageError(message: "--fail-if on report \(def.name) needs --rule ID (one row per rule)",
-                             hint: "e.g. --rule non_retryable_retried --fail-if 'violations > 0'; rules: \(ruleIDs())")
+            throw UsageError(
+                message: "--fail-if on report \(def.name) needs --rule ID (one row per rule)",
+                hint: "e.g. --rule non_retryable_retried --fail-if 'violations > 0'; rules: \(ruleIDs())")
         }
     }
 
@@ -153,7 +170,9 @@ enum ReportCommand: Command {
         func time(_ flag: String) throws -> Int64? {
             guard let v = args.value(flag) else { return nil }
             guard let t = TimeArgument.parse(v) else {
-                throw UsageError(message: "cannot read \(flag) '\(v)'", hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
+                throw UsageError(
+                    message: "cannot read \(flag) '\(v)'",
+                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
             }
             return t
         }
@@ -184,7 +203,9 @@ enum ReportCommand: Command {
         }
         p.rule = args.value("--rule")
         if let w = args.value("--week") {
-            guard TimeArgument.week(w) != nil else { throw UsageError(message: "cannot read --week '\(w)'", hint: "use an ISO week such as 2026-W47") }
+            guard TimeArgument.week(w) != nil else {
+                throw UsageError(message: "cannot read --week '\(w)'", hint: "use an ISO week such as 2026-W47")
+            }
             p.week = w.uppercased()
         }
         return p
@@ -197,10 +218,10 @@ enum ReportsCommand: Command {
     static let summary = "List the query catalog: name, title, parameters, description."
     static let usage = "pushlog reports [--queries DIR] [--format FMT]"
     static let options = """
-      --queries DIR    also list reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
+          --queries DIR    also list reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--queries"], boolean: OutputTarget.boolean)
@@ -209,8 +230,10 @@ enum ReportsCommand: Command {
         let catalog = try QueryCatalog(userDirectory: args.value("--queries") ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
         var t = ResultTable(name: "reports", columns: ["name", "title", "parameters", "sections", "description", "origin"])
         for r in catalog.reports {
-            t.rows.append([.text(r.name), .text(r.title), .text(r.paramNames.joined(separator: " ")),
-                           .text(ReportRunner.sectionNames(r).joined(separator: " ")), .text(r.description), .text(r.origin)])
+            t.rows.append([
+                .text(r.name), .text(r.title), .text(r.paramNames.joined(separator: " ")),
+                .text(ReportRunner.sectionNames(r).joined(separator: " ")), .text(r.description), .text(r.origin),
+            ])
         }
         try out.write(ResultDocument(report: "reports", sections: [t]), db: nil)
         return 0

@@ -6,10 +6,10 @@ enum SchemaCommand: Command {
     static let summary = "List the tables meant for ad-hoc SQL, or one table's columns, each with its meaning."
     static let usage = "pushlog schema [TABLE] [--format FMT] [-o FILE]"
     static let options = """
-      TABLE            one table: its columns with their meaning
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
+          TABLE            one table: its columns with their meaning
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
@@ -18,8 +18,9 @@ enum SchemaCommand: Command {
         if let table = args.positionals.first {
             guard let doc = Schema.docs.first(where: { $0.name == table.lowercased() }) else {
                 let guess = Arguments.closest(table, Schema.docs.map(\.name))
-                throw UsageError(message: "no table '\(table)' for ad-hoc SQL",
-                                 hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog schema lists them")
+                throw UsageError(
+                    message: "no table '\(table)' for ad-hoc SQL",
+                    hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog schema lists them")
             }
             var t = ResultTable(name: doc.name, columns: ["column", "meaning"])
             t.rows = doc.columns.map { [.text($0.0), .text($0.1)] }

@@ -6,10 +6,10 @@ enum SourcesCommand: Command {
     static let summary = "List ingested files: fingerprint, format, records by kind, duplicates, rejects, completeness."
     static let usage = "pushlog sources [--format FMT] [-o FILE]"
     static let options = """
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
-      -o FILE          write to FILE (format from its extension)
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html
+          -o FILE          write to FILE (format from its extension)
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
@@ -28,11 +28,11 @@ enum RejectsCommand: Command {
     static let summary = "Show rejected lines with file, line number and reason."
     static let usage = "pushlog rejects [--source PATH] [--limit N] [--format FMT] [-o FILE]"
     static let options = """
-      --source PATH    only lines of this file (as listed by `pushlog sources`)
-      --limit N        at most N lines (default 100; 0 for all)
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
+          --source PATH    only lines of this file (as listed by `pushlog sources`)
+          --limit N        at most N lines (default 100; 0 for all)
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--source", "--limit"], boolean: OutputTarget.boolean)
@@ -55,7 +55,9 @@ enum RejectsCommand: Command {
                 return 1
             }
             guard found.count == 1 || found[0] == given || found[0] == SourcePaths.canonical(given) else {
-                throw UsageError(message: "--source '\(given)' matches several files: \(found.joined(separator: ", "))…", hint: "give the path as `pushlog sources` lists it")
+                throw UsageError(
+                    message: "--source '\(given)' matches several files: \(found.joined(separator: ", "))…",
+                    hint: "give the path as `pushlog sources` lists it")
             }
             source = found[0]
         }

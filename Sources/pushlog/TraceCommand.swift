@@ -6,12 +6,12 @@ enum TraceCommand: Command {
     static let summary = "Timeline of one token (or prefix), device, user or apns-id across all records."
     static let usage = "pushlog trace KEY [--format FMT] [-o FILE] [--reveal-tokens]"
     static let options = """
-      KEY              a token, a token prefix or its masked form (abcd1234…9f0e), a device id,
-                       a user id, or an apns-id
-      --format FMT     table, csv, tsv, json, ndjson, markdown, html
-      --reveal-tokens  show device tokens in full
+          KEY              a token, a token prefix or its masked form (abcd1234…9f0e), a device id,
+                           a user id, or an apns-id
+          --format FMT     table, csv, tsv, json, ndjson, markdown, html
+          --reveal-tokens  show device tokens in full
 
-    """
+        """
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)

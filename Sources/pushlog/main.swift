@@ -33,19 +33,19 @@ let commands: [Command.Type] = [
 
 func mainHelp() -> String {
     var s = """
-    OVERVIEW: pushlog — APNs delivery logs into SQLite, and the answers ops need from them.
+        OVERVIEW: pushlog — APNs delivery logs into SQLite, and the answers ops need from them.
 
-    USAGE: pushlog [--db FILE] COMMAND [options]
+        USAGE: pushlog [--db FILE] COMMAND [options]
 
-    GLOBAL OPTIONS:
-      --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
-      --version        print the version
-      -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help;
-                       pushlog help --man prints the man page)
+        GLOBAL OPTIONS:
+          --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
+          --version        print the version
+          -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help;
+                           pushlog help --man prints the man page)
 
-    SUBCOMMANDS:
+        SUBCOMMANDS:
 
-    """
+        """
     for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
     s += "\nExit status: 0 ok, 1 runtime failure, 2 usage error, 3 a --fail-if threshold breached.\n"
     return s
@@ -66,7 +66,10 @@ func runMain() -> Int32 {
             ctx.dbPath = String(a.dropFirst(5))
             args.removeFirst()
         } else {
-            return usage(UsageError(message: "unknown global option \(a)", hint: "global options are --db FILE, --version, --help; command options go after the command"))
+            return usage(
+                UsageError(
+                    message: "unknown global option \(a)",
+                    hint: "global options are --db FILE, --version, --help; command options go after the command"))
         }
     }
     // Bare `pushlog` is a usage error, as for git: the usage goes to stderr.
@@ -86,13 +89,16 @@ func runMain() -> Int32 {
     }
     guard let cmd = commands.first(where: { $0.name == name }) else {
         let guess = Arguments.closest(name, commands.map { $0.name })
-        return usage(UsageError(message: "unknown command '\(name)'", hint: guess.map { "did you mean '\($0)'? (pushlog help)" } ?? "pushlog help"))
+        return usage(
+            UsageError(message: "unknown command '\(name)'", hint: guess.map { "did you mean '\($0)'? (pushlog help)" } ?? "pushlog help"))
     }
     if args.contains("--help") || args.contains("-h") { Console.out(cmd.help); return 0 }
     var isDir: ObjCBool = false
     if FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
-        return usage(UsageError(message: "--db \(ctx.dbPath) is a folder; it names the database file",
-                                hint: "pushlog --db \(ctx.dbPath.hasSuffix("/") ? ctx.dbPath : ctx.dbPath + "/")pushlog.db \(name) …"))
+        return usage(
+            UsageError(
+                message: "--db \(ctx.dbPath) is a folder; it names the database file",
+                hint: "pushlog --db \(ctx.dbPath.hasSuffix("/") ? ctx.dbPath : ctx.dbPath + "/")pushlog.db \(name) …"))
     }
     // --db is accepted after the command too.
     if let i = args.firstIndex(of: "--db"), i + 1 < args.count {
@@ -108,7 +114,8 @@ func runMain() -> Int32 {
     } catch let e as StoreError {
         // A database error names the database (unless the message already does); SQLite's own
         // failures add the result code and the statement that failed.
-        let sqlite = e.sqliteCode.map { " (SQLite error \($0)" + (e.sql.map { "; while running: \(StoreError.abbreviated($0))" } ?? "") + ")" } ?? ""
+        let sqlite =
+            e.sqliteCode.map { " (SQLite error \($0)" + (e.sql.map { "; while running: \(StoreError.abbreviated($0))" } ?? "") + ")" } ?? ""
         Console.err("pushlog: \(e.message.contains(ctx.dbPath) ? "" : ctx.dbPath + ": ")\(e.message)\(sqlite)")
         return 1
     } catch {

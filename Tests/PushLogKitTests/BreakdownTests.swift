@@ -41,7 +41,7 @@ final class BreakdownTests: XCTestCase {
         XCTAssertEqual(v["5.2"]?["responses"], .int(1))
         XCTAssertEqual(v.count, 4)
         let p = rows(try doc("gone", ReportParams(by: "push_type")).section("by_bucket"))
-        XCTAssertEqual(p["(none)"]?["responses"], .int(1))      // id-11: content-available, no push_type
+        XCTAssertEqual(p["(none)"]?["responses"], .int(1))  // id-11: content-available, no push_type
         XCTAssertEqual(p["background"]?["responses"], .int(6))  // id-9, 10, 12, 13, 14, 15
         XCTAssertEqual(p["alert"]?["gone"], .int(4))
         // topic and env come from resp_hourly for whole hours: the same single bucket.
@@ -51,8 +51,8 @@ final class BreakdownTests: XCTestCase {
     func testEnvMismatchAndSilentAndErrorsByDimension() throws {
         let v = rows(try doc("env-mismatch", ReportParams(by: "app_version")).section("by_bucket"))
         XCTAssertEqual(v["5.1-dev"]?["mismatched_sends"], .int(1))  // id-7, D registered sandbox
-        XCTAssertEqual(v["5.2"]?["malformed_token_sends"], .int(1)) // id-8 to M
-        XCTAssertEqual(v["5.1"]?["env_key_errors"], .int(1))        // id-16
+        XCTAssertEqual(v["5.2"]?["malformed_token_sends"], .int(1))  // id-8 to M
+        XCTAssertEqual(v["5.1"]?["env_key_errors"], .int(1))  // id-16
         // No --by: no by_bucket section (the report has no default breakdown).
         XCTAssertNil(try doc("env-mismatch", ReportParams()).section("by_bucket"))
         XCTAssertNil(try doc("silent", ReportParams()).section("by_bucket"))
@@ -77,7 +77,8 @@ final class BreakdownTests: XCTestCase {
         let dbPath = tmp.file("demo.db")
         _ = try ingest([tmp.path + "/logs"], db: dbPath)
         let db = try Store.openForReading(path: dbPath)
-        let lo = try XCTUnwrap(db.scalarInt("SELECT min(time_ms) FROM sends_v")), hi = try XCTUnwrap(db.scalarInt("SELECT max(time_ms) FROM sends_v"))
+        let lo = try XCTUnwrap(db.scalarInt("SELECT min(time_ms) FROM sends_v")),
+            hi = try XCTUnwrap(db.scalarInt("SELECT max(time_ms) FROM sends_v"))
         let mid = lo + (hi - lo) / 3 + 1_234_567
         try checkBucketsAddUp(dbPath: dbPath, ranges: [ReportParams(), ReportParams(since: mid, until: mid + 4 * 86_400_000 + 999_999)])
     }
@@ -86,10 +87,17 @@ final class BreakdownTests: XCTestCase {
         let runner = try ReportRunner(db: try Store.openForReading(path: dbPath))
         let cases: [(String, [String], [String])] = [
             ("gone", ["topic", "env", "app_version", "push_type", "reason"], ["responses", "gone", "tokens_gone"]),
-            ("env-mismatch", ["topic", "env", "app_version", "push_type", "reason"],
-             ["responses", "mismatched_sends", "bad_device_token", "bad_device_token_explained", "malformed_token_sends", "env_key_errors"]),
-            ("silent", ["topic", "env", "app_version"],
-             ["background_sends", "accepted", "token_hours", "over_budget_sends", "priority_not_5", "with_alert", "too_many_requests"]),
+            (
+                "env-mismatch", ["topic", "env", "app_version", "push_type", "reason"],
+                [
+                    "responses", "mismatched_sends", "bad_device_token", "bad_device_token_explained", "malformed_token_sends",
+                    "env_key_errors",
+                ]
+            ),
+            (
+                "silent", ["topic", "env", "app_version"],
+                ["background_sends", "accepted", "token_hours", "over_budget_sends", "priority_not_5", "with_alert", "too_many_requests"]
+            ),
             ("errors", ["topic", "env", "app_version", "push_type", "reason"], ["responses"]),
         ]
         for range in ranges {
@@ -119,7 +127,8 @@ final class BreakdownTests: XCTestCase {
             XCTAssertEqual(r.status, 2, "\(report) --by \(by)")
             XCTAssertTrue(r.stderr.contains("--by"), r.stderr)
         }
-        XCTAssertEqual(try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "gone", "--by", "app_version", "--format", "csv"]).status, 0)
+        XCTAssertEqual(
+            try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "gone", "--by", "app_version", "--format", "csv"]).status, 0)
     }
 
     func testComparePrevious() throws {
@@ -151,13 +160,22 @@ final class BreakdownTests: XCTestCase {
         XCTAssertEqual(bdt[er.column("responses_change")!], .int(-2))
 
         // The CLI: tables show rate changes in percentage points; usage errors name the fix.
-        let r = try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous", "--format", "markdown"])
+        let r = try Run.pushlog([
+            "--db", BreakdownTests.dbPath, "report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous",
+            "--format", "markdown",
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("+30.0 pp"), r.stdout)
-        let json = try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "env-mismatch", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous", "--by", "app_version", "--format", "json"])
+        let json = try Run.pushlog([
+            "--db", BreakdownTests.dbPath, "report", "env-mismatch", "--since", "2026-11-03", "--until", "2026-11-05", "--compare",
+            "previous", "--by", "app_version", "--format", "json",
+        ])
         XCTAssertEqual(json.status, 0, json.stderr)
         XCTAssertTrue(json.stdout.contains("\"mismatched_sends_prev\":1"), json.stdout)
-        let fail = try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous", "--fail-if", "gone_rate_change > 0.1", "--format", "csv"])
+        let fail = try Run.pushlog([
+            "--db", BreakdownTests.dbPath, "report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous",
+            "--fail-if", "gone_rate_change > 0.1", "--format", "csv",
+        ])
         XCTAssertEqual(fail.status, 3, fail.stderr)
         XCTAssertEqual(try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "gone", "--compare", "previous"]).status, 2)  // no --since
         XCTAssertEqual(try Run.pushlog(["--db", BreakdownTests.dbPath, "report", "gone", "--since", "7d", "--compare", "last"]).status, 2)

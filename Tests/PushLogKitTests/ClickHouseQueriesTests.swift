@@ -11,7 +11,7 @@ final class ClickHouseQueriesTests: XCTestCase {
     /// Sections pushlog prints that have no ClickHouse statement, and why (README "What differs").
     static let notPorted: [String: Set<String>] = [
         "env-mismatch": ["by_bucket"],  // only with --by topic|env|app_version (dimensions not ported)
-        "silent": ["by_bucket"],        // likewise
+        "silent": ["by_bucket"],  // likewise
     ]
 
     func clickhouse(_ name: String) throws -> ReportDefinition {
@@ -50,8 +50,10 @@ final class ClickHouseQueriesTests: XCTestCase {
     func testOneStatementPerSection() throws {
         for name in Self.reports {
             for (section, sql) in try clickhouse(name).sections {
-                let code = sql.split(separator: "\n").map { $0.split(separator: "--", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
-                    .joined(separator: "\n")
+                let code = sql.split(separator: "\n").map {
+                    $0.split(separator: "--", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                }
+                .joined(separator: "\n")
                 XCTAssertFalse(code.contains(";"), "\(name).\(section) holds more than one statement")
                 XCTAssertTrue(sql.contains("SELECT"), "\(name).\(section)")
             }

@@ -16,7 +16,8 @@ final class DemoWeeklyTests: XCTestCase {
         // Deterministic: the same seed writes the same records.
         let again = try DemoGenerator(o).write(to: tmp.path + "/logs2")
         XCTAssertEqual(again.records, result.records)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: again.files[3])), try Data(contentsOf: URL(fileURLWithPath: result.files[3])))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: again.files[3])), try Data(contentsOf: URL(fileURLWithPath: result.files[3])))
 
         let db = try Store.openForReading(path: dbPath)
         let runner = try ReportRunner(db: db)
@@ -46,7 +47,8 @@ final class DemoWeeklyTests: XCTestCase {
         XCTAssertTrue(try topics.step())
         let topic = try XCTUnwrap(topics.string(0))
         // Cuts just before and after a response, so the partial hours at both ends hold data.
-        let times = try db.prepare("""
+        let times = try db.prepare(
+            """
             SELECT (SELECT time_ms FROM sends_v WHERE status IS NOT NULL AND time_ms >= ?1 ORDER BY time_ms LIMIT 1),
                    (SELECT time_ms FROM sends_v WHERE status IS NOT NULL AND time_ms >= ?1 + 172800000 ORDER BY time_ms LIMIT 1)
             """)
@@ -54,11 +56,14 @@ final class DemoWeeklyTests: XCTestCase {
         XCTAssertTrue(try times.step())
         let cut = times.int(0) - 1, cut2 = times.int(1) + 1
         XCTAssertNotEqual(cut % 3_600_000, 0)
-        for p in [ReportParams(), ReportParams(since: cut, until: cut2, by: "hour"),
-                  ReportParams(since: cut, until: cut + 3_000_000, by: "5m"), ReportParams(since: cut, by: "week", env: "sandbox"),
-                  ReportParams(until: cut2, by: "day", topic: topic), ReportParams(since: cut, until: cut + 120_000)] {
+        for p in [
+            ReportParams(), ReportParams(since: cut, until: cut2, by: "hour"),
+            ReportParams(since: cut, until: cut + 3_000_000, by: "5m"), ReportParams(since: cut, by: "week", env: "sandbox"),
+            ReportParams(until: cut2, by: "day", topic: topic), ReportParams(since: cut, until: cut + 120_000),
+        ] {
             let since = p.since ?? -9_000_000_000_000_000, until = p.until ?? 9_000_000_000_000_000
-            let filter = "kind IN (0, 2) AND status IS NOT NULL AND time_ms >= \(since) AND time_ms < \(until)"
+            let filter =
+                "kind IN (0, 2) AND status IS NOT NULL AND time_ms >= \(since) AND time_ms < \(until)"
                 + (p.topic.map { " AND topic = '\($0)'" } ?? "") + (p.env.map { " AND env = '\($0)'" } ?? "")
             let doc = try runner.run(name: "gone", params: p)
             let direct = try db.prepare("SELECT count(*), coalesce(sum(status = 410), 0) FROM sends_v WHERE \(filter)")
@@ -66,7 +71,8 @@ final class DemoWeeklyTests: XCTestCase {
             XCTAssertEqual(doc.section("summary")?.first("responses"), .int(direct.int(0)), "\(p)")
             XCTAssertEqual(doc.section("summary")?.first("gone"), .int(direct.int(1)), "\(p)")
             let by = p.by ?? "day"
-            let buckets = try db.prepare("""
+            let buckets = try db.prepare(
+                """
                 SELECT bucket(b, '\(by)'), n, g, tg FROM (SELECT bucket_start(time_ms, '\(by)') AS b, count(*) AS n, sum(status = 410) AS g,
                   count(DISTINCT CASE WHEN status = 410 THEN token_id END) AS tg FROM sends_v WHERE \(filter) GROUP BY b) ORDER BY b
                 """)
@@ -81,8 +87,9 @@ final class DemoWeeklyTests: XCTestCase {
             XCTAssertEqual(labels, labels.sorted(), "\(p)")
             XCTAssertEqual(Set(labels).count, labels.count, "\(p)")
             // tokens_gone adds up to the summary's.
-            XCTAssertEqual(table.rows.map { $0[4].asDouble ?? 0 }.reduce(0, +),
-                           doc.section("summary")?.first("tokens_gone")?.asDouble, "\(p)")
+            XCTAssertEqual(
+                table.rows.map { $0[4].asDouble ?? 0 }.reduce(0, +),
+                doc.section("summary")?.first("tokens_gone")?.asDouble, "\(p)")
         }
 
         // The expired-JWT incident is found, with its window.

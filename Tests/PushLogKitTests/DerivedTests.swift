@@ -7,9 +7,11 @@ final class DerivedTests: XCTestCase {
     func dump(_ db: String) throws -> [String: [[SQLValue]]] {
         let c = try Store.openForReading(path: db)
         var out: [String: [[SQLValue]]] = [:]
-        for (table, order) in [("token_facts", "token_id"), ("token_runs", "device_id, start"), ("device_facts", "unit"),
-                               ("token_stale", "token_id, stale_from"), ("background_pushes", "hour, token_id, time_ms, line_hash"),
-                               ("hourly_responses", "hour, topic_id, env_id"), ("hygiene_hourly", "hour, source_id, topic_id, env_id")] {
+        for (table, order) in [
+            ("token_facts", "token_id"), ("token_runs", "device_id, start"), ("device_facts", "unit"),
+            ("token_stale", "token_id, stale_from"), ("background_pushes", "hour, token_id, time_ms, line_hash"),
+            ("hourly_responses", "hour, topic_id, env_id"), ("hygiene_hourly", "hour, source_id, topic_id, env_id"),
+        ] {
             let s = try c.prepare("SELECT * FROM \(table) ORDER BY \(order)")
             var rows: [[SQLValue]] = []
             while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
@@ -45,7 +47,10 @@ final class DerivedTests: XCTestCase {
         let result = try DemoGenerator(o).write(to: tmp.path + "/logs")
         // Day by day, as a provider would ingest them: every run after the first is incremental;
         // then the reports' own fixture, with its rotations, 410s and user-only quirks.
-        let files = result.files.sorted { ($0 as NSString).lastPathComponent.split(separator: "-").suffix(3).joined() < ($1 as NSString).lastPathComponent.split(separator: "-").suffix(3).joined() }
+        let files = result.files.sorted {
+            ($0 as NSString).lastPathComponent.split(separator: "-").suffix(3).joined()
+                < ($1 as NSString).lastPathComponent.split(separator: "-").suffix(3).joined()
+        }
         let fixture = [Fixtures.path("reports.ndjson")]
         let daily = stride(from: 0, to: files.count, by: 6).map { Array(files[$0..<min($0 + 6, files.count)]) } + [fixture]
         let b = try assertIncrementalEqualsFull(daily, tmp, "daily")

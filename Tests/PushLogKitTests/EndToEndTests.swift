@@ -16,7 +16,9 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
         let totals = json["totals"] as! [String: Any]
-        XCTAssertEqual(totals["records"] as? [String: Int], ["send": 7, "request": 1, "response": 1, "register": 1, "settings": 1, "receipt": 1, "unregister": 1])
+        XCTAssertEqual(
+            totals["records"] as? [String: Int],
+            ["send": 7, "request": 1, "response": 1, "register": 1, "settings": 1, "receipt": 1, "unregister": 1])
         XCTAssertEqual(totals["rejects"] as? Int, 6)
         // bad-lines.ndjson's two good lines repeat lines of multi-member.ndjson.gz.
         XCTAssertEqual(totals["duplicates"] as? Int, 2)
@@ -61,7 +63,9 @@ final class EndToEndTests: XCTestCase {
         // Tokens are masked unless --reveal-tokens.
         let q = try Run.pushlog(["--db", db, "query", "--format", "csv", "SELECT token FROM tokens ORDER BY id LIMIT 1"])
         XCTAssertTrue(q.stdout.contains("aaaa1111…8888"), q.stdout)
-        let full = try Run.pushlog(["--db", db, "query", "--format", "csv", "--reveal-tokens", "SELECT token FROM tokens ORDER BY id LIMIT 1"])
+        let full = try Run.pushlog([
+            "--db", db, "query", "--format", "csv", "--reveal-tokens", "SELECT token FROM tokens ORDER BY id LIMIT 1",
+        ])
         XCTAssertTrue(full.stdout.contains("aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888"))
 
         // Read-only: no writes, no ATTACH.
@@ -77,7 +81,10 @@ final class EndToEndTests: XCTestCase {
         let src = try Run.pushlog(["--db", db, "sources", "--format", "csv"])
         XCTAssertTrue(src.stdout.contains("truncated.ndjson.gz") && src.stdout.contains(",no,"), src.stdout)
         // A log with one bad line (a file with no good line at all would be refused whole).
-        let tokLine = tmp.write("tok.ndjson", "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n{\"time\":\"soon\",\"event\":\"send\",\"token\":\"aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888\",\"status\":200}\n")
+        let tokLine = tmp.write(
+            "tok.ndjson",
+            "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n{\"time\":\"soon\",\"event\":\"send\",\"token\":\"aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888\",\"status\":200}\n"
+        )
         XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", tokLine]).status, 0)
         let rej = try Run.pushlog(["--db", db, "rejects", "--format", "tsv"])
         XCTAssertTrue(rej.stdout.contains("invalid UTF-8"))
@@ -148,7 +155,9 @@ final class EndToEndTests: XCTestCase {
         _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
         let dir = tmp.path + "/queries"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        _ = tmp.write("queries/topics.sql", """
+        _ = tmp.write(
+            "queries/topics.sql",
+            """
             -- title: Responses by topic
             -- description: A user report.
             -- param: since  start

@@ -23,11 +23,12 @@ final class ExportTests: XCTestCase {
         // gives status, reason and the APNs timestamp; category from the taxonomy; fields the
         // record lacks are left out (ClickHouse fills NULL). 2026-11-02T23:59:59.5Z = 1793663999500.
         let hash = try XCTUnwrap(lines[0].range(of: #""line_hash":"[0-9a-f]{16}""#, options: .regularExpression))
-        XCTAssertEqual(lines[0].replacingCharacters(in: hash, with: #""line_hash":"H""#),
-                       #"{"kind":"send","time_ms":1793663999500,"line_hash":"H","source":"\#(fixture)","line":1,"#
-                       + #""token":"abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789","token_malformed":0,"token_masked":0,"#
-                       + #""apns_id":"ex-1","env":"production","topic":"com.example.app","push_type":"alert","priority":10,"#
-                       + #""status":410,"reason":"Unregistered","category":"token-gone","apns_timestamp":1793663000000}"#)
+        XCTAssertEqual(
+            lines[0].replacingCharacters(in: hash, with: #""line_hash":"H""#),
+            #"{"kind":"send","time_ms":1793663999500,"line_hash":"H","source":"\#(fixture)","line":1,"#
+                + #""token":"abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789","token_malformed":0,"token_masked":0,"#
+                + #""apns_id":"ex-1","env":"production","topic":"com.example.app","push_type":"alert","priority":10,"#
+                + #""status":410,"reason":"Unregistered","category":"token-gone","apns_timestamp":1793663000000}"#)
         let rows = try jsonRows(r.stdout)
         // The split response is exported as logged: no token (ClickHouse's pushlog.sends joins it).
         let response = try XCTUnwrap(rows.first { $0["kind"] as? String == "response" })
@@ -64,7 +65,8 @@ final class ExportTests: XCTestCase {
         // The same lines again (another copy of the file) give the same identities.
         let copy = tmp.write("copy.ndjson", try String(contentsOfFile: fixture, encoding: .utf8))
         let again = try jsonRows(try Run.pushlog(["export", "--quiet", copy]).stdout)
-        XCTAssertEqual(Set(again.map { "\($0["time_ms"]!)/\($0["line_hash"]!)" }), Set(rows.map { "\($0["time_ms"]!)/\($0["line_hash"]!)" }))
+        XCTAssertEqual(
+            Set(again.map { "\($0["time_ms"]!)/\($0["line_hash"]!)" }), Set(rows.map { "\($0["time_ms"]!)/\($0["line_hash"]!)" }))
     }
 
     func testTSVHasAHeaderNullsAndEscapes() throws {
@@ -87,8 +89,12 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(try Run.pushlog(["export", "--quiet", "--to", out, fixture]).status, 0)
         XCTAssertEqual(try Run.pushlog(["export", "--quiet", "--to", out, fixture]).status, 0)
         let files = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: out)).filter { $0.hasSuffix(".gz") }.sorted()
-        XCTAssertEqual(files, ["day=2026-11-02/part-0001.ndjson.gz", "day=2026-11-02/part-0002.ndjson.gz",
-                               "day=2026-11-03/part-0001.ndjson.gz", "day=2026-11-03/part-0002.ndjson.gz"])
+        XCTAssertEqual(
+            files,
+            [
+                "day=2026-11-02/part-0001.ndjson.gz", "day=2026-11-02/part-0002.ndjson.gz",
+                "day=2026-11-03/part-0001.ndjson.gz", "day=2026-11-03/part-0002.ndjson.gz",
+            ])
         // 2026-11-02 holds the 410 only (23:59:59.5); 2026-11-03 the other four, in time order.
         XCTAssertEqual(try gunzipLines(out + "/" + files[0]).count, 1)
         let day2 = try gunzipLines(out + "/" + files[2]).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -100,7 +106,9 @@ final class ExportTests: XCTestCase {
         let db = tmp.file("p.db")
         _ = try ingest([fixture], db: db)
         // [2026-11-03T00:00:01.250Z, 2026-11-03T09:00:00Z): the response and the registration.
-        let r = try Run.pushlog(["--db", db, "export", "--from-db", "--quiet", "--since", "1793664001250", "--until", "2026-11-03T09:00:00Z"])
+        let r = try Run.pushlog([
+            "--db", db, "export", "--from-db", "--quiet", "--since", "1793664001250", "--until", "2026-11-03T09:00:00Z",
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let rows = try jsonRows(r.stdout)
         XCTAssertEqual(rows.map { $0["kind"] as! String }.sorted(), ["register", "response"])

@@ -32,7 +32,10 @@ final class FaultTests: XCTestCase {
         var last: Int64 = -1
         var runs = 0
         while ingestProcess.isRunning || runs == 0 {
-            let r = try Run.pushlog(["--db", db, "query", "--format", "csv", "SELECT (SELECT count(*) FROM sends_v) AS n, (SELECT coalesce(sum(n_send + n_request + n_response), 0) FROM sources) AS counted"])
+            let r = try Run.pushlog([
+                "--db", db, "query", "--format", "csv",
+                "SELECT (SELECT count(*) FROM sends_v) AS n, (SELECT coalesce(sum(n_send + n_request + n_response), 0) FROM sources) AS counted",
+            ])
             XCTAssertEqual(r.status, 0, r.stderr)
             let cells = r.stdout.split(separator: "\n")[1].split(separator: ",").map { Int64($0) ?? -1 }
             // One snapshot: the rows and the per-source counters committed with them agree.
@@ -63,7 +66,8 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(a.terminationStatus, 0)
         XCTAssertEqual(b.terminationStatus, 0)
         for table in ["sends", "registers", "settings", "receipts", "token_runs", "device_facts"] {
-            XCTAssertEqual(try count("SELECT count(*) FROM \(table)", db: db), try count("SELECT count(*) FROM \(table)", db: reference), table)
+            XCTAssertEqual(
+                try count("SELECT count(*) FROM \(table)", db: db), try count("SELECT count(*) FROM \(table)", db: reference), table)
         }
         // --no-wait fails clearly while another writer holds the database.
         let holder = try WriterLock(databasePath: db)
@@ -79,9 +83,17 @@ final class FaultTests: XCTestCase {
         var lines: [[UInt8]] = []
         lines.append(Array(good.utf8))
         lines.append(Array("{\"time\":\"2026-11-02T10:00:01Z\",\"event\":\"send\",\"token\":\"ab\u{0}cd\",\"status\":200}".utf8))  // NUL
-        lines.append(Array(("{\"time\":\"2026-11-02T10:00:02Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200,\"x\":" + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}").utf8))
-        lines.append(Array(("{\"time\":\"2026-11-02T10:00:03Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200" + String(repeating: ",\"response\":{\"response\":", count: 1) + String(repeating: "{\"response\":", count: 50_000) + String(repeating: "}", count: 50_002) + "}").utf8))
-        lines.append(Array("{\"time\":\"2026-11-02T10:00:04Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":99999999999999999999999}".utf8))
+        lines.append(
+            Array(
+                ("{\"time\":\"2026-11-02T10:00:02Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200,\"x\":"
+                    + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}").utf8))
+        lines.append(
+            Array(
+                ("{\"time\":\"2026-11-02T10:00:03Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200"
+                    + String(repeating: ",\"response\":{\"response\":", count: 1) + String(repeating: "{\"response\":", count: 50_000)
+                    + String(repeating: "}", count: 50_002) + "}").utf8))
+        lines.append(
+            Array("{\"time\":\"2026-11-02T10:00:04Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":99999999999999999999999}".utf8))
         lines.append(Array("{\"time\":1e400,\"event\":\"send\",\"token\":\"ab\",\"status\":200}".utf8))
         lines.append(Array("{\"time\":\"0000-01-01T00:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}".utf8))
         lines.append(Array("{\"time\":\"9999-12-31T23:59:59Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}".utf8))
@@ -109,7 +121,10 @@ final class FaultTests: XCTestCase {
     func testOpenRecordsAtEndOfFileAreRejected() throws {
         let tmp = TempDir()
         let csv = tmp.write("open.csv", "time,event,token,status\n2026-11-02T10:00:00Z,send,ab,200\n2026-11-02T10:00:01Z,send,\"ab,200\n")
-        let json = tmp.write("open.json", "{\n  \"time\": \"2026-11-02T10:00:00Z\", \"event\": \"send\", \"token\": \"ab\", \"status\": 200\n}\n{\n  \"time\": \"2026-11-02T10:00:01Z\",\n")
+        let json = tmp.write(
+            "open.json",
+            "{\n  \"time\": \"2026-11-02T10:00:00Z\", \"event\": \"send\", \"token\": \"ab\", \"status\": 200\n}\n{\n  \"time\": \"2026-11-02T10:00:01Z\",\n"
+        )
         let s = try ingest([csv, json], db: tmp.file("p.db"))
         XCTAssertEqual(s.files.map(\.totalRecords), [1, 1])
         XCTAssertEqual(s.files.map(\.rejects), [1, 1])
@@ -170,8 +185,11 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(r.stderr.lowercased().contains("full") || r.stderr.contains("disk"), r.stderr)
         // Whatever was committed is consistent: rows equal the per-source counters.
         if FileManager.default.fileExists(atPath: db) {
-            XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), try count("SELECT coalesce(sum(n_send), 0) FROM sources", db: db))
-            XCTAssertEqual(try count("SELECT count(*) FROM sources WHERE complete = 1 AND n_send + n_register + n_settings + n_receipt = 0", db: db), 0)
+            XCTAssertEqual(
+                try count("SELECT count(*) FROM sends", db: db), try count("SELECT coalesce(sum(n_send), 0) FROM sources", db: db))
+            XCTAssertEqual(
+                try count("SELECT count(*) FROM sources WHERE complete = 1 AND n_send + n_register + n_settings + n_receipt = 0", db: db), 0
+            )
         }
     }
 }

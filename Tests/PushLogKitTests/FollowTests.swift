@@ -9,11 +9,14 @@ final class FollowTests: XCTestCase {
     /// One send record (`n` makes its line, and so its identity, unique); every fourth line also
     /// registers the token for one of seven devices, so tokens rotate and derived facts move.
     func line(_ n: Int) -> String {
-        var s = String(format: "{\"time\":\"2026-11-02T08:%02d:%02dZ\",\"event\":\"send\",\"token\":\"%064x\",\"status\":%d}\n",
-                       n / 60 % 60, n % 60, n, n % 5 == 0 ? 410 : 200)
+        var s = String(
+            format: "{\"time\":\"2026-11-02T08:%02d:%02dZ\",\"event\":\"send\",\"token\":\"%064x\",\"status\":%d}\n",
+            n / 60 % 60, n % 60, n, n % 5 == 0 ? 410 : 200)
         if n % 4 == 0 {
-            s += String(format: "{\"time\":\"2026-11-02T07:%02d:%02dZ\",\"event\":\"register\",\"token\":\"%064x\",\"device\":\"dev-%d\",\"env\":\"production\",\"auth\":\"authorized\"}\n",
-                        n / 60 % 60, n % 60, n, n % 7)
+            s += String(
+                format:
+                    "{\"time\":\"2026-11-02T07:%02d:%02dZ\",\"event\":\"register\",\"token\":\"%064x\",\"device\":\"dev-%d\",\"env\":\"production\",\"auth\":\"authorized\"}\n",
+                n / 60 % 60, n % 60, n, n % 7)
         }
         return s
     }

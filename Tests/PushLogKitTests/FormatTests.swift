@@ -12,7 +12,8 @@ final class FormatTests: XCTestCase {
         XCTAssertEqual(s.skipped, 1)  // the GCM endpoint
         XCTAssertTrue(s.files[0].warnings.contains { $0.contains("sampl") })
         let r = try rows("SELECT rfc3339(time_ms), env, topic, status, reason, latency_ms, apns_ts FROM sends_v ORDER BY time_ms", db)
-        XCTAssertEqual(r[0], [.text("2026-11-02T08:00:00.123Z"), .text("production"), .text("ShopApp"), .int(200), .null, .double(41), .null])
+        XCTAssertEqual(
+            r[0], [.text("2026-11-02T08:00:00.123Z"), .text("production"), .text("ShopApp"), .int(200), .null, .double(41), .null])
         XCTAssertEqual(r[1][1...4], [.text("sandbox"), .text("ShopApp"), .int(400), .text("BadDeviceToken")])
         XCTAssertEqual(r[2][3...4], [.int(400), .text("InvalidToken")])  // the legacy form, kept verbatim
         XCTAssertEqual(r[3][3...6], [.int(410), .text("Unregistered"), .double(38), .int(1793612000000)])
@@ -23,13 +24,15 @@ final class FormatTests: XCTestCase {
         let s = try ingest([Fixtures.path("gorush.log")], db: db)
         XCTAssertEqual(s.files[0].format, "gorush")
         XCTAssertEqual(kinds(s), ["send": 4])
-        XCTAssertEqual(s.skipped, 1)   // android
-        XCTAssertEqual(s.ignored, 1)   // the [GIN] access line
+        XCTAssertEqual(s.skipped, 1)  // android
+        XCTAssertEqual(s.ignored, 1)  // the [GIN] access line
         XCTAssertEqual(s.rejects, 0)
-        let r = try rows("SELECT rfc3339(s.time_ms), s.status, s.reason, k.masked FROM sends_v s JOIN tokens k ON k.id = s.token_id ORDER BY s.time_ms", db)
+        let r = try rows(
+            "SELECT rfc3339(s.time_ms), s.status, s.reason, k.masked FROM sends_v s JOIN tokens k ON k.id = s.token_id ORDER BY s.time_ms",
+            db)
         XCTAssertEqual(r.map { $0[1] }, [.int(200), .int(410), .int(400), .int(200)])  // status from the reason
-        XCTAssertEqual(r[0][0], .text("2026-11-02T08:00:01Z"))                     // logrus text time
-        XCTAssertEqual(r[2][3], .int(1))                                            // masked token kept, flagged
+        XCTAssertEqual(r[0][0], .text("2026-11-02T08:00:01Z"))  // logrus text time
+        XCTAssertEqual(r[2][3], .int(1))  // masked token kept, flagged
     }
 
     func testPrettyArrayAndPrefixedJSON() throws {
@@ -39,13 +42,17 @@ final class FormatTests: XCTestCase {
         XCTAssertEqual(s.rejects, 0)
         XCTAssertEqual(s.files.map(\.totalRecords), [2, 2, 2])
         // Pretty objects are numbered by their first line; braces inside strings do not confuse it.
-        XCTAssertEqual(try rows("SELECT line, has_alert FROM sends_v WHERE source_id = 1 ORDER BY line", db), [[.int(1), .int(1)], [.int(10), .null]])
+        XCTAssertEqual(
+            try rows("SELECT line, has_alert FROM sends_v WHERE source_id = 1 ORDER BY line", db),
+            [[.int(1), .int(1)], [.int(10), .null]])
         // node-apn: `device` is the token; {device, error} is a transport failure, not an APNs response.
-        XCTAssertEqual(try rows("SELECT status, reason, apns_ts, error FROM sends_v WHERE source_id = 2 ORDER BY time_ms", db),
-                       [[.int(410), .text("Unregistered"), .int(1793613600000), .null], [.null, .null, .null, .text("socket hang up")]])
+        XCTAssertEqual(
+            try rows("SELECT status, reason, apns_ts, error FROM sends_v WHERE source_id = 2 ORDER BY time_ms", db),
+            [[.int(410), .text("Unregistered"), .int(1793613600000), .null], [.null, .null, .null, .text("socket hang up")]])
         // The prefix time is used when the object has none; the object's own time wins otherwise.
-        XCTAssertEqual(try rows("SELECT rfc3339(time_ms) FROM sends_v WHERE source_id = 3 ORDER BY time_ms", db),
-                       [[.text("2026-11-02T08:15:03.120Z")], [.text("2026-11-02T08:15:03.500Z")]])
+        XCTAssertEqual(
+            try rows("SELECT rfc3339(time_ms) FROM sends_v WHERE source_id = 3 ORDER BY time_ms", db),
+            [[.text("2026-11-02T08:15:03.120Z")], [.text("2026-11-02T08:15:03.500Z")]])
         // Re-reading gives no duplicates.
         let again = try ingest([Fixtures.path("pretty.json")], db: tmp.file("q.db"))
         XCTAssertEqual(again.totalRecords, 2)
@@ -88,8 +95,10 @@ final class FormatTests: XCTestCase {
         let tmp = TempDir()
         let dir = tmp.path + "/mixed"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let files = ["sns.ndjson": "sns", "gorush.log": "gorush", "pretty.json": "json-document", "same.logfmt": "logfmt",
-                     "same.csv": "csv", "apple-metrics.csv": "apple-metrics", "canonical.ndjson": "ndjson"]
+        let files = [
+            "sns.ndjson": "sns", "gorush.log": "gorush", "pretty.json": "json-document", "same.logfmt": "logfmt",
+            "same.csv": "csv", "apple-metrics.csv": "apple-metrics", "canonical.ndjson": "ndjson",
+        ]
         for f in files.keys { try FileManager.default.copyItem(atPath: Fixtures.path(f), toPath: dir + "/" + f) }
         // One of them gzipped: detection happens after decompression.
         try gzipFile(Fixtures.path("gorush.log"), to: dir + "/gorush2.log.gz")

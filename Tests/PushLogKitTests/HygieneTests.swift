@@ -60,7 +60,8 @@ final class HygieneTests: XCTestCase {
 
     func testRetriedNonRetryableDefinition() throws {
         let t = try XCTUnwrap(try run("errors").section("summary"))
-        let rows = Dictionary(uniqueKeysWithValues: t.rows.map { (CellFormat.plain($0[1]), Dictionary(uniqueKeysWithValues: zip(t.columns, $0))) })
+        let rows = Dictionary(
+            uniqueKeysWithValues: t.rows.map { (CellFormat.plain($0[1]), Dictionary(uniqueKeysWithValues: zip(t.columns, $0))) })
         // h-18 (attempt 2, 2 s after h-17) is a retry of h-17. h-19 (attempt 1, new apns-id, no
         // collapse-id) is a new send, not a retry; h-20 (attempt 2) comes more than an hour after
         // every earlier 410. h-18 is itself a 410: no later retry within its hour either.
@@ -87,12 +88,17 @@ final class HygieneTests: XCTestCase {
 
     func testEveryRuleOnTheFixture() throws {
         let r = try rules()
-        XCTAssertEqual(try run("hygiene").section("rules")?.rows.map { CellFormat.plain($0[0]) },
-                       ["background_with_alert", "background_priority_10", "alert_without_content", "missing_push_type",
-                        "mutable_without_alert", "retry_without_backoff", "non_retryable_retried", "sent_after_gone",
-                        "malformed_token", "provider_token_refresh"])
-        func check(_ rule: String, _ violations: Int64, _ checked: Int64, _ share: Double, _ example: String,
-                   file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(
+            try run("hygiene").section("rules")?.rows.map { CellFormat.plain($0[0]) },
+            [
+                "background_with_alert", "background_priority_10", "alert_without_content", "missing_push_type",
+                "mutable_without_alert", "retry_without_backoff", "non_retryable_retried", "sent_after_gone",
+                "malformed_token", "provider_token_refresh",
+            ])
+        func check(
+            _ rule: String, _ violations: Int64, _ checked: Int64, _ share: Double, _ example: String,
+            file: StaticString = #filePath, line: UInt = #line
+        ) {
             XCTAssertEqual(r[rule]?["violations"], .int(violations), "\(rule) violations", file: file, line: line)
             XCTAssertEqual(r[rule]?["checked"], .int(checked), "\(rule) checked", file: file, line: line)
             XCTAssertEqual(r[rule]?["share"], .double(share), "\(rule) share", file: file, line: line)
@@ -131,14 +137,18 @@ final class HygieneTests: XCTestCase {
         XCTAssertTrue(r.values.allSatisfy { CellFormat.plain($0["advice"] ?? .null).count > 20 })
 
         let days = try XCTUnwrap(try run("hygiene").section("by_day"))
-        XCTAssertEqual(days.rows.filter { $0[0] == .text("2026-11-02") }.map { [$0[1], $0[2]] },
-                       [[.text("background_with_alert"), .int(1)], [.text("background_priority_10"), .int(1)],
-                        [.text("alert_without_content"), .int(1)], [.text("missing_push_type"), .int(1)],
-                        [.text("mutable_without_alert"), .int(1)], [.text("retry_without_backoff"), .int(2)],
-                        [.text("non_retryable_retried"), .int(4)], [.text("sent_after_gone"), .int(3)],
-                        [.text("malformed_token"), .int(1)]])
-        XCTAssertEqual(days.rows.filter { $0[0] == .text("2026-11-03") }.map { [$0[1], $0[2]] },
-                       [[.text("provider_token_refresh"), .int(2)]])
+        XCTAssertEqual(
+            days.rows.filter { $0[0] == .text("2026-11-02") }.map { [$0[1], $0[2]] },
+            [
+                [.text("background_with_alert"), .int(1)], [.text("background_priority_10"), .int(1)],
+                [.text("alert_without_content"), .int(1)], [.text("missing_push_type"), .int(1)],
+                [.text("mutable_without_alert"), .int(1)], [.text("retry_without_backoff"), .int(2)],
+                [.text("non_retryable_retried"), .int(4)], [.text("sent_after_gone"), .int(3)],
+                [.text("malformed_token"), .int(1)],
+            ])
+        XCTAssertEqual(
+            days.rows.filter { $0[0] == .text("2026-11-03") }.map { [$0[1], $0[2]] },
+            [[.text("provider_token_refresh"), .int(2)]])
     }
 
     func testRangeAndRuleFilter() throws {
@@ -170,8 +180,10 @@ final class HygieneTests: XCTestCase {
         // hygiene-bare.ndjson: token B 200, 410, 410, C 403 ExpiredProviderToken and a token the
         // log masked (`****`) 200; no apns-id, header, payload or attempt anywhere.
         let r = try rules(db: HygieneTests.barePath)
-        for rule in ["background_with_alert", "background_priority_10", "alert_without_content", "missing_push_type",
-                     "mutable_without_alert", "retry_without_backoff", "non_retryable_retried"] {
+        for rule in [
+            "background_with_alert", "background_priority_10", "alert_without_content", "missing_push_type",
+            "mutable_without_alert", "retry_without_backoff", "non_retryable_retried",
+        ] {
             XCTAssertEqual(r[rule]?["violations"], .text("not observable"), rule)
             XCTAssertEqual(r[rule]?["share"], .null, rule)
             XCTAssertFalse(CellFormat.plain(r[rule]?["detail"] ?? .null).isEmpty, rule)
@@ -194,7 +206,8 @@ final class HygieneTests: XCTestCase {
         let db = try Store.openForReading(path: HygieneTests.dbPath)
         XCTAssertEqual(try db.scalarInt("SELECT has_alert * 100 + has_sound * 10 + has_badge FROM sends_v WHERE apns_id = 'h-6'"), 0)
         XCTAssertEqual(try db.scalarInt("SELECT has_alert * 100 + has_sound * 10 + has_badge FROM sends_v WHERE apns_id = 'h-7'"), 10)
-        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM sends_v WHERE apns_id = 'h-10' AND has_alert IS NULL AND has_sound IS NULL"), 1)
+        XCTAssertEqual(
+            try db.scalarInt("SELECT count(*) FROM sends_v WHERE apns_id = 'h-10' AND has_alert IS NULL AND has_sound IS NULL"), 1)
     }
 
     // MARK: the command line
@@ -202,8 +215,14 @@ final class HygieneTests: XCTestCase {
     func testRuleOptionAndFailIf() throws {
         let db = HygieneTests.dbPath
         // A deploy check on one rule: exit 3 when broken, 0 when not.
-        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "hygiene", "--rule", "sent_after_gone", "--fail-if", "violations > 0", "--format", "tsv"]).status, 3)
-        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "hygiene", "--rule", "sent_after_gone", "--fail-if", "violations > 5", "--format", "tsv"]).status, 0)
+        XCTAssertEqual(
+            try Run.pushlog([
+                "--db", db, "report", "hygiene", "--rule", "sent_after_gone", "--fail-if", "violations > 0", "--format", "tsv",
+            ]).status, 3)
+        XCTAssertEqual(
+            try Run.pushlog([
+                "--db", db, "report", "hygiene", "--rule", "sent_after_gone", "--fail-if", "violations > 5", "--format", "tsv",
+            ]).status, 0)
         // Without --rule the first row would answer for the wrong rule: refused.
         let all = try Run.pushlog(["--db", db, "report", "hygiene", "--fail-if", "violations > 0"])
         XCTAssertEqual(all.status, 2)
@@ -215,7 +234,9 @@ final class HygieneTests: XCTestCase {
         XCTAssertTrue(typo.stderr.contains("did you mean --rule sent_after_gone?"), typo.stderr)
         XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--rule", "sent_after_gone"]).status, 2)
         // A rule the logs cannot show is neither a pass nor a breach.
-        let bare = try Run.pushlog(["--db", HygieneTests.barePath, "report", "hygiene", "--rule", "missing_push_type", "--fail-if", "violations > 0"])
+        let bare = try Run.pushlog([
+            "--db", HygieneTests.barePath, "report", "hygiene", "--rule", "missing_push_type", "--fail-if", "violations > 0",
+        ])
         XCTAssertEqual(bare.status, 1)
         XCTAssertTrue(bare.stderr.contains("not observable"), bare.stderr)
     }
@@ -234,7 +255,9 @@ final class HygieneTests: XCTestCase {
         XCTAssertTrue(code.hasPrefix("weeks(wk, lo, hi) AS (SELECT 0,"))
         let copy = afterWeeks.replacingOccurrences(of: ":since", with: "(:since - 604800000)")
         let section = try XCTUnwrap(weekly.components(separatedBy: "-- section: provider_hygiene").last)
-        XCTAssertTrue(section.contains(copy), "weekly.sql's provider_hygiene no longer copies hygiene.sql's common block: run scripts/sync-weekly-hygiene.py")
+        XCTAssertTrue(
+            section.contains(copy),
+            "weekly.sql's provider_hygiene no longer copies hygiene.sql's common block: run scripts/sync-weekly-hygiene.py")
     }
 
     // MARK: the demo corpus
@@ -247,8 +270,10 @@ final class HygieneTests: XCTestCase {
         _ = try ingest([tmp.path + "/logs"], db: dbPath)
         let runner = try ReportRunner(db: try Store.openForReading(path: dbPath))
         let start = TimeArgument.week(result.lastWeek)!
-        for p in [ReportParams(), ReportParams(since: start, until: start + 7 * 86_400_000),
-                  ReportParams(topic: DemoGenerator.widgetsTopic), ReportParams(topic: DemoGenerator.topic)] {
+        for p in [
+            ReportParams(), ReportParams(since: start, until: start + 7 * 86_400_000),
+            ReportParams(topic: DemoGenerator.widgetsTopic), ReportParams(topic: DemoGenerator.topic),
+        ] {
             let h = try XCTUnwrap(try runner.run(name: "hygiene", params: p).section("rules"))
             func rule(_ id: String) -> SQLValue? {
                 h.rows.first { $0[0] == .text(id) }.map { $0[h.column("violations")!] }
@@ -256,20 +281,28 @@ final class HygieneTests: XCTestCase {
             let silent = try XCTUnwrap(try runner.run(name: "silent", params: p).section("summary"))
             XCTAssertEqual(rule("background_with_alert"), silent.first("with_alert"), "\(p)")
             XCTAssertEqual(rule("background_priority_10"), silent.first("priority_not_5"), "\(p)")
-            XCTAssertEqual(rule("sent_after_gone"), try runner.run(name: "gone", params: p).section("summary")?.first("sends_after_gone"), "\(p)")
+            XCTAssertEqual(
+                rule("sent_after_gone"), try runner.run(name: "gone", params: p).section("summary")?.first("sends_after_gone"), "\(p)")
             let errors = try XCTUnwrap(try runner.run(name: "errors", params: p).section("summary"))
-            let retried = errors.rows.reduce(Int64(0)) { $0 + ($1[errors.column("retried_non_retryable")!].asDouble.map { Int64($0) } ?? 0) }
+            let retried = errors.rows.reduce(Int64(0)) {
+                $0 + ($1[errors.column("retried_non_retryable")!].asDouble.map { Int64($0) } ?? 0)
+            }
             XCTAssertEqual(rule("non_retryable_retried"), .int(retried), "\(p)")
         }
         // Whole hours come from hygiene_hourly and the partial hours at the ends from sends: the
         // same figures as counting sends directly, for ranges cut mid-hour and a topic filter.
         let db = try Store.openForReading(path: dbPath)
         let cut = start - 3 * 86_400_000 + 12 * 3_600_000 + 1_234_567, cut2 = start + 2 * 86_400_000 + 765_432
-        for p in [ReportParams(since: cut, until: cut2), ReportParams(since: cut, until: cut + 2_000_000),
-                  ReportParams(since: cut, topic: DemoGenerator.widgetsTopic), ReportParams(until: cut2)] {
+        for p in [
+            ReportParams(since: cut, until: cut2), ReportParams(since: cut, until: cut + 2_000_000),
+            ReportParams(since: cut, topic: DemoGenerator.widgetsTopic), ReportParams(until: cut2),
+        ] {
             let since = p.since ?? -9_000_000_000_000_000, until = p.until ?? 9_000_000_000_000_000
-            let filter = "kind IN (0, 2) AND status IS NOT NULL AND time_ms >= \(since) AND time_ms < \(until)" + (p.topic.map { " AND topic = '\($0)'" } ?? "")
-            let direct = try db.prepare("""
+            let filter =
+                "kind IN (0, 2) AND status IS NOT NULL AND time_ms >= \(since) AND time_ms < \(until)"
+                + (p.topic.map { " AND topic = '\($0)'" } ?? "")
+            let direct = try db.prepare(
+                """
                 WITH r AS (SELECT coalesce(source_id, 0) AS source_id, time_ms / 86400000 AS day, * FROM sends_v WHERE \(filter)),
                      h AS (SELECT source_id, day FROM r GROUP BY 1, 2
                            HAVING max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL))
@@ -305,8 +338,10 @@ final class HygieneTests: XCTestCase {
         let weekly = try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek))
         let block = try XCTUnwrap(weekly.section("provider_hygiene"))
         XCTAssertEqual(block.columns, ["rule", "this_week", "last_week", "change"])
-        let this = try XCTUnwrap(try runner.run(name: "hygiene", params: ReportParams(since: start, until: start + 7 * 86_400_000)).section("rules"))
-        let last = try XCTUnwrap(try runner.run(name: "hygiene", params: ReportParams(since: start - 7 * 86_400_000, until: start)).section("rules"))
+        let this = try XCTUnwrap(
+            try runner.run(name: "hygiene", params: ReportParams(since: start, until: start + 7 * 86_400_000)).section("rules"))
+        let last = try XCTUnwrap(
+            try runner.run(name: "hygiene", params: ReportParams(since: start - 7 * 86_400_000, until: start)).section("rules"))
         let broken = this.rows.indices.filter { (this.rows[$0][1].asDouble ?? 0) > 0 || (last.rows[$0][1].asDouble ?? 0) > 0 }
         XCTAssertEqual(block.rows.map { $0[0] }, broken.map { this.rows[$0][0] })
         for (row, i) in zip(block.rows, broken) {

@@ -21,9 +21,12 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(copy.totalRecords, 0)
         XCTAssertEqual(copy.duplicates, 7)
         // The split request/response pair is joined by apns_id.
-        XCTAssertEqual(try count("SELECT count(*) FROM sends_v WHERE kind = 2 AND token_id IS NOT NULL AND push_type = 'background'", db: db), 1)
+        XCTAssertEqual(
+            try count("SELECT count(*) FROM sends_v WHERE kind = 2 AND token_id IS NOT NULL AND push_type = 'background'", db: db), 1)
         // Alert text is never stored; only the payload shape.
-        XCTAssertEqual(try count("SELECT count(*) FROM sends_v WHERE has_alert = 1 AND has_sound = 1 AND has_badge = 1 AND custom_keys = 'deal'", db: db), 1)
+        XCTAssertEqual(
+            try count(
+                "SELECT count(*) FROM sends_v WHERE has_alert = 1 AND has_sound = 1 AND has_badge = 1 AND custom_keys = 'deal'", db: db), 1)
         let dump = try String(contentsOfFile: db, encoding: .isoLatin1)
         XCTAssertFalse(dump.contains("secret alert text"))
     }
@@ -35,10 +38,17 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(kinds(s), ["send": 4])
         XCTAssertEqual(s.rejects, 0)
         let r = try Store.openForReading(path: db)
-        let q = try r.prepare("SELECT apns_id, status, reason, category, env, apns_ts, push_type, priority, topic, collapse_id, apns_unique_id FROM sends_v ORDER BY time_ms")
+        let q = try r.prepare(
+            "SELECT apns_id, status, reason, category, env, apns_ts, push_type, priority, topic, collapse_id, apns_unique_id FROM sends_v ORDER BY time_ms"
+        )
         var rows: [[SQLValue]] = []
         while try q.step() { rows.append((0..<11).map { q.value($0) }) }
-        XCTAssertEqual(rows[0], [.text("a1"), .int(200), .null, .text("accepted"), .text("sandbox"), .null, .text("alert"), .int(10), .text("com.example.app"), .text("c1"), .text("u1")])
+        XCTAssertEqual(
+            rows[0],
+            [
+                .text("a1"), .int(200), .null, .text("accepted"), .text("sandbox"), .null, .text("alert"), .int(10),
+                .text("com.example.app"), .text("c1"), .text("u1"),
+            ])
         XCTAssertEqual(rows[1][0...5], [.text("a2"), .int(410), .text("Unregistered"), .text("token-gone"), .null, .int(1762074000000)])
         XCTAssertEqual(rows[2][0...4], [.text("a3"), .int(400), .text("BadDeviceToken"), .text("token-bad"), .text("production")])
         // A top-level `timestamp` beside a time on a 410 is APNs' timestamp.
@@ -53,7 +63,9 @@ final class IngestTests: XCTestCase {
         let db = tmp.file("p.db")
         let s = try ingest([Fixtures.path("times.ndjson")], db: db)
         XCTAssertEqual(s.rejects, 0)
-        let expected = try String(contentsOfFile: Fixtures.path("times.expected"), encoding: .utf8).split(separator: "\n").map { Int64($0)! }
+        let expected = try String(contentsOfFile: Fixtures.path("times.expected"), encoding: .utf8).split(separator: "\n").map {
+            Int64($0)!
+        }
         let r = try Store.openForReading(path: db)
         let q = try r.prepare("SELECT time_ms FROM registers_v ORDER BY CAST(substr(device, 2) AS INTEGER)")
         var got: [Int64] = []

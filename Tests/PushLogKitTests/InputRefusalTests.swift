@@ -39,7 +39,10 @@ final class InputRefusalTests: XCTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM rejects", db: tmp.file("p.db")), 0)
         XCTAssertEqual(try count("SELECT count(*) FROM sources WHERE format = 'refused'", db: tmp.file("p.db")), 3)
         // The canonical file's 7 records, once (the inside link is the same lines).
-        XCTAssertEqual(try count("SELECT (SELECT count(*) FROM sends) + (SELECT count(*) FROM registers) + (SELECT count(*) FROM settings) + (SELECT count(*) FROM receipts) + (SELECT count(*) FROM unregisters)", db: tmp.file("p.db")), 7)
+        XCTAssertEqual(
+            try count(
+                "SELECT (SELECT count(*) FROM sends) + (SELECT count(*) FROM registers) + (SELECT count(*) FROM settings) + (SELECT count(*) FROM receipts) + (SELECT count(*) FROM unregisters)",
+                db: tmp.file("p.db")), 7)
         // Run again: the refused files are unchanged and say nothing.
         let again = try Run.pushlog(["--db", tmp.file("p.db"), "ingest", "--format", "json", dir])
         XCTAssertEqual(again.status, 0)
@@ -77,14 +80,20 @@ final class InputRefusalTests: XCTestCase {
         let b = EventBuilder()
         if case .refused(let why) = FormatDetector.detect(Array("# Title\n\nSome prose, with commas.\nkey=value here\n".utf8), builder: b) {
             XCTAssertEqual(why, "no known format; first line: # Title")
-        } else { XCTFail("a README is not a log") }
+        } else {
+            XCTFail("a README is not a log")
+        }
         // A CSV header without a time column used to be "detected as CSV": now nothing reads it.
         if case .refused(let why) = FormatDetector.detect(Array("name,size\nfoo,1\n".utf8), builder: b) {
             XCTAssertEqual(why, "no known format; first line: name,size (read as csv: CSV header has no time column: name,size)")
-        } else { XCTFail("csv without time") }
-        for (text, name) in [("{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n", "ndjson"),
-                             ("time=2026-11-02T08:00:00Z event=send token=ab status=200\n", "logfmt"),
-                             ("time,event,token,status\r\n2026-11-02T08:00:00Z,send,ab,200\r\n", "csv")] {
+        } else {
+            XCTFail("csv without time")
+        }
+        for (text, name) in [
+            ("{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n", "ndjson"),
+            ("time=2026-11-02T08:00:00Z event=send token=ab status=200\n", "logfmt"),
+            ("time,event,token,status\r\n2026-11-02T08:00:00Z,send,ab,200\r\n", "csv"),
+        ] {
             guard case .format(let f, _) = FormatDetector.detect(Array(text.utf8), builder: b) else { XCTFail(name); continue }
             XCTAssertEqual(f.name, name)
         }

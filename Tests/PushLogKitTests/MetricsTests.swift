@@ -33,8 +33,8 @@ final class MetricsTests: XCTestCase {
         let f = try families()
         let app = ["topic": "com.example.app", "env": "production"]
         XCTAssertEqual(value(f, "pushlog_responses", app), 17)
-        XCTAssertEqual(value(f, "pushlog_accepted_responses", app), 9)   // id-1, 2, 6, 9, 10, 11, 12, 13, 15
-        XCTAssertEqual(value(f, "pushlog_gone_responses", app), 4)       // id-3 twice, id-5, id-17
+        XCTAssertEqual(value(f, "pushlog_accepted_responses", app), 9)  // id-1, 2, 6, 9, 10, 11, 12, 13, 15
+        XCTAssertEqual(value(f, "pushlog_gone_responses", app), 4)  // id-3 twice, id-5, id-17
         XCTAssertEqual(value(f, "pushlog_gone_rate")!, 4.0 / 17, accuracy: 1e-12)
         XCTAssertEqual(value(f, "pushlog_accepted_share")!, 9.0 / 17, accuracy: 1e-12)
         // The 8 errors by category: 4 token-gone, 2 BadDeviceToken, one 429, one 403 env key.
@@ -70,7 +70,9 @@ final class MetricsTests: XCTestCase {
 
     func testRendererEscapesLabels() {
         let f = MetricFamily(name: "x", help: "a\\b\nc", samples: [([("topic", "a\"b\\c\nd\u{1b}")], 0.25), ([], 3)])
-        XCTAssertEqual(OpenMetricsRenderer.render([f]), """
+        XCTAssertEqual(
+            OpenMetricsRenderer.render([f]),
+            """
             # HELP x a\\\\b\\nc
             # TYPE x gauge
             x{topic="a\\"b\\\\c\\nd?"} 0.25
@@ -84,7 +86,8 @@ final class MetricsTests: XCTestCase {
     /// type, labels and values. Skipped only when python3 itself is missing.
     func testOutputParsesWithPrometheusClient() throws {
         // The python3 on PATH first: the one `python3 -m pip install` (in .ci/run) installed into.
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
+        let dirs =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
         let python = dirs.map { $0 + "/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let python else { throw XCTSkip("python3 is not installed: cannot check the exposition with prometheus_client") }
         let tmp = MetricsTests.tmp
@@ -99,7 +102,9 @@ final class MetricsTests: XCTestCase {
         // A label value with a quote, a backslash and a newline must survive too.
         let tricky = OpenMetricsRenderer.render([MetricFamily(name: "pushlog_t", help: "h", samples: [([("topic", "a\"b\\c\nd")], 1.5)])])
         let trickyPath = tmp.write("tricky.prom", tricky)
-        let script = tmp.write("parse.py", """
+        let script = tmp.write(
+            "parse.py",
+            """
             import json, sys
             try:
                 from prometheus_client.parser import text_string_to_metric_families as prom
@@ -126,7 +131,9 @@ final class MetricsTests: XCTestCase {
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return XCTFail("the exposition parsers refused the output (status \(p.terminationStatus)): \(e)") }
+        guard p.terminationStatus == 0 else {
+            return XCTFail("the exposition parsers refused the output (status \(p.terminationStatus)): \(e)")
+        }
         let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: o) as? [String: [String: [String: Any]]])
         let main = try XCTUnwrap(parsed[prom])
         let expected = try families()
@@ -150,6 +157,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(try Run.pushlog(["--db", MetricsTests.dbPath, "metrics", "--since", "soon"]).status, 2)
         XCTAssertEqual(try Run.pushlog(["--db", MetricsTests.dbPath, "metrics", "extra"]).status, 2)
         XCTAssertEqual(try Run.pushlog(["--db", MetricsTests.dbPath, "metrics", "--format", "json"]).status, 2)
-        XCTAssertEqual(try Run.pushlog(["--db", MetricsTests.dbPath, "metrics", "--since", "2026-11-05", "--until", "2026-11-04"]).status, 2)
+        XCTAssertEqual(
+            try Run.pushlog(["--db", MetricsTests.dbPath, "metrics", "--since", "2026-11-05", "--until", "2026-11-04"]).status, 2)
     }
 }

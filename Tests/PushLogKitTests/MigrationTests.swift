@@ -19,8 +19,9 @@ final class MigrationTests: XCTestCase {
         try assertReportsAsBefore(db)
         // Unchanged: the records and their identities.
         XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 1471)
-        XCTAssertEqual(try count("SELECT count(*) FROM sends WHERE typeof(apns_id) = 'blob'", db: db),
-                       try count("SELECT count(*) FROM sends_v WHERE length(apns_id) = 36 AND apns_id = lower(apns_id)", db: db))
+        XCTAssertEqual(
+            try count("SELECT count(*) FROM sends WHERE typeof(apns_id) = 'blob'", db: db),
+            try count("SELECT count(*) FROM sends_v WHERE length(apns_id) = 36 AND apns_id = lower(apns_id)", db: db))
     }
 
     func assertReportsAsBefore(_ db: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -76,8 +77,10 @@ final class MigrationTests: XCTestCase {
         let fresh = tmp.file("fresh.db")
         _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
         let expected = try reports(fresh)
-        for (version, drop) in [(1, "DROP TABLE bg_pushes; DROP TABLE resp_hourly; DROP TABLE hygiene_hourly;"),
-                                (2, "DROP TABLE hygiene_hourly;")] {
+        for (version, drop) in [
+            (1, "DROP TABLE bg_pushes; DROP TABLE resp_hourly; DROP TABLE hygiene_hourly;"),
+            (2, "DROP TABLE hygiene_hourly;"),
+        ] {
             let db = tmp.file("v\(version).db")
             try writeStoreV2(from: fresh, to: db)
             try Database(path: db, readOnly: false).exec("\(drop) PRAGMA user_version = \(version)")
@@ -120,7 +123,8 @@ final class MigrationTests: XCTestCase {
         try conn.exec(MigrationTests.storeV2)
         try conn.exec("ATTACH DATABASE '\(current)' AS n")
         try Functions.register(conn)
-        try conn.exec("""
+        try conn.exec(
+            """
             INSERT INTO sources SELECT * FROM n.sources;
             INSERT INTO tokens SELECT * FROM n.tokens;
             INSERT INTO sends SELECT id, time_ms, line_hash, 0, source_id, line, kind, token_id, apns_id, env, topic, push_type,

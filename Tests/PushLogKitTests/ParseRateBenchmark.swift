@@ -55,9 +55,11 @@ final class ParseRateBenchmark: XCTestCase {
         for i in 0..<50_000 {
             let token = String(format: "%064x", i * 7919)
             let t = TimeFormat.rfc3339(ms: 1_793_606_400_000 + Int64(i) * 10)
-            lines.append(Array((i % 10 == 0
-                ? "\(t) - error: APNS error transmitting to device \(token) with status 410 and reason Unregistered"
-                : "\(t) - verbose: APNS transmitted to \(token)").utf8))
+            lines.append(
+                Array(
+                    (i % 10 == 0
+                        ? "\(t) - error: APNS error transmitting to device \(token) with status 410 and reason Unregistered"
+                        : "\(t) - verbose: APNS transmitted to \(token)").utf8))
         }
         let b = EventBuilder()
         let f = DefinedFormat(def, builder: b)

@@ -7,14 +7,26 @@ final class RecordColumnsTests: XCTestCase {
     /// The generated names, in parameter order, are the columns the writer always filled.
     func testColumnNamesInParameterOrder() {
         let identity = ["time_ms", "line_hash", "source_id", "line"]
-        XCTAssertEqual(SendColumn.names, identity + ["kind", "token_id", "apns_id", "env_id", "topic_id", "push_type_id", "priority",
-            "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content", "has_alert", "has_sound",
-            "has_badge", "aps_category", "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason_id",
-            "category_id", "apns_ts", "apns_unique_id", "latency_ms", "attempt", "error"])
-        XCTAssertEqual(RegisterColumn.names, identity + ["token_id", "device_id", "user_id", "env_id", "app_version_id", "os_version_id",
-                                                       "auth_id", "topic_id"])
-        XCTAssertEqual(SettingsColumn.names, identity + ["device_id", "user_id", "auth_id", "alert_setting_id", "sound_setting_id",
-                                                       "badge_setting_id", "lock_screen_id", "notification_center_id"])
+        XCTAssertEqual(
+            SendColumn.names,
+            identity + [
+                "kind", "token_id", "apns_id", "env_id", "topic_id", "push_type_id", "priority",
+                "collapse_id", "expiration", "payload_bytes", "content_available", "mutable_content", "has_alert", "has_sound",
+                "has_badge", "aps_category", "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason_id",
+                "category_id", "apns_ts", "apns_unique_id", "latency_ms", "attempt", "error",
+            ])
+        XCTAssertEqual(
+            RegisterColumn.names,
+            identity + [
+                "token_id", "device_id", "user_id", "env_id", "app_version_id", "os_version_id",
+                "auth_id", "topic_id",
+            ])
+        XCTAssertEqual(
+            SettingsColumn.names,
+            identity + [
+                "device_id", "user_id", "auth_id", "alert_setting_id", "sound_setting_id",
+                "badge_setting_id", "lock_screen_id", "notification_center_id",
+            ])
         XCTAssertEqual(ReceiptColumn.names, identity + ["apns_id", "device_id", "token_id", "receipt_id", "result_id"])
         XCTAssertEqual(UnregisterColumn.names, identity + ["token_id", "device_id", "user_id"])
         // A case's raw value is its position among the names (1-based).

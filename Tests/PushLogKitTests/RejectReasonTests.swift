@@ -20,8 +20,10 @@ final class RejectReasonTests: XCTestCase {
         XCTAssertEqual(reason(#"{"time":"2026-11-02T10:00:00Z","event":"send","status":200}"#), .missingField("token"))
         XCTAssertEqual(reason(#"{"time":"2026-11-02T10:00:00Z","event":"launch","token":"ab"}"#), .unknownEventKind("launch"))
         XCTAssertEqual(reason(#"{"time":"2026-11-02T10:00:00Z","event":"send","token":"ab","status":1200}"#), .statusOutOfRange(1200))
-        XCTAssertEqual(reason(#"{"time":"yesterday","event":"send","token":"ab","status":200}"#), .badValue(field: "time", text: "yesterday"))
-        XCTAssertEqual(reason(#"{"time":"2026-11-02T10:00:00Z" "event":1}"#), .expectedCommaOrBrace(column: 32))  // the quote after the space
+        XCTAssertEqual(
+            reason(#"{"time":"yesterday","event":"send","token":"ab","status":200}"#), .badValue(field: "time", text: "yesterday"))
+        // Column 32: the quote after the space.
+        XCTAssertEqual(reason(#"{"time":"2026-11-02T10:00:00Z" "event":1}"#), .expectedCommaOrBrace(column: 32))
         XCTAssertEqual(reason("plain words"), .notJSONObject)
     }
 

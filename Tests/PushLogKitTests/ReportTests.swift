@@ -38,7 +38,7 @@ final class ReportTests: XCTestCase {
         // 410s: id-3 twice (A), id-5 (C), id-17 (E).
         XCTAssertEqual(s["gone"], .int(4))
         XCTAssertEqual(s["gone_rate"], .double(0.235294))  // 4/17
-        XCTAssertEqual(s["tokens_gone"], .int(3))          // A, C, E
+        XCTAssertEqual(s["tokens_gone"], .int(3))  // A, C, E
         // A's retry at 12:00 follows A's first 410 (11:00) with no registration of A since its
         // timestamp (10:00): counted. C's send on Tuesday follows its 410, but C registered again
         // on Tuesday 09:00, after the 410's timestamp (Mon 11:30): not counted.
@@ -62,12 +62,12 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(t.rows.count, 1)
         let r = Dictionary(uniqueKeysWithValues: zip(t.columns, t.rows[0]))
         XCTAssertEqual(r["bucket"], .text("2026-W45"))
-        XCTAssertEqual(r["active_devices"], .int(6))      // dev1..dev6 registered that week
-        XCTAssertEqual(r["new_tokens"], .int(7))          // A B C D E F M
-        XCTAssertEqual(r["rotations"], .int(1))           // dev1: A -> B (dev2's C -> C is not one)
+        XCTAssertEqual(r["active_devices"], .int(6))  // dev1..dev6 registered that week
+        XCTAssertEqual(r["new_tokens"], .int(7))  // A B C D E F M
+        XCTAssertEqual(r["rotations"], .int(1))  // dev1: A -> B (dev2's C -> C is not one)
         XCTAssertEqual(r["devices_rotated"], .int(1))
         XCTAssertEqual(r["rotation_rate"], .double(0.166667))  // 1/6
-        XCTAssertEqual(r["tokens_retired"], .int(3))      // first 410s of A, C, E
+        XCTAssertEqual(r["tokens_retired"], .int(3))  // first 410s of A, C, E
         // dev1 registered B at 10:00 after A's last registration (08:00): the sends to A at
         // 10:30, 11:00 and 12:00 went to a superseded token. The 08:30 send did not.
         XCTAssertEqual(r["superseded_sends"], .int(3))
@@ -76,11 +76,11 @@ final class ReportTests: XCTestCase {
     func testEnvMismatch() throws {
         let s = try summary("env-mismatch")
         XCTAssertEqual(s["responses"], .int(17))
-        XCTAssertEqual(s["mismatched_sends"], .int(1))           // id-7: D registered sandbox, sent production
-        XCTAssertEqual(s["bad_device_token"], .int(2))           // id-7, id-8
-        XCTAssertEqual(s["bad_device_token_explained"], .int(1)) // id-7
-        XCTAssertEqual(s["malformed_token_sends"], .int(1))      // id-8 to M
-        XCTAssertEqual(s["env_key_errors"], .int(1))             // id-16
+        XCTAssertEqual(s["mismatched_sends"], .int(1))  // id-7: D registered sandbox, sent production
+        XCTAssertEqual(s["bad_device_token"], .int(2))  // id-7, id-8
+        XCTAssertEqual(s["bad_device_token_explained"], .int(1))  // id-7
+        XCTAssertEqual(s["malformed_token_sends"], .int(1))  // id-8 to M
+        XCTAssertEqual(s["env_key_errors"], .int(1))  // id-16
         let pair = try table("env-mismatch", "by_pair")
         XCTAssertEqual(pair.rows, [[.text("sandbox"), .text("production"), .int(1), .int(1)]])
         let v = try table("env-mismatch", "by_app_version")
@@ -96,17 +96,21 @@ final class ReportTests: XCTestCase {
         let s = try summary("silent")
         // Background: id-9, 10, 12, 13, 14, 15 by push_type, id-11 by content-available alone.
         XCTAssertEqual(s["background_sends"], .int(7))
-        XCTAssertEqual(s["accepted"], .int(6))            // all but the 429
-        XCTAssertEqual(s["token_hours"], .int(2))         // B at 13h (load 5), B at 14h (load 1)
-        XCTAssertEqual(s["over_budget_sends"], .int(2))   // 5 - 3
+        XCTAssertEqual(s["accepted"], .int(6))  // all but the 429
+        XCTAssertEqual(s["token_hours"], .int(2))  // B at 13h (load 5), B at 14h (load 1)
+        XCTAssertEqual(s["over_budget_sends"], .int(2))  // 5 - 3
         XCTAssertEqual(s["over_budget_share"], .double(0.333333))
-        XCTAssertEqual(s["priority_not_5"], .int(1))      // id-9 at priority 10
-        XCTAssertEqual(s["with_alert"], .int(1))          // id-13 carries an alert
+        XCTAssertEqual(s["priority_not_5"], .int(1))  // id-9 at priority 10
+        XCTAssertEqual(s["with_alert"], .int(1))  // id-13 carries an alert
         XCTAssertEqual(s["too_many_requests"], .int(1))
         let r = try table("silent", "by_hourly_rate")
         // rate 1: id-15, received after 4 s. rate 4-6: five pushes, two received after 10 s and 20 s.
-        XCTAssertEqual(r.rows, [[.text("1"), .int(1), .int(1), .double(1), .double(4)],
-                                [.text("4-6"), .int(5), .int(2), .double(0.4), .double(15)]])
+        XCTAssertEqual(
+            r.rows,
+            [
+                [.text("1"), .int(1), .int(1), .double(1), .double(4)],
+                [.text("4-6"), .int(5), .int(2), .double(0.4), .double(15)],
+            ])
         // A budget of 5 leaves nothing over.
         XCTAssertEqual(try summary("silent", ReportParams(budget: 5))["over_budget_sends"], .int(0))
     }
@@ -122,14 +126,14 @@ final class ReportTests: XCTestCase {
         // dev5's last token E got a 410 (timestamp Tue 12:00) and was never registered again.
         // dev2's C got one too, but C was registered again after the timestamp.
         XCTAssertEqual(s["uninstalled"], .int(1))
-        XCTAssertEqual(s["provisional"], .int(1))                 // dev3
+        XCTAssertEqual(s["provisional"], .int(1))  // dev3
     }
 
     func testOptOutByUser() throws {
         let s = try summary("opt-out", ReportParams(unit: "user"))
         // u1 opts in with dev6 (Mon 07:30) and turns off when dev1, which had opted in, does (Wed 12:00).
-        XCTAssertEqual(s["opted_in"], .int(4))   // u1, u2, u4, u5
-        XCTAssertEqual(s["turned_off"], .int(2)) // u1, u4
+        XCTAssertEqual(s["opted_in"], .int(4))  // u1, u2, u4, u5
+        XCTAssertEqual(s["turned_off"], .int(2))  // u1, u4
         XCTAssertEqual(s["turned_off_share"], .double(0.5))
         XCTAssertEqual(s["median_days_to_off"], .double(1.594))  // (1 + 2.1875) / 2 = 1.59375
         XCTAssertEqual(s["uninstalled"], .int(1))  // u5
@@ -141,7 +145,8 @@ final class ReportTests: XCTestCase {
 
     func testErrors() throws {
         let t = try table("errors", "summary")
-        let rows = Dictionary(uniqueKeysWithValues: t.rows.map { (CellFormat.plain($0[1]), Dictionary(uniqueKeysWithValues: zip(t.columns, $0))) })
+        let rows = Dictionary(
+            uniqueKeysWithValues: t.rows.map { (CellFormat.plain($0[1]), Dictionary(uniqueKeysWithValues: zip(t.columns, $0))) })
         XCTAssertEqual(rows["Unregistered"]?["responses"], .int(4))
         XCTAssertEqual(rows["Unregistered"]?["tokens"], .int(3))
         XCTAssertEqual(rows["Unregistered"]?["category"], .text("token-gone"))
@@ -181,17 +186,19 @@ final class ReportTests: XCTestCase {
     }
 
     func testCommonBlockIsSharedBySections() throws {
-        let def = try ReportDefinition.parse(name: "x", text: """
-            -- title: X
-            -- common:
-            a AS (SELECT 1 AS v)
-            -- section: plain
-            SELECT v FROM a;
-            -- section: own_with
-            -- a comment first
-            WITH b AS (SELECT v + 1 AS w FROM a)
-            SELECT w FROM b;
-            """, origin: "test")
+        let def = try ReportDefinition.parse(
+            name: "x",
+            text: """
+                -- title: X
+                -- common:
+                a AS (SELECT 1 AS v)
+                -- section: plain
+                SELECT v FROM a;
+                -- section: own_with
+                -- a comment first
+                WITH b AS (SELECT v + 1 AS w FROM a)
+                SELECT w FROM b;
+                """, origin: "test")
         let db = try Store.openForReading(path: ReportTests.dbPath)
         let doc = try ReportRunner(db: db).run(def, params: ReportParams())
         XCTAssertEqual(doc.section("plain")?.rows, [[.int(1)]])

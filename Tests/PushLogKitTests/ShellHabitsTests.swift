@@ -11,7 +11,8 @@ final class ShellHabitsTests: XCTestCase {
         let file = tmp.write("c.bash", script)
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            let r = try Shell.run("source \(file); COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _pushlog; printf '%s\\n' \"${COMPREPLY[@]}\"")
+            let r = try Shell.run(
+                "source \(file); COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _pushlog; printf '%s\\n' \"${COMPREPLY[@]}\"")
             XCTAssertEqual(r.status, 0, r.stderr)
             return r.stdout.split(separator: "\n").map(String.init)
         }
@@ -57,7 +58,8 @@ final class ShellHabitsTests: XCTestCase {
         // Longer than the 10-line screen: through $PAGER.
         let paged = try Shell.tty("unset NO_COLOR; LINES=10 COLUMNS=120 PAGER='sed s/^/PAGED:/'", "\(bin) --db \(db) report gone")
         XCTAssertTrue(paged.stdout.contains("PAGED:## summary"), paged.stdout)
-        let unpaged = try Shell.tty("unset NO_COLOR; LINES=10 COLUMNS=120 PAGER='sed s/^/PAGED:/'", "\(bin) --db \(db) report gone --no-pager")
+        let unpaged = try Shell.tty(
+            "unset NO_COLOR; LINES=10 COLUMNS=120 PAGER='sed s/^/PAGED:/'", "\(bin) --db \(db) report gone --no-pager")
         XCTAssertFalse(unpaged.stdout.contains("PAGED:"), unpaged.stdout)
         // Into a pipe: never paged.
         let piped = try Shell.run("PAGER='sed s/^/PAGED:/' \(bin) --db \(db) report gone --format table")
@@ -66,7 +68,9 @@ final class ShellHabitsTests: XCTestCase {
         // the coloured run unsets it); --color always/never.
         let week = ["report", "weekly", "--week", "2026-W45", "--format", "table", "--no-pager"]
         let coloured = try Shell.tty("unset NO_COLOR; COLUMNS=160", "\(bin) --db \(db) \(week.joined(separator: " "))")
-        XCTAssertTrue(coloured.stdout.contains("\u{1B}[3"), coloured.stdout.replacingOccurrences(of: "\u{1B}", with: "ESC").replacingOccurrences(of: "\r", with: ""))
+        XCTAssertTrue(
+            coloured.stdout.contains("\u{1B}[3"),
+            coloured.stdout.replacingOccurrences(of: "\u{1B}", with: "ESC").replacingOccurrences(of: "\r", with: ""))
         let noColor = try Shell.tty("NO_COLOR=1 COLUMNS=160", "\(bin) --db \(db) \(week.joined(separator: " "))")
         XCTAssertFalse(noColor.stdout.contains("\u{1B}[3"))
         XCTAssertTrue(try Run.pushlog(["--db", db] + week + ["--color", "always"]).stdout.contains("\u{1B}[3"))

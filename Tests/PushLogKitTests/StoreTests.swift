@@ -23,19 +23,23 @@ final class StoreTests: XCTestCase {
         let log = tmp.write("mixed.ndjson", Self.mixedCase)
         XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", log]).status, 0)
         // The response took its request's token, so the 410 counts against that token.
-        XCTAssertEqual(try rows("SELECT kind, token, status, apns_id FROM sends_v ORDER BY time_ms", db), [
-            [.int(1), .text(Self.tokenA), .null, .text("22222222-3333-4444-8555-66666666aaaa")],
-            [.int(2), .text(Self.tokenA), .int(410), .text("22222222-3333-4444-8555-66666666aaaa")],
-            [.int(0), .text(Self.tokenB), .int(200), .text("abcdef01-2345-4678-9abc-def012345678")],
-            [.int(0), .text(Self.tokenB), .int(200), .text("not-a-uuid-7")],
-        ])
+        XCTAssertEqual(
+            try rows("SELECT kind, token, status, apns_id FROM sends_v ORDER BY time_ms", db),
+            [
+                [.int(1), .text(Self.tokenA), .null, .text("22222222-3333-4444-8555-66666666aaaa")],
+                [.int(2), .text(Self.tokenA), .int(410), .text("22222222-3333-4444-8555-66666666aaaa")],
+                [.int(0), .text(Self.tokenB), .int(200), .text("abcdef01-2345-4678-9abc-def012345678")],
+                [.int(0), .text(Self.tokenB), .int(200), .text("not-a-uuid-7")],
+            ])
         XCTAssertEqual(try count("SELECT count(*) FROM token_facts WHERE first_410 IS NOT NULL", db: db), 1)
         // The receipt answers the send: the background push has its receipt time.
         XCTAssertEqual(try count("SELECT receipt_ms - time_ms FROM background_pushes", db: db), 5000)
         // Stored as 16 bytes; query shows the UUID; apns_key() compares, either case.
         XCTAssertEqual(try count("SELECT length(apns_id) FROM receipts", db: db), 16)
-        let q = try Run.pushlog(["--db", db, "query", "--format", "csv",
-                                 "SELECT apns_id, status FROM sends WHERE apns_id = apns_key('ABCDEF01-2345-4678-9ABC-DEF012345678')"])
+        let q = try Run.pushlog([
+            "--db", db, "query", "--format", "csv",
+            "SELECT apns_id, status FROM sends WHERE apns_id = apns_key('ABCDEF01-2345-4678-9ABC-DEF012345678')",
+        ])
         XCTAssertEqual(q.stdout, "apns_id,status\nabcdef01-2345-4678-9abc-def012345678,200\n", q.stderr)
         // trace by either spelling (or a prefix of it) shows the send and its receipt.
         for key in ["ABCDEF01-2345-4678-9ABC-DEF012345678", "abcdef01-2345-4678-9abc-def012345678", "ABCDEF01"] {
@@ -53,8 +57,9 @@ final class StoreTests: XCTestCase {
         let tmp = TempDir(), db = tmp.file("s.db")
         XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", tmp.write("m.ndjson", Self.mixedCase)]).status, 0)
         XCTAssertEqual(try count("SELECT count(*) FROM sends_v WHERE time <> rfc3339(time_ms)", db: db), 0)
-        XCTAssertEqual(try rows("SELECT time FROM sends_v ORDER BY time_ms LIMIT 2", db),
-                       [[.text("2026-11-02T08:00:00Z")], [.text("2026-11-02T08:00:00.120Z")]])
+        XCTAssertEqual(
+            try rows("SELECT time FROM sends_v ORDER BY time_ms LIMIT 2", db),
+            [[.text("2026-11-02T08:00:00Z")], [.text("2026-11-02T08:00:00.120Z")]])
         let old = try Run.pushlog(["--db", db, "query", "SELECT t, src FROM sends"])
         XCTAssertEqual(old.status, 1)
         XCTAssertTrue(old.stderr.contains("no such column: t") && old.stderr.contains("sends_v"), old.stderr)
@@ -86,13 +91,15 @@ final class StoreTests: XCTestCase {
         }
         let refused = try Run.pushlog(["--db", db, "report", "gone"])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.stderr.contains("schema version 3, expected \(Schema.version)") && refused.stderr.contains("ingest DIR"),
-                      refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("schema version 3, expected \(Schema.version)") && refused.stderr.contains("ingest DIR"),
+            refused.stderr)
         let empty = tmp.file("empty")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let m = try Run.pushlog(["--db", db, "ingest", empty])
         XCTAssertEqual(m.status, 0, m.stderr)
-        XCTAssertTrue(m.stderr.contains("has schema version 3; migrating it to \(Schema.version)") && m.stderr.contains("migrated in"), m.stderr)
+        XCTAssertTrue(
+            m.stderr.contains("has schema version 3; migrating it to \(Schema.version)") && m.stderr.contains("migrated in"), m.stderr)
         XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone"]).status, 0)
         XCTAssertFalse(try Run.pushlog(["--db", db, "ingest", empty]).stderr.contains("migrat"), "once")
     }

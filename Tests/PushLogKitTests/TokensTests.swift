@@ -124,7 +124,9 @@ final class TokensTests: XCTestCase {
         XCTAssertEqual(lines.stderr, "")
         // -o writes the same lines to a file.
         let out = TokensTests.tmp.file("gone.txt")
-        XCTAssertEqual(try Run.pushlog(["--db", db, "tokens", "--gone", "--since", "2026-11-12", "--format", "lines", "--reveal-tokens", "-o", out]).status, 0)
+        XCTAssertEqual(
+            try Run.pushlog(["--db", db, "tokens", "--gone", "--since", "2026-11-12", "--format", "lines", "--reveal-tokens", "-o", out])
+                .status, 0)
         XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), Self.tok("aa04") + "\n")
         // JSON rows carry the evidence.
         let json = try Run.pushlog(["--db", db, "tokens", "--superseded", "--format", "json", "--reveal-tokens"])
@@ -149,7 +151,8 @@ final class TokensTests: XCTestCase {
         _ = try ingest([tmp.path + "/logs"], db: dbPath)
         let db = try Store.openForReading(path: dbPath)
         let listed = try XCTUnwrap(TokenCleanup(db: db).run([.gone]).section("tokens")).rows.map { CellFormat.plain($0[0]) }
-        let s = try db.prepare("""
+        let s = try db.prepare(
+            """
             WITH ranked AS (
               SELECT token_id, time_ms, coalesce(apns_ts, time_ms) AS ts,
                      row_number() OVER (PARTITION BY token_id ORDER BY time_ms DESC) AS k

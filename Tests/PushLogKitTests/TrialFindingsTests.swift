@@ -9,7 +9,8 @@ final class TrialFindingsTests: XCTestCase {
         let prod = tmp.file("prod.db")
         _ = try ingest([Fixtures.path("trust.ndjson")], db: prod)
         let before = try count("SELECT count(*) FROM sends", db: prod)
-        let r = try Run.pushlog(["demo", tmp.file("demo"), "--devices", "10", "--weeks", "2", "--no-report", "--quiet"], env: ["PUSHLOG_DB": prod])
+        let r = try Run.pushlog(
+            ["demo", tmp.file("demo"), "--devices", "10", "--weeks", "2", "--no-report", "--quiet"], env: ["PUSHLOG_DB": prod])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(try count("SELECT count(*) FROM sends", db: prod), before, "the real database is untouched")
         XCTAssertGreaterThan(try count("SELECT count(*) FROM sends", db: tmp.file("demo/pushlog.db")), 0)
@@ -19,7 +20,10 @@ final class TrialFindingsTests: XCTestCase {
         let tmp = TempDir()
         let dir = tmp.file("in")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        _ = tmp.write("in/h.txt", "auth bearer eyJhIjoxfQ.eyJiIjoyfQ.c2lnbmF0dXJl token 3f2a000000000000000000000000000000000000000000000000000000beef\nmore words\n")
+        _ = tmp.write(
+            "in/h.txt",
+            "auth bearer eyJhIjoxfQ.eyJiIjoyfQ.c2lnbmF0dXJl token 3f2a000000000000000000000000000000000000000000000000000000beef\nmore words\n"
+        )
         _ = tmp.write("in/ok.ndjson", "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n")
         let db = tmp.file("r.db")
         let r = try Run.pushlog(["--db", db, "ingest", dir])
@@ -46,13 +50,16 @@ final class TrialFindingsTests: XCTestCase {
 
     func testReconcileCountsUntypedBackgroundPushesAsBackground() throws {
         let tmp = TempDir()
-        let log = tmp.write("r.ndjson", """
+        let log = tmp.write(
+            "r.ndjson",
+            """
             {"time":"2026-11-14T08:00:00Z","event":"send","token":"aa","status":200,"payload":{"aps":{"content-available":1}}}
             {"time":"2026-11-14T08:01:00Z","event":"send","token":"aa","status":200,"payload":{"aps":{"alert":"hi"}}}
             {"time":"2026-11-14T08:02:00Z","event":"send","token":"aa","status":200,"push_type":"background","payload":{"aps":{"content-available":1}}}
 
             """)
-        let csv = tmp.write("apple.csv", "Push Type,Status,Date (UTC),Count\nalert,Received,2026-11-14,1\nbackground,Received,2026-11-14,2\n")
+        let csv = tmp.write(
+            "apple.csv", "Push Type,Status,Date (UTC),Count\nalert,Received,2026-11-14,1\nbackground,Received,2026-11-14,2\n")
         let db = tmp.file("c.db")
         _ = try ingest([log, csv], db: db)
         let r = try Run.pushlog(["--db", db, "report", "reconcile", "--format", "json"])
@@ -67,7 +74,10 @@ final class TrialFindingsTests: XCTestCase {
         let db = tmp.file("t.db")
         _ = try ingest([Fixtures.path("trust.ndjson"), Fixtures.path("bad-lines.ndjson")], db: db)
         // --compare previous with partial week buckets is refused.
-        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--since", "2026-11-04", "--until", "2026-11-06", "--by", "week", "--compare", "previous"]).status, 2)
+        XCTAssertEqual(
+            try Run.pushlog([
+                "--db", db, "report", "gone", "--since", "2026-11-04", "--until", "2026-11-06", "--by", "week", "--compare", "previous",
+            ]).status, 2)
         // rejects: a cut list says so; an unknown --source is an error; a file name is enough.
         let cut = try Run.pushlog(["--db", db, "rejects", "--limit", "1", "--format", "tsv"])
         XCTAssertTrue(cut.stderr.contains("showing 1 of"), cut.stderr)

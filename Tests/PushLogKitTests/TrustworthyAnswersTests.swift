@@ -72,7 +72,9 @@ final class TrustworthyAnswersTests: XCTestCase {
 
     func testWeeklyFilterAppliesToEverySection() throws {
         let all = try json(["report", "weekly", "--week", "2026-W45"])
-        func kpi(_ doc: [String: Any], _ name: String) -> Any? { section(doc, "kpis").first { $0["metric"] as? String == name }?["this_week"] }
+        func kpi(_ doc: [String: Any], _ name: String) -> Any? {
+            section(doc, "kpis").first { $0["metric"] as? String == name }?["this_week"]
+        }
         XCTAssertEqual(kpi(all, "responses") as? Int, 9)
         XCTAssertEqual(kpi(all, "auth_errors") as? Int, 4)
         XCTAssertEqual(section(all, "incidents").count, 1)
@@ -120,7 +122,7 @@ final class TrustworthyAnswersTests: XCTestCase {
         XCTAssertEqual(section(w44, "turn_off_rate").first?["turn_off_rate"] as? Double, 0.5)
         let weekly = try json(["report", "weekly", "--week", "2026-W45"])
         let row = try XCTUnwrap(section(weekly, "kpis").first { $0["metric"] as? String == "turn_off_rate" })
-        XCTAssertEqual((row["this_week"] as? NSNumber)?.doubleValue, 0)   // dev1 on at the start, still on
+        XCTAssertEqual((row["this_week"] as? NSNumber)?.doubleValue, 0)  // dev1 on at the start, still on
         XCTAssertEqual((row["last_week"] as? NSNumber)?.doubleValue, 0.5)
         XCTAssertFalse(section(weekly, "kpis").contains { $0["metric"] as? String == "turned_off_share" })
         XCTAssertEqual(section(weekly, "trend_turn_off_rate").count, 8)
@@ -134,7 +136,9 @@ final class TrustworthyAnswersTests: XCTestCase {
         XCTAssertEqual(thursday["responses"] as? Int, 0)
         XCTAssertTrue(thursday["gone_rate"] is NSNull, "a rate over no responses has no value")
         XCTAssertEqual(rows.reduce(0) { $0 + ($1["responses"] as? Int ?? 0) }, section(gone, "summary").first?["responses"] as? Int)
-        let tsv = try pushlog(["report", "errors", "--since", "2026-11-03T13:00Z", "--until", "2026-11-03T16:00Z", "--by", "hour", "--format", "tsv"])
+        let tsv = try pushlog([
+            "report", "errors", "--since", "2026-11-03T13:00Z", "--until", "2026-11-03T16:00Z", "--by", "hour", "--format", "tsv",
+        ])
         XCTAssertTrue(tsv.stdout.contains("2026-11-03T13\t\t\t\t0\n") && tsv.stdout.contains("2026-11-03T15\t\t\t\t0\n"), tsv.stdout)
         // The weekly chart has all 14 days, the outage day among them.
         let weekly = try json(["report", "weekly", "--week", "2026-W45"])
@@ -185,14 +189,17 @@ final class TrustworthyAnswersTests: XCTestCase {
     }
 
     func testControlCharactersFromLogsAreShownEscaped() throws {
-        let hostile = tmp.write("hostile.ndjson", "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n"
-                                + "not json \u{1B}]0;pwned\u{07} \u{1B}[31mred\u{1B}[0m \u{9B}2J\n")
+        let hostile = tmp.write(
+            "hostile.ndjson",
+            "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n"
+                + "not json \u{1B}]0;pwned\u{07} \u{1B}[31mred\u{1B}[0m \u{9B}2J\n")
         let h = tmp.file("h.db")
         _ = try ingest([hostile], db: h)
         for format in ["table", "tsv", "csv", "markdown", "json"] {
             let r = try Run.pushlog(["--db", h, "rejects", "--format", format])
             XCTAssertEqual(r.status, 0, r.stderr)
-            XCTAssertFalse(r.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(format): \(r.stdout)")
+            XCTAssertFalse(
+                r.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(format): \(r.stdout)")
             XCTAssertTrue(r.stdout.contains(format == "json" ? "\\u001b]0;pwned\\u0007" : "\\x1b]0;pwned\\x07"), "\(format): \(r.stdout)")
         }
     }
@@ -207,14 +214,17 @@ final class TrustworthyAnswersTests: XCTestCase {
             XCTAssertEqual(columns, doc.columns.map(\.0), "\(doc.name): pushlog schema must describe exactly its columns")
         }
         // ... and every table and view has its doc.
-        let all = try conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        let all = try conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
         var names: [String] = []
         while try all.step() { names.append(all.string(0) ?? "") }
         XCTAssertEqual(names, Schema.docs.map(\.name).sorted())
         let r = try pushlog(["schema", "sends", "--format", "tsv"])
         XCTAssertTrue(r.stdout.contains("apns_ts\ttimestamp of a 410 body"), r.stdout)
         XCTAssertEqual(try pushlog(["schema", "sendz"]).status, 2)
-        let t = try pushlog(["query", "--format", "tsv", "SELECT time_ms('2026-11-12') AS a, time_ms('2026-W45') AS b, time_ms('-1h') < time_ms('now') AS c"])
+        let t = try pushlog([
+            "query", "--format", "tsv", "SELECT time_ms('2026-11-12') AS a, time_ms('2026-W45') AS b, time_ms('-1h') < time_ms('now') AS c",
+        ])
         XCTAssertEqual(t.stdout, "a\tb\tc\n1794441600000\t1793577600000\t1\n")
     }
 
@@ -238,7 +248,8 @@ final class TrustworthyAnswersTests: XCTestCase {
         XCTAssertTrue(try Run.pushlog(["--db", d, "ingest", "--verbose", "logs"]).stderr.contains("unchanged"))
         // A database of an older pushlog with two spellings of one file is merged once.
         let w = try Store.openForWriting(path: d)
-        try w.exec("""
+        try w.exec(
+            """
             UPDATE meta SET value = 0 WHERE key = 'sources_canonical';
             INSERT INTO sources(path, lines, n_send, rejects) VALUES ('logs/./a.ndjson', 3, 2, 1);
             UPDATE sends SET source_id = (SELECT max(id) FROM sources) WHERE rowid IN (SELECT rowid FROM sends LIMIT 2);
@@ -254,7 +265,8 @@ final class TrustworthyAnswersTests: XCTestCase {
     func testEmptyResultsSayWhy() throws {
         let r = try pushlog(["report", "gone", "--since", "2020-01-01", "--until", "2020-02-01", "--topic", "com.nope"])
         XCTAssertEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("no records between 2020-01-01T00:00:00Z and 2020-02-01T00:00:00Z; the data spans 2026-10-10"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("no records between 2020-01-01T00:00:00Z and 2020-02-01T00:00:00Z; the data spans 2026-10-10"), r.stderr)
         XCTAssertTrue(r.stderr.contains("topics seen: com.a, com.b"), r.stderr)
         let empty = tmp.file("empty.db")
         _ = try Store.openForWriting(path: empty)

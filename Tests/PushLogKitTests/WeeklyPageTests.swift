@@ -8,24 +8,33 @@ final class WeeklyPageTests: XCTestCase {
     func document() -> ResultDocument {
         var kpis = ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change", "source"])
         kpis.rows = [
-            [.text("responses"), .int(1000), .int(900), .int(100), .text("gone.responses")],           // +11 %, neutral
-            [.text("gone_rate"), .double(0.03), .double(0.02), .double(0.01), .text("gone.gone_rate")], // +50 %, worse
-            [.text("auth_errors"), .int(12), .int(0), .int(12), .text("weekly.auth_errors")],          // from 0: largest
-            [.text("accepted_share"), .double(0.95), .double(0.949), .double(0.001), .text("weekly.accepted_share")], // tiny, better
-            [.text("superseded_sends"), .int(40), .int(60), .int(-20), .text("churn.superseded_sends")], // -33 %, better
+            [.text("responses"), .int(1000), .int(900), .int(100), .text("gone.responses")],  // +11 %, neutral
+            [.text("gone_rate"), .double(0.03), .double(0.02), .double(0.01), .text("gone.gone_rate")],  // +50 %, worse
+            [.text("auth_errors"), .int(12), .int(0), .int(12), .text("weekly.auth_errors")],  // from 0: largest
+            [.text("accepted_share"), .double(0.95), .double(0.949), .double(0.001), .text("weekly.accepted_share")],  // tiny, better
+            [.text("superseded_sends"), .int(40), .int(60), .int(-20), .text("churn.superseded_sends")],  // -33 %, better
             [.text("rejects"), .int(0), .int(0), .int(0), .text("weekly.rejects")],
         ]
-        var incidents = ResultTable(name: "incidents", columns: ["window_start", "window_end", "minutes", "reason", "errors", "responses", "error_share"])
-        incidents.rows = [[.text("2026-11-10T14:10:00Z"), .text("2026-11-10T14:50:00Z"), .int(40), .text("auth: ExpiredProviderToken"),
-                           .int(50), .int(50), .double(1)]]
+        var incidents = ResultTable(
+            name: "incidents", columns: ["window_start", "window_end", "minutes", "reason", "errors", "responses", "error_share"])
+        incidents.rows = [
+            [
+                .text("2026-11-10T14:10:00Z"), .text("2026-11-10T14:50:00Z"), .int(40), .text("auth: ExpiredProviderToken"),
+                .int(50), .int(50), .double(1),
+            ]
+        ]
         var daily = ResultTable(name: "trend_daily", columns: ["day", "responses", "gone_rate"])
         let start = TimeArgument.parse("2026-11-02")!
         for d in 0..<14 {
-            daily.rows.append([.text(TimeFormat.day(ms: start + Int64(d) * 86_400_000)), .int(Int64(100 + d * 37)), d == 3 ? .null : .double(0.001 * Double(d))])
+            daily.rows.append([
+                .text(TimeFormat.day(ms: start + Int64(d) * 86_400_000)), .int(Int64(100 + d * 37)),
+                d == 3 ? .null : .double(0.001 * Double(d)),
+            ])
         }
-        return ResultDocument(report: "weekly", title: "Weekly push health — 2026-W46",
-                              params: [("week", .text("2026-W46")), ("since", .text("2026-11-09T00:00:00Z")), ("until", .text("2026-11-16T00:00:00Z"))],
-                              sections: [kpis, incidents, daily])
+        return ResultDocument(
+            report: "weekly", title: "Weekly push health — 2026-W46",
+            params: [("week", .text("2026-W46")), ("since", .text("2026-11-09T00:00:00Z")), ("until", .text("2026-11-16T00:00:00Z"))],
+            sections: [kpis, incidents, daily])
     }
 
     func testKPIsReadAsPeopleSpeakAndChangesAreColouredByDirection() {
@@ -46,7 +55,8 @@ final class WeeklyPageTests: XCTestCase {
     func testWhatChanged() {
         let text = WeeklyPage.whatChanged(document())
         // Largest relative moves first: auth errors (from 0), gone rate (+50 %), superseded (-33 %).
-        let auth = text.range(of: "Auth errors")!, gone = text.range(of: "Gone (410) rate")!, sup = text.range(of: "Sends to replaced tokens")!
+        let auth = text.range(of: "Auth errors")!, gone = text.range(of: "Gone (410) rate")!,
+            sup = text.range(of: "Sends to replaced tokens")!
         XCTAssertTrue(auth.lowerBound < gone.lowerBound && gone.lowerBound < sup.lowerBound, text)
         XCTAssertTrue(text.contains("<b>Gone (410) rate</b> rose from 2.00% to 3.00% (+1.00 pp) (worse)."), text)
         XCTAssertTrue(text.contains("<b>Sends to replaced tokens</b> fell from 60 to 40 (−20) (better)."), text)
@@ -54,8 +64,11 @@ final class WeeklyPageTests: XCTestCase {
         XCTAssertTrue(text.contains("1 incident: Tue 10 Nov 14:10–14:50 UTC, auth: ExpiredProviderToken (50 errors in 40 min)."), text)
 
         var calm = document()
-        calm.sections = [ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change"],
-                                     rows: [[.text("responses"), .int(100), .int(98), .int(2)]])]
+        calm.sections = [
+            ResultTable(
+                name: "kpis", columns: ["metric", "this_week", "last_week", "change"],
+                rows: [[.text("responses"), .int(100), .int(98), .int(2)]])
+        ]
         XCTAssertEqual(WeeklyPage.whatChanged(calm), "No KPI moved by 10 % or more from last week. No incidents.")
     }
 
@@ -64,8 +77,11 @@ final class WeeklyPageTests: XCTestCase {
         XCTAssertEqual(TrendChart.ticks(maxValue: 15, rate: false), [0, 5, 10, 15])
         XCTAssertEqual(TrendChart.ticks(maxValue: 3, rate: false), [0, 1, 2, 3])
         XCTAssertEqual(TrendChart.ticks(maxValue: 0, rate: false), [0, 1])
-        XCTAssertEqual(TrendChart.ticks(maxValue: 0.0543, rate: true).map { TrendChart.tickLabel($0, rate: true) }, ["0%", "2%", "4%", "6%"])
-        XCTAssertEqual(TrendChart.ticks(maxValue: 0.0093, rate: true).map { TrendChart.tickLabel($0, rate: true) }, ["0%", "0.25%", "0.5%", "0.75%", "1%"])
+        XCTAssertEqual(
+            TrendChart.ticks(maxValue: 0.0543, rate: true).map { TrendChart.tickLabel($0, rate: true) }, ["0%", "2%", "4%", "6%"])
+        XCTAssertEqual(
+            TrendChart.ticks(maxValue: 0.0093, rate: true).map { TrendChart.tickLabel($0, rate: true) },
+            ["0%", "0.25%", "0.5%", "0.75%", "1%"])
         XCTAssertEqual(TrendChart.tickLabel(25_000, rate: false), "25k")
         XCTAssertEqual(TrendChart.shortLabel("2026-11-09"), "9 Nov")
         XCTAssertEqual(TrendChart.shortLabel("2026-W45"), "W45")

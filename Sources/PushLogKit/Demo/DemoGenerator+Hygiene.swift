@@ -14,8 +14,11 @@ extension DemoGenerator {
             var t = DemoRandom(seed: o.seed, 0x5106_9E45, 0x10_0000 + UInt64(k))
             return t.hex(32)
         }
-        func line(_ t: Int64, _ token: String, _ id: String, _ fields: String, status: Int, reason: String? = nil, attempt: Int = 1) -> (Int64, String) {
-            var l = "{\"time\":\"\(TimeFormat.rfc3339(ms: t))\",\"event\":\"send\",\"token\":\"\(token)\",\"apns_id\":\"\(id)\",\"env\":\"production\",\"topic\":\"\(DemoGenerator.widgetsTopic)\",\(fields),\"status\":\(status)"
+        func line(_ t: Int64, _ token: String, _ id: String, _ fields: String, status: Int, reason: String? = nil, attempt: Int = 1) -> (
+            Int64, String
+        ) {
+            var l =
+                "{\"time\":\"\(TimeFormat.rfc3339(ms: t))\",\"event\":\"send\",\"token\":\"\(token)\",\"apns_id\":\"\(id)\",\"env\":\"production\",\"topic\":\"\(DemoGenerator.widgetsTopic)\",\(fields),\"status\":\(status)"
             if let reason { l += ",\"reason\":\"\(reason)\"" }
             l += ",\"latency_ms\":\(20 + r.int(60)),\"attempt\":\(attempt)}"
             return (t, l)
@@ -26,11 +29,13 @@ extension DemoGenerator {
             let t = r.range(dayStart + 9 * DemoGenerator.hour, dayStart + 21 * DemoGenerator.hour)
             switch r.int(8) {
             case 0:  // a widget refresh that also carries a badge: iOS may show it, or throttle it
-                provider.append(line(t, token, r.uuid(), background + ",\"payload\":{\"aps\":{\"content-available\":1,\"badge\":3}}", status: 200))
+                provider.append(
+                    line(t, token, r.uuid(), background + ",\"payload\":{\"aps\":{\"content-available\":1,\"badge\":3}}", status: 200))
             case 1:  // an alert push whose aps is empty: it arrives as nothing
                 provider.append(line(t, token, r.uuid(), alert + ",\"payload\":{\"aps\":{},\"widget\":\"weather\"}", status: 200))
             case 2:  // mutable-content with only a sound: the service extension never runs
-                provider.append(line(t, token, r.uuid(), alert + ",\"payload\":{\"aps\":{\"mutable-content\":1,\"sound\":\"default\"}}", status: 200))
+                provider.append(
+                    line(t, token, r.uuid(), alert + ",\"payload\":{\"aps\":{\"mutable-content\":1,\"sound\":\"default\"}}", status: 200))
             case 3:  // 503, retried after 300 ms with the same apns-id
                 let id = r.uuid()
                 let fields = alert + ",\"payload\":{\"aps\":{\"alert\":{\"title\":\"Rain at 5\"}}}"

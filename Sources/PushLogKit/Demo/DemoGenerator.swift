@@ -44,7 +44,9 @@ public final class DemoGenerator {
     }
 
     /// The incident window: the last week's Tuesday 14:10–14:50 UTC, every send refused with ExpiredProviderToken.
-    var incidentStart: Int64 { o.start + Int64(o.weeks - 1) * 7 * DemoGenerator.day + DemoGenerator.day + 14 * DemoGenerator.hour + 10 * 60_000 }
+    var incidentStart: Int64 {
+        o.start + Int64(o.weeks - 1) * 7 * DemoGenerator.day + DemoGenerator.day + 14 * DemoGenerator.hour + 10 * 60_000
+    }
     var incidentEnd: Int64 { incidentStart + 40 * 60_000 }
 
     /// Writes one provider file and one app file per day under `dir`.
@@ -81,8 +83,10 @@ public final class DemoGenerator {
 
     // MARK: one device, one day
 
-    func simulate(_ dev: inout DemoDevice, dayStart: Int64, rng r: inout DemoRandom,
-                  provider: inout [(Int64, String)], app: inout [(Int64, String)]) {
+    func simulate(
+        _ dev: inout DemoDevice, dayStart: Int64, rng r: inout DemoRandom,
+        provider: inout [(Int64, String)], app: inout [(Int64, String)]
+    ) {
         let dayEnd = dayStart + DemoGenerator.day
         if dayStart < dev.firstSeen { return }
         // Launches: each re-registers the token and reports settings.
@@ -140,14 +144,26 @@ public final class DemoGenerator {
         if dev.auth == "authorized" && dev.firstAuthorized == nil { dev.firstAuthorized = t }
         let ts = TimeFormat.rfc3339(ms: t)
         let version = DemoGenerator.versions[dev.version]
-        let token = dev.malformedClient && version == "5.1.3" ? "{length = 32, bytes = 0x\(dev.token.prefix(12))... \(dev.token.suffix(8))}" : dev.token
-        app.append((t, "{\"time\":\"\(ts)\",\"event\":\"register\",\"token\":\"\(token)\",\"device\":\"\(dev.device)\",\"user\":\"\(dev.user)\",\"env\":\"\(dev.sandboxBuild ? "sandbox" : "production")\",\"app_version\":\"\(version)\",\"os_version\":\"\(dev.os)\",\"auth\":\"\(dev.auth)\",\"topic\":\"\(DemoGenerator.topic)\"}"))
+        let token =
+            dev.malformedClient && version == "5.1.3"
+            ? "{length = 32, bytes = 0x\(dev.token.prefix(12))... \(dev.token.suffix(8))}" : dev.token
+        app.append(
+            (
+                t,
+                "{\"time\":\"\(ts)\",\"event\":\"register\",\"token\":\"\(token)\",\"device\":\"\(dev.device)\",\"user\":\"\(dev.user)\",\"env\":\"\(dev.sandboxBuild ? "sandbox" : "production")\",\"app_version\":\"\(version)\",\"os_version\":\"\(dev.os)\",\"auth\":\"\(dev.auth)\",\"topic\":\"\(DemoGenerator.topic)\"}"
+            ))
         let alert = dev.auth == "denied" ? "disabled" : "enabled"
-        app.append((t + 150, "{\"time\":\"\(TimeFormat.rfc3339(ms: t + 150))\",\"event\":\"settings\",\"device\":\"\(dev.device)\",\"user\":\"\(dev.user)\",\"auth\":\"\(dev.auth)\",\"alert_setting\":\"\(alert)\",\"sound_setting\":\"\(alert)\",\"badge_setting\":\"enabled\",\"lock_screen\":\"\(alert)\"}"))
+        app.append(
+            (
+                t + 150,
+                "{\"time\":\"\(TimeFormat.rfc3339(ms: t + 150))\",\"event\":\"settings\",\"device\":\"\(dev.device)\",\"user\":\"\(dev.user)\",\"auth\":\"\(dev.auth)\",\"alert_setting\":\"\(alert)\",\"sound_setting\":\"\(alert)\",\"badge_setting\":\"enabled\",\"lock_screen\":\"\(alert)\"}"
+            ))
     }
 
-    func send(_ dev: inout DemoDevice, at t0: Int64, background: Bool, rng r: inout DemoRandom,
-              provider: inout [(Int64, String)], app: inout [(Int64, String)]) {
+    func send(
+        _ dev: inout DemoDevice, at t0: Int64, background: Bool, rng r: inout DemoRandom,
+        provider: inout [(Int64, String)], app: inout [(Int64, String)]
+    ) {
         var t = t0
         // Which token does the provider use? The old one while it lags behind a rotation.
         var token = dev.token
@@ -180,7 +196,8 @@ public final class DemoGenerator {
                 status = 413; reason = "PayloadTooLarge"
             }
             let id = r.uuid()
-            var line = "{\"time\":\"\(TimeFormat.rfc3339(ms: t))\",\"event\":\"send\",\"token\":\"\(dev.malformedClient && DemoGenerator.versions[dev.version] == "5.1.3" ? "{length = 32, bytes = 0x\(dev.token.prefix(12))... \(dev.token.suffix(8))}" : token)\",\"apns_id\":\"\(id)\",\"env\":\"\(env)\",\"topic\":\"\(DemoGenerator.topic)\""
+            var line =
+                "{\"time\":\"\(TimeFormat.rfc3339(ms: t))\",\"event\":\"send\",\"token\":\"\(dev.malformedClient && DemoGenerator.versions[dev.version] == "5.1.3" ? "{length = 32, bytes = 0x\(dev.token.prefix(12))... \(dev.token.suffix(8))}" : token)\",\"apns_id\":\"\(id)\",\"env\":\"\(env)\",\"topic\":\"\(DemoGenerator.topic)\""
             if background {
                 let typed = !dev.untypedBackground
                 if typed { line += ",\"push_type\":\"background\"" }
@@ -188,7 +205,8 @@ public final class DemoGenerator {
                 line += ",\"payload\":{\"aps\":{\"content-available\":1},\"sync\":\"inbox\"}"
             } else {
                 line += ",\"push_type\":\"alert\",\"priority\":10,\"collapse_id\":\"deal-\(r.int(50))\""
-                line += ",\"payload\":{\"aps\":{\"alert\":{\"title\":\"Deal of the day\",\"body\":\"Only today: \(r.int(60) + 10)% off for you\"},\"sound\":\"default\",\"badge\":\(r.int(5) + 1),\"thread-id\":\"deals\"},\"deal_id\":\(r.int(100_000))}"
+                line +=
+                    ",\"payload\":{\"aps\":{\"alert\":{\"title\":\"Deal of the day\",\"body\":\"Only today: \(r.int(60) + 10)% off for you\"},\"sound\":\"default\",\"badge\":\(r.int(5) + 1),\"thread-id\":\"deals\"},\"deal_id\":\(r.int(100_000))}"
             }
             line += ",\"status\":\(status)"
             if let reason { line += ",\"reason\":\"\(reason)\"" }
@@ -211,19 +229,28 @@ public final class DemoGenerator {
         }
     }
 
-    func receipt(_ dev: inout DemoDevice, id: String, at t: Int64, background: Bool, rng r: inout DemoRandom, app: inout [(Int64, String)]) {
+    func receipt(_ dev: inout DemoDevice, id: String, at t: Int64, background: Bool, rng r: inout DemoRandom, app: inout [(Int64, String)])
+    {
         if let u = dev.uninstalledAt, t >= u { return }
         if background {
             let p: Double = [0, 0.95, 0.9, 0.8, 0.65, 0.5, 0.4, 0.35, 0.3][min(dev.bgRate, 8)]
             guard r.chance(p) else { return }
             let lag = r.range(500, 5_000 + Int64(dev.bgRate) * 60_000)
             let rt = t + lag
-            app.append((rt, "{\"time\":\"\(TimeFormat.rfc3339(ms: rt))\",\"event\":\"receipt\",\"apns_id\":\"\(id)\",\"device\":\"\(dev.device)\",\"receipt\":\"background\",\"result\":\"\(r.chance(0.8) ? "newData" : "noData")\"}"))
+            app.append(
+                (
+                    rt,
+                    "{\"time\":\"\(TimeFormat.rfc3339(ms: rt))\",\"event\":\"receipt\",\"apns_id\":\"\(id)\",\"device\":\"\(dev.device)\",\"receipt\":\"background\",\"result\":\"\(r.chance(0.8) ? "newData" : "noData")\"}"
+                ))
         } else if dev.auth == "authorized" || dev.auth == "provisional" {
             guard r.chance(0.9) else { return }
             let rt = t + r.range(200, 3_000)
             let kind = r.chance(0.12) ? "opened" : "presented"
-            app.append((rt, "{\"time\":\"\(TimeFormat.rfc3339(ms: rt))\",\"event\":\"receipt\",\"apns_id\":\"\(id)\",\"device\":\"\(dev.device)\",\"receipt\":\"\(kind)\"}"))
+            app.append(
+                (
+                    rt,
+                    "{\"time\":\"\(TimeFormat.rfc3339(ms: rt))\",\"event\":\"receipt\",\"apns_id\":\"\(id)\",\"device\":\"\(dev.device)\",\"receipt\":\"\(kind)\"}"
+                ))
         }
     }
 }

@@ -16,10 +16,13 @@ enum Derived {
     /// not known beforehand). Must give the same tables as `refresh` (tested).
     /// Send rows with a rowid above `newRows.sends` are the ones this run added (rowids only grow:
     /// a new row gets the largest rowid plus one); its receipts lie in `newRows.receiptTimes`.
-    static func refresh(_ db: Database, tokens: Set<Int64>, devices: Set<Int64>,
-                               newRows: RowMarks) throws {
+    static func refresh(
+        _ db: Database, tokens: Set<Int64>, devices: Set<Int64>,
+        newRows: RowMarks
+    ) throws {
         if try joinSplitResponses(db) { try refresh(db); return }
-        try db.exec("""
+        try db.exec(
+            """
             CREATE TEMP TABLE IF NOT EXISTS touched_tokens(id INTEGER PRIMARY KEY);
             CREATE TEMP TABLE IF NOT EXISTS touched_devices(id INTEGER PRIMARY KEY);
             DELETE FROM touched_tokens; DELETE FROM touched_devices;
@@ -29,7 +32,8 @@ enum Derived {
         let id = try db.prepare("INSERT OR IGNORE INTO touched_devices(id) VALUES (?1)")
         for d in devices { id.bind(1, d); try id.run() }
         // Every token a touched device ever registered: its runs (and so its stale intervals) may change.
-        try db.exec("""
+        try db.exec(
+            """
             INSERT OR IGNORE INTO touched_tokens(id)
               SELECT token_id FROM registers WHERE device_id IN (SELECT id FROM touched_devices);
             """)
@@ -72,7 +76,8 @@ enum Derived {
             FROM sends
             """
         let rule = "kind IN (0, 2) AND status IS NOT NULL AND (\(Schema.backgroundRule))"
-        let insert = "INSERT OR IGNORE INTO background_pushes(hour, token_id, time_ms, line_hash, status, priority, with_alert, topic_id, env_id, receipt_ms)"
+        let insert =
+            "INSERT OR IGNORE INTO background_pushes(hour, token_id, time_ms, line_hash, status, priority, with_alert, topic_id, env_id, receipt_ms)"
         guard let newRows else {
             // One scan of sends in row order (about time order), so the rows land near the end of the tree.
             try db.exec("DELETE FROM background_pushes; \(insert) \(select) WHERE \(rule)")
@@ -81,7 +86,8 @@ enum Derived {
         try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
         guard let receipts = newRows.receiptTimes else { return }
         // Older pushes that a new receipt answers, found through the apns_id index of sends.
-        try db.exec("""
+        try db.exec(
+            """
             UPDATE background_pushes SET receipt_ms = n.receipt_ms FROM (
               SELECT s.time_ms / 3600000 AS hour, coalesce(s.token_id, 0) AS token_id, s.time_ms, s.line_hash,
                      \(receiptTime("s.apns_id")) AS receipt_ms
@@ -99,7 +105,8 @@ enum Derived {
         let key = "'user:' || (SELECT name FROM users WHERE id = user_id)"
         let decided = "auth_id IN (1, 2, 3, 4)"  // authorized, denied, provisional, ephemeral (seeded labels)
         let onlyUser = "device_id IS NULL AND user_id IS NOT NULL"
-        try db.exec("""
+        try db.exec(
+            """
             INSERT INTO device_facts(unit, user_id, opted_in, last_seen)
               SELECT unit, max(user_id), min(oi), max(lo) FROM (
                 SELECT \(key) AS unit, max(user_id) AS user_id, min(CASE WHEN auth_id = 1 THEN time_ms END) AS oi, max(time_ms) AS lo
@@ -130,11 +137,16 @@ enum Derived {
     /// The partial index sends_unjoined holds exactly the responses still waiting for their request.
     /// Returns true when some responses were waiting (their tokens' facts may have changed).
     static func joinSplitResponses(_ db: Database) throws -> Bool {
-        guard try db.scalarInt("SELECT 1 FROM sends INDEXED BY sends_unjoined WHERE kind = 2 AND token_id IS NULL LIMIT 1") != nil else { return false }
-        let copied = ["token_id", "env_id", "topic_id", "push_type_id", "priority", "collapse_id", "expiration", "payload_bytes",
-                      "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
-                      "thread_id", "interruption_level", "custom_keys", "attempt"]
-        try db.exec("""
+        guard try db.scalarInt("SELECT 1 FROM sends INDEXED BY sends_unjoined WHERE kind = 2 AND token_id IS NULL LIMIT 1") != nil else {
+            return false
+        }
+        let copied = [
+            "token_id", "env_id", "topic_id", "push_type_id", "priority", "collapse_id", "expiration", "payload_bytes",
+            "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
+            "thread_id", "interruption_level", "custom_keys", "attempt",
+        ]
+        try db.exec(
+            """
             UPDATE sends SET \(copied.map { "\($0) = coalesce(sends.\($0), r.\($0))" }.joined(separator: ", "))
             FROM (SELECT apns_id, \(copied.joined(separator: ", ")) FROM sends WHERE kind = 1) AS r
             WHERE sends.kind = 2 AND sends.token_id IS NULL AND r.apns_id = sends.apns_id;
@@ -146,7 +158,8 @@ enum Derived {
     /// `only` restricts the rebuild to tokens matching an SQL condition on `token_id`.
     static func refreshTokenFacts(_ db: Database, only: String?) throws {
         let w = only ?? "1"
-        try db.exec("""
+        try db.exec(
+            """
             DELETE FROM token_facts WHERE \(w);
             INSERT INTO token_facts(token_id, last_reg, reg_env_id, reg_app_version_id, reg_device_id, reg_user_id)
               SELECT token_id, max(time_ms), env_id, app_version_id, device_id, user_id FROM registers WHERE \(w) GROUP BY token_id;
@@ -167,7 +180,8 @@ enum Derived {
     /// until T's next run starts (on any device). Reports count sends inside these intervals.
     static func refreshStaleIntervals(_ db: Database, only: String?) throws {
         let w = only ?? "1"
-        try db.exec("""
+        try db.exec(
+            """
             DELETE FROM token_stale WHERE \(w);
             INSERT INTO token_stale(token_id, stale_from, stale_until)
               SELECT token_id, superseded_at, next_start FROM (

@@ -15,17 +15,23 @@ struct DevicePass {
     func run() throws {
         let which = only ? "device_id IN (SELECT id FROM temp.touched_devices)" : "device_id IS NOT NULL"
         if only {
-            try db.exec("""
+            try db.exec(
+                """
                 DELETE FROM token_runs WHERE device_id IN (SELECT id FROM temp.touched_devices);
                 DELETE FROM device_facts WHERE unit IN (SELECT name FROM devices WHERE id IN (SELECT id FROM temp.touched_devices));
                 """)
         } else {
             try db.exec("DELETE FROM token_runs; DELETE FROM device_facts")
         }
-        let regs = try db.prepare("SELECT device_id, time_ms, token_id, auth_id, user_id FROM registers INDEXED BY registers_device WHERE \(which) ORDER BY device_id, time_ms")
-        let sets = try db.prepare("SELECT device_id, time_ms, auth_id, user_id FROM settings INDEXED BY settings_device WHERE \(which) ORDER BY device_id, time_ms")
+        let regs = try db.prepare(
+            "SELECT device_id, time_ms, token_id, auth_id, user_id FROM registers INDEXED BY registers_device WHERE \(which) ORDER BY device_id, time_ms"
+        )
+        let sets = try db.prepare(
+            "SELECT device_id, time_ms, auth_id, user_id FROM settings INDEXED BY settings_device WHERE \(which) ORDER BY device_id, time_ms"
+        )
         let insRun = try db.prepare("INSERT INTO token_runs(device_id, token_id, start, last, superseded_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-        let insFact = try db.prepare("""
+        let insFact = try db.prepare(
+            """
             INSERT INTO device_facts(unit, user_id, opted_in, opted_out, first_decided, first_decided_auth, last_seen, last_token_id, last_reg)
             VALUES ((SELECT name FROM devices WHERE id = ?1), ?2, ?3, ?4, ?5, (SELECT name FROM labels WHERE id = ?6), ?7, ?8, ?9)
             """)
@@ -53,8 +59,10 @@ struct DevicePass {
             rs.removeAll(keepingCapacity: true)
             ss.removeAll(keepingCapacity: true)
             while regRow, regs.int(0) == device {
-                rs.append(Registration(t: regs.int(1), token: regs.int(2), auth: regs.isNull(3) ? nil : regs.int(3),
-                                       user: regs.isNull(4) ? nil : regs.int(4)))
+                rs.append(
+                    Registration(
+                        t: regs.int(1), token: regs.int(2), auth: regs.isNull(3) ? nil : regs.int(3),
+                        user: regs.isNull(4) ? nil : regs.int(4)))
                 regRow = try regs.step()
             }
             while setRow, sets.int(0) == device {

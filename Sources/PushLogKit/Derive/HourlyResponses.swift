@@ -8,13 +8,15 @@ enum HourlyResponses {
 
     static func rebuild(_ db: Database) throws {
         try db.exec("DELETE FROM hourly_responses; DELETE FROM hygiene_hourly")
-        let scan = try db.prepare("""
+        let scan = try db.prepare(
+            """
             SELECT time_ms, coalesce(topic_id, 0), coalesce(env_id, 0), status = 410, coalesce(source_id, 0), push_type_id,
                    priority, collapse_id, expiration, has_alert, has_sound, has_badge, mutable_content, apns_id, attempt
             FROM responses ORDER BY time_ms
             """)
         let ins = try db.prepare("INSERT INTO hourly_responses(hour, topic_id, env_id, responses, gone) VALUES (?1, ?2, ?3, ?4, ?5)")
-        let insHygiene = try db.prepare("""
+        let insHygiene = try db.prepare(
+            """
             INSERT INTO hygiene_hourly(hour, source_id, topic_id, env_id, responses, with_headers, with_payload, with_ids, untyped,
                                        alert_logged, alert_empty, mutable_logged, mutable_empty)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
@@ -24,7 +26,7 @@ enum HourlyResponses {
         var current: Int64?
         var cells: [Cell] = []  // the current hour's topic/env pairs: a handful
         var hygiene: [HygieneCell] = []  // and its source/topic/env triples: a handful more
-        var last = 0                     // the hygiene cell of the previous row
+        var last = 0  // the hygiene cell of the previous row
         func flush() throws {
             guard let current else { return }
             for c in cells {
@@ -74,7 +76,9 @@ enum HourlyResponses {
         var responses: Int64 = 0, withHeaders: Int64 = 0, withPayload: Int64 = 0, withIDs: Int64 = 0, untyped: Int64 = 0
         var alertLogged: Int64 = 0, alertEmpty: Int64 = 0, mutableLogged: Int64 = 0, mutableEmpty: Int64 = 0
 
-        var columns: [Int64] { [responses, withHeaders, withPayload, withIDs, untyped, alertLogged, alertEmpty, mutableLogged, mutableEmpty] }
+        var columns: [Int64] {
+            [responses, withHeaders, withPayload, withIDs, untyped, alertLogged, alertEmpty, mutableLogged, mutableEmpty]
+        }
 
         /// Adds the response of the scan's current row (columns 5...14 of the rebuild's SELECT).
         mutating func add(_ s: Statement) {
@@ -106,7 +110,8 @@ enum HourlyResponses {
 
     /// Adds the responses among the send rows above `rowid`.
     static func add(_ db: Database, after rowid: Int64) throws {
-        try db.exec("""
+        try db.exec(
+            """
             INSERT INTO hourly_responses(hour, topic_id, env_id, responses, gone)
               SELECT bucket_start(time_ms, 'hour') / \(hour), coalesce(topic_id, 0), coalesce(env_id, 0), count(*), sum(status = 410)
               FROM responses WHERE id > \(rowid) GROUP BY 1, 2, 3

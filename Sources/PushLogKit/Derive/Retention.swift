@@ -21,7 +21,9 @@ public enum Retention {
                 try s.run()
                 n += db.changes
             }
-            try db.exec("DELETE FROM tokens WHERE id NOT IN (SELECT token_id FROM sends WHERE token_id IS NOT NULL UNION SELECT token_id FROM registers UNION SELECT token_id FROM unregisters UNION SELECT token_id FROM receipts WHERE token_id IS NOT NULL)")
+            try db.exec(
+                "DELETE FROM tokens WHERE id NOT IN (SELECT token_id FROM sends WHERE token_id IS NOT NULL UNION SELECT token_id FROM registers UNION SELECT token_id FROM unregisters UNION SELECT token_id FROM receipts WHERE token_id IS NOT NULL)"
+            )
             try Derived.refresh(db)
             try db.exec("COMMIT")
         } catch {

@@ -21,8 +21,9 @@ public struct LogExport {
 
     public func run(paths: [String], since: Int64?, until: Int64?, into sink: ExportSink) throws -> Result {
         let dir = FileManager.default.temporaryDirectory.path + "/pushlog-export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: dir, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = try Store.openForWriting(path: dir + "/records.db")
         // Nothing of the temporary database must survive a crash, so no durability is paid for.
@@ -32,7 +33,9 @@ public struct LogExport {
         let summary = try Ingester(db: db, options: opts).run(paths: paths)
         let rows = try RecordDump.run(db, since: since, until: until, ordered: sink is DayPartitionSink, into: sink)
         var rejects: [(String, Int64, String)] = []
-        let r = try db.prepare("SELECT s.path, j.line, j.reason FROM rejects j JOIN sources s ON s.id = j.source_id ORDER BY j.source_id, j.line LIMIT \(LogExport.listedRejects)")
+        let r = try db.prepare(
+            "SELECT s.path, j.line, j.reason FROM rejects j JOIN sources s ON s.id = j.source_id ORDER BY j.source_id, j.line LIMIT \(LogExport.listedRejects)"
+        )
         while try r.step() { rejects.append((r.string(0) ?? "", r.int(1), r.string(2) ?? "")) }
         let count = Int(try db.scalarInt("SELECT count(*) FROM rejects") ?? 0)
         return Result(summary: summary, rows: rows, rejects: rejects, rejectCount: count)

@@ -56,17 +56,24 @@ public enum RecordDump {
             if names.contains("apns_id") { f["apns_id"] = "apns_text(r.apns_id)" }
             return f
         }
-        var sends = fields(["apns_id", "env", "topic", "push_type", "priority", "collapse_id", "expiration", "payload_bytes",
-                            "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
-                            "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason", "category",
-                            "apns_unique_id", "latency_ms", "attempt", "error"])
+        var sends = fields([
+            "apns_id", "env", "topic", "push_type", "priority", "collapse_id", "expiration", "payload_bytes",
+            "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
+            "thread_id", "interruption_level", "relevance", "custom_keys", "status", "reason", "category",
+            "apns_unique_id", "latency_ms", "attempt", "error",
+        ])
         sends["apns_timestamp"] = "r.apns_ts"
         let sendKind = "CASE r.kind WHEN 0 THEN 'send' WHEN 1 THEN 'request' ELSE 'response' END"
         return [
             select("sends", sendKind, sends, tokenJoin: true),
-            select("registers", "'register'", fields(["device", "user", "env", "app_version", "os_version", "auth", "topic"]), tokenJoin: true),
-            select("settings", "'settings'", fields(["device", "user", "auth", "alert_setting", "sound_setting", "badge_setting",
-                                                     "lock_screen", "notification_center"]), tokenJoin: false),
+            select(
+                "registers", "'register'", fields(["device", "user", "env", "app_version", "os_version", "auth", "topic"]), tokenJoin: true),
+            select(
+                "settings", "'settings'",
+                fields([
+                    "device", "user", "auth", "alert_setting", "sound_setting", "badge_setting",
+                    "lock_screen", "notification_center",
+                ]), tokenJoin: false),
             select("receipts", "'receipt'", fields(["apns_id", "device", "receipt", "result"]), tokenJoin: true),
             select("unregisters", "'unregister'", fields(["device", "user"]), tokenJoin: true),
         ]

@@ -20,8 +20,8 @@ enum ANSIEscapes {
             let c = b[i]
             if c == 0x1B && i + 1 < n && b[i + 1] == 0x5B {
                 var j = i + 2
-                while j < n && b[j] >= 0x30 && b[j] <= 0x3F { j += 1 }   // parameters
-                while j < n && b[j] >= 0x20 && b[j] <= 0x2F { j += 1 }   // intermediates
+                while j < n && b[j] >= 0x30 && b[j] <= 0x3F { j += 1 }  // parameters
+                while j < n && b[j] >= 0x20 && b[j] <= 0x2F { j += 1 }  // intermediates
                 if j < n && b[j] >= 0x40 && b[j] <= 0x7E { i = j + 1; continue }
             }
             out.append(c)

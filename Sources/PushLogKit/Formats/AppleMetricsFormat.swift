@@ -25,8 +25,9 @@ final class AppleMetricsFormat: LineFormat {
         guard let n = Int64(cells[columns["count"]!].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) else {
             return .reject(.badCount(cells[columns["count"]!]))
         }
-        return .metric(day: TimeFormat.day(ms: t), pushType: cells[columns["push type"]!].trimmingCharacters(in: .whitespaces).lowercased(),
-                       status: cells[columns["status"]!].trimmingCharacters(in: .whitespaces), count: n)
+        return .metric(
+            day: TimeFormat.day(ms: t), pushType: cells[columns["push type"]!].trimmingCharacters(in: .whitespaces).lowercased(),
+            status: cells[columns["status"]!].trimmingCharacters(in: .whitespaces), count: n)
     }
 }
 

@@ -33,7 +33,9 @@ enum BrazeCurrents {
         let type = value(r, "event_type") ?? (value(r, "push_token_state_change_type") != nil ? tokenChange : nil)
         guard let type, type.hasPrefix("users.") else { return nil }
         guard type == tokenChange || type == send || type == bounce else { return .ignore }
-        guard let platform = value(r, "platform")?.lowercased() else { return .reject(.unreadableShape("Braze \(type) without a platform")) }
+        guard let platform = value(r, "platform")?.lowercased() else {
+            return .reject(.unreadableShape("Braze \(type) without a platform"))
+        }
         guard platform == "ios" else { return .skip }
         // Currents times are epoch seconds.
         let when = PackedTime(time: value(r, "time") ?? outer.time, fromLine: outer.fromLine)

@@ -3,7 +3,10 @@
 /// offset (`Z`, `+01:00`, `+0100`), `%%`; other characters match themselves. The time is UTC
 /// unless `%z` says otherwise.
 struct DefinitionTime: Sendable {
-    enum Piece: Sendable { case literal(UInt8), year, month, day, spaceDay, monthName, hour, minute, second, fraction, offset }
+    enum Piece: Sendable {
+        case literal(UInt8)
+        case year, month, day, spaceDay, monthName, hour, minute, second, fraction, offset
+    }
     let pieces: [Piece]
 
     /// nil when the format has an unknown `%` directive (`why` says which).
@@ -54,9 +57,15 @@ struct DefinitionTime: Sendable {
             case .month: guard let v = digits(2), (1...12).contains(v) else { return nil }; mo = v
             case .day: guard let v = digits(2), (1...31).contains(v) else { return nil }; d = v
             case .spaceDay:
-                if i < b.count && b[i] == 0x20 { i += 1; guard let v = digits(1) else { return nil }; d = v } else { guard let v = digits(2) else { return nil }; d = v }
+                if i < b.count && b[i] == 0x20 {
+                    i += 1; guard let v = digits(1) else { return nil }; d = v
+                } else {
+                    guard let v = digits(2) else { return nil }; d = v
+                }
             case .monthName:
-                guard i + 3 <= b.count, let m = SyslogPrefix.months.firstIndex(of: String(decoding: b[i..<(i + 3)], as: UTF8.self)) else { return nil }
+                guard i + 3 <= b.count, let m = SyslogPrefix.months.firstIndex(of: String(decoding: b[i..<(i + 3)], as: UTF8.self)) else {
+                    return nil
+                }
                 mo = m + 1; i += 3
             case .hour: guard let v = digits(2), v < 24 else { return nil }; h = v
             case .minute: guard let v = digits(2), v < 60 else { return nil }; mi = v

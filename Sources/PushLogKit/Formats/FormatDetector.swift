@@ -11,7 +11,8 @@ enum Detection {
 /// Picks a file's format from its first lines (SPEC §3), or makes the one a user forced.
 public enum FormatDetector {
     /// The built-in formats a user may name (`json` and `sns-document` are accepted, not listed).
-    public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(\.rawValue)
+    public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(
+        \.rawValue)
     /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
     static let sampleLines = 1000
 
@@ -41,8 +42,10 @@ public enum FormatDetector {
     /// Looks at the first lines of `head` (the start of the file after decompression): the format
     /// its shape suggests is tried first, then every other; the first that reads a record (or a
     /// record of another platform) in the first 1,000 lines is the file's format.
-    static func detect(_ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
-                              mtimeMs: Int64 = 0, complete: Bool = true) -> Detection {
+    static func detect(
+        _ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
+        mtimeMs: Int64 = 0, complete: Bool = true
+    ) -> Detection {
         // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let text = head.starts(with: bom) ? Array(head.dropFirst(3)) : head  // as LineReader drops it
@@ -150,7 +153,13 @@ public enum FormatDetector {
         for c in s.utf8 {
             if inString {
                 if escaped { escaped = false } else if c == 0x5C { escaped = true } else if c == 0x22 { inString = false }
-            } else if c == 0x22 { inString = true } else if c == 0x7B { depth += 1 } else if c == 0x7D { depth -= 1 }
+            } else if c == 0x22 {
+                inString = true
+            } else if c == 0x7B {
+                depth += 1
+            } else if c == 0x7D {
+                depth -= 1
+            }
         }
         return depth == 0
     }

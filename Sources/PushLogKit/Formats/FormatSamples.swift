@@ -2,19 +2,34 @@
 /// carry their own samples).
 public enum FormatSamples {
     public static let builtIn: [(name: String, description: String, sample: String)] = [
-        ("ndjson", "pushlog's event schema, one JSON object a line (also after a CloudWatch, docker or syslog prefix); node-apn results, Expo, Braze Currents and Pinpoint records",
-         #"{"time":"2026-11-02T08:01:00Z","event":"send","token":"3f2a…","status":200}"#),
-        ("json-document", "one JSON array of records, or pretty-printed objects one after another",
-         #"[{"time":"2026-11-02T08:01:00Z","event":"send","token":"3f2a…","status":200}]"#),
-        ("logfmt", "key=value lines with the same keys",
-         #"time=2026-11-02T08:10:00Z event=send token=3f2a… status=410 reason="Unregistered""#),
-        ("csv", "a header row naming the same keys, RFC 4180 quoting",
-         "time,event,token,status,reason"),
-        ("sns", "AWS SNS delivery-status records (CloudWatch Logs)",
-         #"{"notification":{"timestamp":"2026-11-02 08:00:00.123"},"delivery":{"destination":"arn:aws:sns:…:endpoint/APNS/ShopApp/…","token":"3f2a…","statusCode":200},"status":"SUCCESS"}"#),
-        ("gorush", "gorush logs: string or JSON mode, logrus text/JSON or terminal, API response bodies",
-         "ERRO[2026/11/02 - 08:00:02] | failed-push | ios [3f2a…] | Hello | Error Message: BadDeviceToken"),
-        ("apple-metrics", "Apple Push Notifications Console delivery-metrics CSV",
-         "Push Type,Status,Date (UTC),Count"),
+        (
+            "ndjson",
+            "pushlog's event schema, one JSON object a line (also after a CloudWatch, docker or syslog prefix); node-apn results, Expo, Braze Currents and Pinpoint records",
+            #"{"time":"2026-11-02T08:01:00Z","event":"send","token":"3f2a…","status":200}"#
+        ),
+        (
+            "json-document", "one JSON array of records, or pretty-printed objects one after another",
+            #"[{"time":"2026-11-02T08:01:00Z","event":"send","token":"3f2a…","status":200}]"#
+        ),
+        (
+            "logfmt", "key=value lines with the same keys",
+            #"time=2026-11-02T08:10:00Z event=send token=3f2a… status=410 reason="Unregistered""#
+        ),
+        (
+            "csv", "a header row naming the same keys, RFC 4180 quoting",
+            "time,event,token,status,reason"
+        ),
+        (
+            "sns", "AWS SNS delivery-status records (CloudWatch Logs)",
+            #"{"notification":{"timestamp":"2026-11-02 08:00:00.123"},"delivery":{"destination":"arn:aws:sns:…:endpoint/APNS/ShopApp/…","token":"3f2a…","statusCode":200},"status":"SUCCESS"}"#
+        ),
+        (
+            "gorush", "gorush logs: string or JSON mode, logrus text/JSON or terminal, API response bodies",
+            "ERRO[2026/11/02 - 08:00:02] | failed-push | ios [3f2a…] | Hello | Error Message: BadDeviceToken"
+        ),
+        (
+            "apple-metrics", "Apple Push Notifications Console delivery-metrics CSV",
+            "Push Type,Status,Date (UTC),Count"
+        ),
     ]
 }

@@ -32,12 +32,15 @@ final class GorushFormat: LineFormat {
         } else if let (t, rest) = GorushFormat.levelPrefix(text) {
             // logrus's terminal formatter: a level, the time in brackets, the message.
             guard let t else {
-                return text.contains("-push") ? .reject(.unreadableShape("gorush line without a time (logrus printed seconds since start; enable full timestamps)")) : .ignore
+                return text.contains("-push")
+                    ? .reject(.unreadableShape("gorush line without a time (logrus printed seconds since start; enable full timestamps)"))
+                    : .ignore
             }
             msg = rest
             time = t
         } else if let brace = text.firstIndex(of: "{"), !text[..<brace].contains("|"),
-                  let v = JSONValue.parse(String(text[brace...])) {
+            let v = JSONValue.parse(String(text[brace...]))
+        {
             // JSON after a prefix (docker, CloudWatch): the prefix time counts when the entry has none.
             let prefix = Array(text[..<brace].utf8)
             let t = prefix.withUnsafeBufferPointer { PrefixTime.find($0) }
@@ -91,7 +94,9 @@ final class GorushFormat: LineFormat {
     func platformRefusal(_ platform: String) -> ParseOutcome? {
         if platform == "ios" { return nil }
         if GorushFormat.otherPlatforms.contains(platform) { return .skip }
-        return .reject(.unreadableShape(platform.isEmpty ? "gorush entry without a platform" : "gorush entry with an unknown platform '\(platform.prefix(40))'"))
+        return .reject(
+            .unreadableShape(
+                platform.isEmpty ? "gorush entry without a platform" : "gorush entry with an unknown platform '\(platform.prefix(40))'"))
     }
 
     /// A JSON entry, or an API response body holding several.
@@ -103,8 +108,10 @@ final class GorushFormat: LineFormat {
         guard let type = v["type"]?.string, type.hasSuffix("-push") else { return .ignore }
         if let refusal = platformRefusal((v["platform"]?.string ?? "").lowercased()) { return refusal }
         let failed = type == "failed-push"
-        return apply(GorushFormat.fields(token: v["token"]?.string ?? "", failed: failed, error: failed ? v["error"]?.string : nil,
-                                         time: v["time"]?.string ?? time))
+        return apply(
+            GorushFormat.fields(
+                token: v["token"]?.string ?? "", failed: failed, error: failed ? v["error"]?.string : nil,
+                time: v["time"]?.string ?? time))
     }
 
     /// One entry of an API response's `logs`: it carries no time, so the line's prefix must.
@@ -117,11 +124,15 @@ final class GorushFormat: LineFormat {
         }
         let t = e["time"]?.string ?? time
         if t == nil && builder.lineTime == nil {
-            return .reject(.unreadableShape("gorush API response entry without a time (the body has none: log it after a timestamp prefix)"))
+            return .reject(
+                .unreadableShape("gorush API response entry without a time (the body has none: log it after a timestamp prefix)"))
         }
         let failed = type == "failed-push"
-        return .record(kind: "send", fields: GorushFormat.fields(token: e["token"]?.string ?? "", failed: failed,
-                                                                  error: failed ? e["error"]?.string : nil, time: t))
+        return .record(
+            kind: "send",
+            fields: GorushFormat.fields(
+                token: e["token"]?.string ?? "", failed: failed,
+                error: failed ? e["error"]?.string : nil, time: t))
     }
 
     /// The fields of one push result: an APNs reason gives the status; any other error text is a

@@ -8,9 +8,13 @@ public enum InputFormat: Equatable, Sendable {
     /// The format a name means: a definition of that name first (as detection tries them), then
     /// a built-in reader, else a definition that may not exist (making it fails).
     public init(_ name: String, library: FormatLibrary = FormatLibrary()) {
-        if library.definition(name) != nil { self = .defined(name) }
-        else if let b = BuiltInFormat(rawValue: name) { self = .builtIn(b) }
-        else { self = .defined(name) }
+        if library.definition(name) != nil {
+            self = .defined(name)
+        } else if let b = BuiltInFormat(rawValue: name) {
+            self = .builtIn(b)
+        } else {
+            self = .defined(name)
+        }
     }
 
     /// The name as typed and stored.
@@ -25,7 +29,9 @@ public enum InputFormat: Equatable, Sendable {
 /// The built-in readers, by the names they answer to (`json` and `node-apn` are NDJSON's).
 public enum BuiltInFormat: String, CaseIterable, Sendable {
     case ndjson, json
-    case jsonDocument = "json-document", snsDocument = "sns-document"
+    case jsonDocument = "json-document"
+    case snsDocument = "sns-document"
     case logfmt, csv, sns, gorush
-    case nodeAPN = "node-apn", appleMetrics = "apple-metrics"
+    case nodeAPN = "node-apn"
+    case appleMetrics = "apple-metrics"
 }

@@ -37,7 +37,11 @@ final class JSONDocumentFormat: LineFormat {
                 if escaped { escaped = false } else if c == 0x5C { escaped = true } else if c == 0x22 { inString = false }
                 continue
             }
-            if c == 0x22 { inString = true } else if c == 0x7B || c == 0x5B { depth += 1 } else if c == 0x7D || c == 0x5D {
+            if c == 0x22 {
+                inString = true
+            } else if c == 0x7B || c == 0x5B {
+                depth += 1
+            } else if c == 0x7D || c == 0x5D {
                 depth -= 1
                 if depth == 0 { complete = true }
             }

@@ -83,7 +83,8 @@ final class JSONLineParser {
                 guard var u = hex4(p, n, j) else { throw Failure(reason: .badUnicodeEscape(column: j)) }
                 j += 4
                 if u >= 0xD800 && u < 0xDC00, j + 6 <= n, p[j] == 0x5C, p[j + 1] == 0x75,
-                   let lo = hex4(p, n, j + 2), lo >= 0xDC00 && lo < 0xE000 {
+                    let lo = hex4(p, n, j + 2), lo >= 0xDC00 && lo < 0xE000
+                {
                     u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
                     j += 6
                 } else if u >= 0xD800 && u < 0xE000 {
@@ -240,7 +241,7 @@ final class JSONLineParser {
                     let (v, t): (ByteSlice, ValueType) = c == 0x22 ? (try string(p, n, &i), .string) : try scalar(p, n, &i)
                     switch field {
                     case .alert?, .sound?, .badge?, .contentAvailable?, .mutableContent?, .category?,
-                         .threadID?, .interruptionLevel?, .relevanceScore?:
+                        .threadID?, .interruptionLevel?, .relevanceScore?:
                         b.assign(field!, v, t)
                     default: break
                     }

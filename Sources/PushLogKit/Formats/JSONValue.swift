@@ -29,7 +29,10 @@ indirect enum JSONValue {
     /// The value inside an Avro union wrapper, or the value itself.
     var unwrapped: JSONValue {
         if case .object(let kv) = self, kv.count == 1,
-           ["string", "long", "int", "double", "float", "boolean"].contains(kv[0].0) { return kv[0].1 }
+            ["string", "long", "int", "double", "float", "boolean"].contains(kv[0].0)
+        {
+            return kv[0].1
+        }
         return self
     }
 
@@ -105,7 +108,9 @@ indirect enum JSONValue {
                 return str().map { .string($0) }
             default:
                 let s = i
-                while i < b.count, !(b[i] == 0x2C || b[i] == 0x7D || b[i] == 0x5D || b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09) { i += 1 }
+                while i < b.count,
+                    !(b[i] == 0x2C || b[i] == 0x7D || b[i] == 0x5D || b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09)
+                { i += 1 }
                 let t = String(decoding: b[s..<i], as: UTF8.self)
                 switch t {
                 case "true": return .bool(true)
@@ -135,12 +140,15 @@ indirect enum JSONValue {
                     case 0x62: out.append(0x08)
                     case 0x66: out.append(0x0C)
                     case 0x75:
-                        guard i + 4 <= b.count, let u = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else { return nil }
+                        guard i + 4 <= b.count, let u = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else {
+                            return nil
+                        }
                         i += 4
                         var code = u
                         if u >= 0xD800 && u < 0xDC00, i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75,
-                           let lo = UInt32(String(decoding: b[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16),
-                           lo >= 0xDC00 && lo < 0xE000 {
+                            let lo = UInt32(String(decoding: b[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16),
+                            lo >= 0xDC00 && lo < 0xE000
+                        {
                             code = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
                             i += 6
                         }

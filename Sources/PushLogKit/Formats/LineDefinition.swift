@@ -109,12 +109,15 @@ public final class LineDefinition: @unchecked Sendable {
                 guard let eq = value.firstIndex(of: "=") else { throw fail(n, "set needs field=value, e.g. set: event=send") }
                 let key = value[..<eq].trimmingCharacters(in: .whitespaces)
                 let v = value[value.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-                guard let f = keys.field(key), f != .shape else { throw fail(n, "unknown field '\(key)' in set (fields: the canonical keys of SPEC §3.1)") }
+                guard let f = keys.field(key), f != .shape else {
+                    throw fail(n, "unknown field '\(key)' in set (fields: the canonical keys of SPEC §3.1)")
+                }
                 if patterns.isEmpty { shared.append((f, v)) } else { patterns[patterns.count - 1].constants.append((f, v)) }
             case "pattern":
                 let names = captureNames(value)
                 if let bad = names.first(where: { !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) {
-                    throw fail(n, "capture name '\(bad)': names are ASCII letters and digits, matched to fields like keys (apnsId for apns_id)")
+                    throw fail(
+                        n, "capture name '\(bad)': names are ASCII letters and digits, matched to fields like keys (apnsId for apns_id)")
                 }
                 let regex: NSRegularExpression
                 do {
@@ -125,7 +128,10 @@ public final class LineDefinition: @unchecked Sendable {
                 var captures: [(String, Field)] = []
                 for c in names {
                     guard let f = keys.field(c), f != .shape, f != .response, f != .body, f != .payload else {
-                        throw fail(n, "unknown field '\(c)' in a named capture (fields: the canonical keys of SPEC §3.1, e.g. time, token, status, reason, apns_id)")
+                        throw fail(
+                            n,
+                            "unknown field '\(c)' in a named capture (fields: the canonical keys of SPEC §3.1, e.g. time, token, status, reason, apns_id)"
+                        )
                     }
                     captures.append((c, f))
                 }
@@ -148,7 +154,8 @@ public final class LineDefinition: @unchecked Sendable {
         guard !patterns.isEmpty else { throw fail(1, "no 'pattern:' line") }
         guard !samples.isEmpty else { throw fail(1, "no 'sample:' line (each definition shows at least one line it reads)") }
         for i in patterns.indices { patterns[i].constants = shared + patterns[i].constants }
-        let def = LineDefinition(name: name, summary: summary, file: file, builtIn: builtIn, time: time, patterns: patterns, samples: samples)
+        let def = LineDefinition(
+            name: name, summary: summary, file: file, builtIn: builtIn, time: time, patterns: patterns, samples: samples)
         try def.checkSamples(expects)
         return def
     }
@@ -178,10 +185,13 @@ public final class LineDefinition: @unchecked Sendable {
                 case "apns_id": got = e.apnsID?.string
                 case "env": got = e.env?.string
                 case "error": got = e.error?.string
-                default: throw FormatDefinitionError(file: file, line: en, message: "expect knows event, time, token, status, reason, apns_id, env, error; not '\(key)'")
+                default:
+                    throw FormatDefinitionError(
+                        file: file, line: en, message: "expect knows event, time, token, status, reason, apns_id, env, error; not '\(key)'")
                 }
                 if got != want {
-                    throw FormatDefinitionError(file: file, line: en, message: "the sample gives \(key)=\(got ?? "(none)"), expected \(want)")
+                    throw FormatDefinitionError(
+                        file: file, line: en, message: "the sample gives \(key)=\(got ?? "(none)"), expected \(want)")
                 }
             }
         }
@@ -209,7 +219,9 @@ public final class LineDefinition: @unchecked Sendable {
                 while i < b.count && b[i] != 0x5D { i += b[i] == 0x5C ? 2 : 1 }
                 i += 1
             } else if c == 0x28 {
-                if i + 2 < b.count && b[i + 1] == 0x3F && b[i + 2] != 0x3A && b[i + 2] != 0x3C && b[i + 2] != 0x3D && b[i + 2] != 0x21 { return nil }  // (?i) flags
+                if i + 2 < b.count && b[i + 1] == 0x3F && b[i + 2] != 0x3A && b[i + 2] != 0x3C && b[i + 2] != 0x3D && b[i + 2] != 0x21 {
+                    return nil
+                }  // (?i) flags
                 close(); depth += 1; i += 1
             } else if c == 0x29 {
                 close(); depth -= 1; i += 1

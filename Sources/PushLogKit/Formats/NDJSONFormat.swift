@@ -40,7 +40,7 @@ final class NDJSONFormat: LineFormat {
     /// The records of another tool's shape in the object at `start`, or the canonical reject.
     func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, reject: RejectReason) -> ParseOutcome {
         guard let v = JSONValue.parse(ByteSlice(rebasing: line[start...])),
-              let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: builder.lineTime != nil)
+            let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: builder.lineTime != nil)
         else { return .reject(reject) }
         packed.load(entries)
         return .many

@@ -21,6 +21,7 @@ struct PackedTime {
     func record(_ kind: StaticString, _ fields: [(Field, String, ValueType)], shape: String) -> PackedEntry {
         if let time { return .record(kind: kind, fields: [(.time, time, .string)] + fields) }
         if fromLine { return .record(kind: kind, fields: fields) }
-        return .reject(.unreadableShape("\(shape) without a time (the body has none: log it after a timestamp prefix or with a \"time\" key)"))
+        return .reject(
+            .unreadableShape("\(shape) without a time (the body has none: log it after a timestamp prefix or with a \"time\" key)"))
     }
 }

@@ -28,7 +28,9 @@ enum PinpointPush {
         }
         if delivery == "SUCCESSFUL" || delivery == "SUCCESS" {
             f.append((.status, "200", .number))
-        } else if let status = value("statusCode", "status_code") ?? reason.flatMap({ ReasonTaxonomy.status(forReason: $0).map(String.init) }) {
+        } else if let status = value("statusCode", "status_code")
+            ?? reason.flatMap({ ReasonTaxonomy.status(forReason: $0).map(String.init) })
+        {
             f.append((.status, status, .number))
             if let reason { f.append((.reason, reason, .string)) }
         } else if let reason {

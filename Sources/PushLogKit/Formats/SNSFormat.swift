@@ -18,7 +18,9 @@ final class SNSFormat: LineFormat {
         guard dest.contains(":endpoint/") else {
             // SMS (a phone number), email, SQS, Lambda, HTTP: positively not a push endpoint.
             if SNSFormat.isOtherDestination(dest) { return .skip }
-            return .reject(.unreadableShape(dest.isEmpty ? "SNS record without a destination" : "SNS destination is not an endpoint ARN: \(dest.prefix(80))"))
+            return .reject(
+                .unreadableShape(
+                    dest.isEmpty ? "SNS record without a destination" : "SNS destination is not an endpoint ARN: \(dest.prefix(80))"))
         }
         let parts = dest.split(separator: "/").map(String.init)
         let platform = parts.count >= 2 ? parts[1] : ""

@@ -23,11 +23,12 @@ struct SyslogPrefix {
         if n > 16, let m = SyslogPrefix.month(b), b[3] == 0x20 {
             // "Apr 10 22:51:48" or "Apr  1 22:51:48"
             guard let d1 = digitOrSpace(b[4]), let d2 = digit(b[5]), b[6] == 0x20,
-                  let hh = twoDigits(b, 7), b[9] == 0x3A, let mm = twoDigits(b, 10), b[12] == 0x3A, let ss = twoDigits(b, 13) else { return nil }
+                let hh = twoDigits(b, 7), b[9] == 0x3A, let mm = twoDigits(b, 10), b[12] == 0x3A, let ss = twoDigits(b, 13)
+            else { return nil }
             let day = d1 * 10 + d2
             guard day >= 1, day <= 31, hh < 24, mm < 60, ss <= 60 else { return nil }
             i = 15
-            while i < n && b[i] != 0x20 { i += 1 }   // fractions some daemons add
+            while i < n && b[i] != 0x20 { i += 1 }  // fractions some daemons add
             var t = TimeParser.epochMs(year: year, month: m, day: day, hour: hh, minute: mm, second: ss)
             if t > mtimeMs + 86_400_000 { t = TimeParser.epochMs(year: year - 1, month: m, day: day, hour: hh, minute: mm, second: ss) }
             time = t

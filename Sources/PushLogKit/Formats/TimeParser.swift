@@ -26,14 +26,20 @@ enum TimeParser {
             return parseEpoch(p, n)
         }
         guard n >= 10, let y = num(0, 4), let mo = num(5, 2), p[7] == p[4], let d = num(8, 2),
-              (1...12).contains(mo), d >= 1, d <= 31 else { return nil }
+            (1...12).contains(mo), d >= 1, d <= 31
+        else { return nil }
         var i = 10
         var h = 0, mi = 0, s = 0, fracMs = 0.0
         var offsetMin = 0
         if i < n {
             // gorush/logrus style "2019/12/21 - 02:40:12"
-            if i + 3 <= n && p[i] == 0x20 && p[i + 1] == 0x2D && p[i + 2] == 0x20 { i += 3 }
-            else if p[i] == 0x54 || p[i] == 0x74 || p[i] == 0x20 { i += 1 } else { return nil }
+            if i + 3 <= n && p[i] == 0x20 && p[i + 1] == 0x2D && p[i + 2] == 0x20 {
+                i += 3
+            } else if p[i] == 0x54 || p[i] == 0x74 || p[i] == 0x20 {
+                i += 1
+            } else {
+                return nil
+            }
             guard let hh = num(i, 2), i + 2 < n, p[i + 2] == 0x3A, let mm = num(i + 3, 2) else { return nil }
             h = hh; mi = mm; i += 5
             if i < n && p[i] == 0x3A {
@@ -49,8 +55,9 @@ enum TimeParser {
             }
             if i < n && p[i] == 0x20 { i += 1 }
             if i < n {
-                if p[i] == 0x5A || p[i] == 0x7A { i += 1 }
-                else if p[i] == 0x2B || p[i] == 0x2D {
+                if p[i] == 0x5A || p[i] == 0x7A {
+                    i += 1
+                } else if p[i] == 0x2B || p[i] == 0x2D {
                     let sign = p[i] == 0x2D ? -1 : 1
                     guard let oh = num(i + 1, 2) else { return nil }
                     i += 3
@@ -60,7 +67,9 @@ enum TimeParser {
                     offsetMin = sign * (oh * 60 + om)
                 } else if n - i == 3 && (p[i] == 0x55 && p[i + 1] == 0x54 && p[i + 2] == 0x43) {
                     i += 3
-                } else { return nil }
+                } else {
+                    return nil
+                }
             }
             if i != n { return nil }
             guard h < 24, mi < 60, s <= 60 else { return nil }

@@ -32,7 +32,9 @@ public final class Follower {
             let path = SourcePaths.canonical(f.path)
             // A followed file renamed away (logrotate's default): finish the old file first.
             if let st = Follower.stat(path) {
-                if let old = inodes[path], old != st.inode, let moved = Follower.find(inode: old, near: path), !todo.contains(where: { $0.path == moved }) {
+                if let old = inodes[path], old != st.inode, let moved = Follower.find(inode: old, near: path),
+                    !todo.contains(where: { $0.path == moved })
+                {
                     todo.append(InputFile(path: moved, named: false))
                 }
                 inodes[path] = st.inode
@@ -71,8 +73,9 @@ public final class Follower {
     static func stat(_ path: String) -> FileStat? {
         var st = Foundation.stat()
         guard lstatOrStat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return FileStat(inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                        mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+        return FileStat(
+            inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     /// A file in the same directory as `path` with inode `inode` (where a rotation moved it).

@@ -1,33 +1,5 @@
 import Foundation
 
-/// Options of one ingest run.
-public struct IngestOptions {
-    /// Force this input format instead of detecting it per file.
-    public var inputFormat: InputFormat?
-    /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
-    public var batchLines = 200_000
-    /// Rebuild every derived fact instead of only those the new records touch.
-    var fullRefresh = false
-    /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
-    public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
-    /// Load the records only: no secondary indexes, no derived facts (`export` reads the records
-    /// once from a temporary database and deletes it).
-    var recordsOnly = false
-    /// Called a few times a second with the running totals (progress display).
-    public var progress: ((IngestProgress) -> Void)?
-    public init() {}
-}
-
-/// Running totals for the progress display.
-public struct IngestProgress {
-    public var filesDone: Int, filesTotal: Int
-    public var records: Int
-    public var bytesIn: Int64, bytesTotal: Int64
-    public var seconds: Double
-    /// Set after the files are read, while indexes and derived facts are built.
-    public var phase: String?
-}
-
 /// Joins Input -> Formats -> Store for a list of paths; one owner of the write connection.
 public final class Ingester {
     let db: Database
@@ -50,13 +22,16 @@ public final class Ingester {
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         rowsAtStart = try Derived.RowMarks.now(db)
         pipeline = try Pipeline(db: db, builder: builder, batchLines: options.batchLines)
-        findSource = try db.prepare("SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
+        findSource = try db.prepare(
+            "SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
         insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
-        refuseSource = try db.prepare("""
+        refuseSource = try db.prepare(
+            """
             UPDATE sources SET complete = 1, error = ?2, size = ?3, mtime = ?4, head_len = ?5, head_hash = ?6,
               format = 'refused', offset = 0, lines = 0 WHERE id = ?1
             """)
-        finishSource = try db.prepare("""
+        finishSource = try db.prepare(
+            """
             UPDATE sources SET complete = ?2, error = ?3, size = ?4, mtime = ?5, head_len = ?6, head_hash = ?7 WHERE id = ?1
             """)
     }
@@ -93,7 +68,9 @@ public final class Ingester {
                 fs.complete = false
                 fs.error = "\(e)"
                 summary.files.append(fs)
-                summary.problems.append("stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there")
+                summary.problems.append(
+                    "stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there"
+                )
                 stopped = true
                 break
             } catch {
@@ -110,15 +87,20 @@ public final class Ingester {
         pipeline.chunkPool.drain()
         let loaded = Date()
         if PhaseTimer.enabled {
-            FileHandle.standardError.write(String(format: "timing: %-22@ %.3fs (writer waited %.3fs for lines, parser %.3fs for the writer)\n",
-                                                  "load", loaded.timeIntervalSince(loadStart), pipeline.queueWaits.writer, pipeline.queueWaits.parser).data(using: .utf8)!)
+            FileHandle.standardError.write(
+                String(
+                    format: "timing: %-22@ %.3fs (writer waited %.3fs for lines, parser %.3fs for the writer)\n",
+                    "load", loaded.timeIntervalSince(loadStart), pipeline.queueWaits.writer, pipeline.queueWaits.parser
+                ).data(using: .utf8)!)
         }
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
         if !stopped {
-            options.progress?(IngestProgress(filesDone: files.count, filesTotal: files.count, records: summary.lines,
-                                             bytesIn: totalBytes, bytesTotal: totalBytes,
-                                             seconds: Date().timeIntervalSince(started), phase: "building indexes and derived facts"))
+            options.progress?(
+                IngestProgress(
+                    filesDone: files.count, filesTotal: files.count, records: summary.lines,
+                    bytesIn: totalBytes, bytesTotal: totalBytes,
+                    seconds: Date().timeIntervalSince(started), phase: "building indexes and derived facts"))
             try finalize(rebuildIndexes: bulk, refreshDerived: changed)
         }
         summary.seconds = Date().timeIntervalSince(started)
@@ -129,9 +111,11 @@ public final class Ingester {
     /// For a large load into a small database, drop the secondary indexes and build them at the end.
     /// An empty database always loads this way (its indexes cost nothing to drop).
     func prepareBulkLoad(inputBytes: Int64) throws -> Bool {
-        let existing = try db.scalarInt("""
-            SELECT coalesce(sum(n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister), 0) FROM sources
-            """) ?? 0
+        let existing =
+            try db.scalarInt(
+                """
+                SELECT coalesce(sum(n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister), 0) FROM sources
+                """) ?? 0
         guard existing == 0 || inputBytes > 32 << 20 && existing * 400 < inputBytes else { return false }
         for name in Schema.secondaryIndexNames { try db.exec("DROP INDEX IF EXISTS \(name)") }
         return true

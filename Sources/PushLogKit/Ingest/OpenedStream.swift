@@ -14,8 +14,10 @@ struct OpenedStream {
 extension Ingester {
     /// Opens the stream (gzip by magic bytes, a plain file seeked to the resume offset) and
     /// detects the format from the first lines; nil when the file is refused whole.
-    func openStream(_ f: InputFile, _ plan: ResumePlan, _ st: (size: Int64, mtime: Int64)?, headLen: Int, head: String?,
-                    _ fs: inout FileSummary) throws -> OpenedStream? {
+    func openStream(
+        _ f: InputFile, _ plan: ResumePlan, _ st: (size: Int64, mtime: Int64)?, headLen: Int, head: String?,
+        _ fs: inout FileSummary
+    ) throws -> OpenedStream? {
         let file = f.isStdin ? FileByteSource(fd: 0, name: "stdin") : try FileByteSource(path: f.path)
         var magic = [UInt8](repeating: 0, count: 2)
         let got = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 2) }
@@ -37,10 +39,15 @@ extension Ingester {
         }
         let format: LineFormat
         var prefix: SyslogPrefix?
-        let detect = { FormatDetector.detect(peek.head, builder: self.builder, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
-                                             complete: peek.head.count < Ingester.headBytes) }
+        let detect = {
+            FormatDetector.detect(
+                peek.head, builder: self.builder, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
+                complete: peek.head.count < Ingester.headBytes)
+        }
         if let forced = options.inputFormat {
-            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else { throw IngestError.unknownInputFormat(file: f.path, name: forced.name) }
+            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else {
+                throw IngestError.unknownInputFormat(file: f.path, name: forced.name)
+            }
             format = fmt
         } else if plainSkip, let known = FormatDetector.make(fs.format, builder: builder, library: options.formats) {
             format = known
@@ -64,7 +71,9 @@ extension Ingester {
 
     /// Marks a file refused (not a text log, or no known format): no records, the reason kept, and
     /// its fingerprint, so an unchanged refused file is not read again.
-    func refuse(_ src: Int64, _ reason: String, _ st: (size: Int64, mtime: Int64)?, _ headLen: Int, _ head: String?, _ fs: inout FileSummary) throws {
+    func refuse(
+        _ src: Int64, _ reason: String, _ st: (size: Int64, mtime: Int64)?, _ headLen: Int, _ head: String?, _ fs: inout FileSummary
+    ) throws {
         // The reason quotes the file's first line: secrets go as they do from rejected lines.
         let why = Redactor.redact(reason)
         fs.refused = why

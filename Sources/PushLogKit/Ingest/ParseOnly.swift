@@ -29,18 +29,24 @@ public enum ParseOnly {
                 format = fmt
             } else {
                 let mtime = (f.isStdin ? 0 : Ingester.fileInfo(f.path)?.mtime ?? 0) / 1_000_000
-                guard case .format(let fmt, let p) = FormatDetector.detect(peek.head, builder: builder, library: library, mtimeMs: mtime,
-                                                                          complete: peek.head.count < Ingester.headBytes) else { continue }
+                guard
+                    case .format(let fmt, let p) = FormatDetector.detect(
+                        peek.head, builder: builder, library: library, mtimeMs: mtime,
+                        complete: peek.head.count < Ingester.headBytes)
+                else { continue }
                 format = fmt
                 prefix = p
             }
             let queue = ChunkQueue(capacity: 4)
-            let handOver = ParsingStageHandOver(stage: ParsingStage(
-                reader: LineReader(source: peek), format: format, builder: builder, file: file,
-                skipThrough: 0, queue: queue, pool: pool, prefix: prefix))
+            let handOver = ParsingStageHandOver(
+                stage: ParsingStage(
+                    reader: LineReader(source: peek), format: format, builder: builder, file: file,
+                    skipThrough: 0, queue: queue, pool: pool, prefix: prefix))
             builder.lineTime = nil
             let done = DispatchSemaphore(value: 0)
-            let thread = Thread { _ = handOver.stage.run(); done.signal() }
+            let thread = Thread {
+                _ = handOver.stage.run(); done.signal()
+            }
             thread.stackSize = 8 << 20
             thread.start()
             while let chunk = queue.pop() {

@@ -1,21 +1,5 @@
 import Foundation
 
-/// What the parsing thread made of one line, ready for the writer.
-struct ParsedItem {
-    enum Kind { case event, reject, skip, ignore, pending, metric, blank }
-    var kind: Kind
-    var event = Event()
-    var hash: (Int64, Int64) = (0, 0)
-    /// The record's line number (the first line of a record spanning lines).
-    var recordLine = 0
-    /// The physical line and the stream offset after it: the resume position once committed.
-    var lineNumber = 0
-    var endOffset: Int64 = 0
-    var reason: RejectReason = .emptyLine  // set with kind .reject
-    var text = ""
-    var metric: (day: String, pushType: String, status: String, count: Int64)?
-}
-
 /// Carries a stage to the thread that runs it. The stage's reader, format and builder are not
 /// thread-safe; handing them over is safe because the thread that built the stage leaves them
 /// alone from `Thread.start()` until the parsing thread signals that `run()` returned. The two
@@ -202,13 +186,5 @@ struct ParsingStage {
     func isBlank(_ b: ByteSlice) -> Bool {
         for c in b where c != 0x20 && c != 0x09 && c != 0x0D { return false }
         return true
-    }
-}
-
-/// The identity of a rejected record (SPEC §2): its bytes' hash mixed with its first line
-/// number (and, for a record packed with others in one line, its place there).
-enum RejectIdentity {
-    static func hash(_ bytes: (Int64, Int64), line: Int, entry: Int = 0) -> (Int64, Int64) {
-        (bytes.0 ^ Int64(line) &* -0x61C8_8646_80B5_83EB, bytes.1 ^ Int64(entry) &* 0x5851_F42D_4C95_7F2D)
     }
 }

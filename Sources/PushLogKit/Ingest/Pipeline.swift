@@ -20,7 +20,8 @@ final class Pipeline {
         self.builder = builder
         self.batchLines = batchLines
         writer = try RecordWriter(db: db)
-        updateProgress = try db.prepare("""
+        updateProgress = try db.prepare(
+            """
             UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
               n_send = n_send + ?5, n_request = n_request + ?6, n_response = n_response + ?7,
               n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
@@ -34,8 +35,10 @@ final class Pipeline {
 
     /// Reads the stream to its end. Returns the bytes read and the input error that ended the
     /// read early, if any; a database error is thrown (the open batch is rolled back by the caller).
-    func run(_ opened: OpenedStream, _ plan: ResumePlan, _ fs: inout FileSummary,
-             _ ticker: inout ProgressTicker) throws -> (bytes: Int64, readError: Error?) {
+    func run(
+        _ opened: OpenedStream, _ plan: ResumePlan, _ fs: inout FileSummary,
+        _ ticker: inout ProgressTicker
+    ) throws -> (bytes: Int64, readError: Error?) {
         var fileBytes: Int64 = 0
         var batch = BatchCounts()
         var lastOffset = plan.offset, lastLine = plan.lines
@@ -51,9 +54,10 @@ final class Pipeline {
 
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
-        let handOver = ParsingStageHandOver(stage: ParsingStage(
-            reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
-            skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix))
+        let handOver = ParsingStageHandOver(
+            stage: ParsingStage(
+                reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
+                skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix))
         builder.lineTime = nil
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
@@ -133,7 +137,8 @@ final class Pipeline {
         }
     }
 
-    func saveProgress(_ src: Int64, _ offset: Int64, _ lines: Int, _ format: String, _ b: inout BatchCounts, _ fs: inout FileSummary) throws {
+    func saveProgress(_ src: Int64, _ offset: Int64, _ lines: Int, _ format: String, _ b: inout BatchCounts, _ fs: inout FileSummary) throws
+    {
         try writer.flush()
         b.records = writer.takeInserted()
         b.duplicates += b.written - b.records.total

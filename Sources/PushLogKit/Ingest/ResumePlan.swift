@@ -15,8 +15,10 @@ struct ResumePlan {
 extension Ingester {
     /// Finds or creates the file's source row and decides between skip (nil), resume and a
     /// full read, in one short transaction.
-    func planResume(_ f: InputFile, _ st: (size: Int64, mtime: Int64)?, head: String?,
-                    _ fs: inout FileSummary) throws -> ResumePlan? {
+    func planResume(
+        _ f: InputFile, _ st: (size: Int64, mtime: Int64)?, head: String?,
+        _ fs: inout FileSummary
+    ) throws -> ResumePlan? {
         try db.exec("BEGIN IMMEDIATE")
         findSource.reset()
         findSource.bind(1, f.path)
@@ -42,7 +44,8 @@ extension Ingester {
             }
             // Same beginning as before (compared over the old head length) and not shorter: read on from where we stopped.
             if let st, !f.isStdin, oldHead != nil, st.size >= oldSize || !complete,
-               Ingester.headHash(f.path, length: oldHeadLen) == oldHead {
+                Ingester.headHash(f.path, length: oldHeadLen) == oldHead
+            {
                 plan.offset = offset
                 plan.lines = lines
             }

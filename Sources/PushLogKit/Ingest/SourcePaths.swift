@@ -38,7 +38,8 @@ public enum SourcePaths {
             for (path, group) in byCanonical {
                 let keep = group.max { ($0.lines, -$0.id) < ($1.lines, -$1.id) }!
                 for other in group where other.id != keep.id {
-                    try db.exec("""
+                    try db.exec(
+                        """
                         UPDATE sources SET
                           n_send = sources.n_send + o.n_send, n_request = sources.n_request + o.n_request, n_response = sources.n_response + o.n_response,
                           n_register = sources.n_register + o.n_register, n_settings = sources.n_settings + o.n_settings,

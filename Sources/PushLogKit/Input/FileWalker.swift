@@ -41,9 +41,10 @@ enum FileWalker {
     }
 
     static func walk(_ dir: String, root: String, _ out: inout [InputFile], _ seen: inout Set<String>, _ problems: inout [String]) {
-        let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: dir)).map {
-            $0.hasPrefix("/") ? $0 : (dir as NSString).deletingLastPathComponent + "/" + $0
-        } ?? dir
+        let real =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: dir)).map {
+                $0.hasPrefix("/") ? $0 : (dir as NSString).deletingLastPathComponent + "/" + $0
+            } ?? dir
         let key = URL(fileURLWithPath: real).resolvingSymlinksInPath().path
         if seen.contains(key) { return }  // a symlink loop or a directory reached twice
         seen.insert(key)

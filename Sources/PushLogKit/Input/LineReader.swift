@@ -60,8 +60,10 @@ final class LineReader {
                     }
                     let over = len > LineReader.maxLineBytes
                     let shown = over ? LineReader.prefixBytes : len
-                    try body(Line(bytes: UnsafeBufferPointer(start: buffer + from, count: shown),
-                                  number: lineNumber, endOffset: baseOffset + Int64(nl + 1), oversized: over))
+                    try body(
+                        Line(
+                            bytes: UnsafeBufferPointer(start: buffer + from, count: shown),
+                            number: lineNumber, endOffset: baseOffset + Int64(nl + 1), oversized: over))
                 }
                 atStreamStart = false
                 start = nl + 1
@@ -70,8 +72,10 @@ final class LineReader {
             if eof { break }
             // An unfinished line longer than the limit: report it once, then drop bytes until its end.
             if !discarding && end - start > LineReader.maxLineBytes {
-                try body(Line(bytes: UnsafeBufferPointer(start: buffer + start, count: LineReader.prefixBytes),
-                              number: lineNumber + 1, endOffset: baseOffset + Int64(end), oversized: true))
+                try body(
+                    Line(
+                        bytes: UnsafeBufferPointer(start: buffer + start, count: LineReader.prefixBytes),
+                        number: lineNumber + 1, endOffset: baseOffset + Int64(end), oversized: true))
                 discarding = true
             }
             if discarding {

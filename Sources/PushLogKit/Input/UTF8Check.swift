@@ -14,10 +14,15 @@ enum UTF8Check {
             var need = 0
             var minCode: UInt32 = 0
             var code: UInt32 = 0
-            if c & 0xE0 == 0xC0 { need = 1; code = UInt32(c & 0x1F); minCode = 0x80 }
-            else if c & 0xF0 == 0xE0 { need = 2; code = UInt32(c & 0x0F); minCode = 0x800 }
-            else if c & 0xF8 == 0xF0 { need = 3; code = UInt32(c & 0x07); minCode = 0x10000 }
-            else { return false }
+            if c & 0xE0 == 0xC0 {
+                need = 1; code = UInt32(c & 0x1F); minCode = 0x80
+            } else if c & 0xF0 == 0xE0 {
+                need = 2; code = UInt32(c & 0x0F); minCode = 0x800
+            } else if c & 0xF8 == 0xF0 {
+                need = 3; code = UInt32(c & 0x07); minCode = 0x10000
+            } else {
+                return false
+            }
             if i + need >= n { return false }
             for k in 1...need {
                 let d = p[i + k]

@@ -1,6 +1,7 @@
 /// The record kinds of the pushlog event schema (SPEC §3.1).
 enum EventKind: Int, CaseIterable, Sendable {
-    case send = 0, request, response, register, settings, receipt, unregister
+    case send = 0
+    case request, response, register, settings, receipt, unregister
 
     /// The name used in logs, summaries and JSON.
     var name: String {

@@ -1,6 +1,9 @@
 /// The APNs response categories of SPEC §3.4.
 enum ReasonCategory: String, CaseIterable, Sendable {
-    case accepted, tokenGone = "token-gone", tokenBad = "token-bad", envConfig = "env-config"
+    case accepted
+    case tokenGone = "token-gone"
+    case tokenBad = "token-bad"
+    case envConfig = "env-config"
     case auth, request, rate, server, unknown
     /// No APNs response at all (TLS, DNS, timeouts, resets): stored with no status.
     case transport

@@ -26,7 +26,8 @@ enum RejectReason: Equatable, Sendable, CustomStringConvertible {
     case csvFieldCount(row: Int, header: Int)
     case notLogfmt, notAppleMetricsHeader
     case fieldCount(Int)
-    case badDate(String), badCount(String)
+    case badDate(String)
+    case badCount(String)
 
     // MARK: values
     case outOfRange(field: String)

@@ -11,8 +11,10 @@ enum Charts {
         var out: [TrendChart] = []
         for t in doc.sections where t.name.hasPrefix("trend") && !t.rows.isEmpty {
             for c in 1..<t.columns.count {
-                out.append(TrendChart(title: t.columns[c], labels: t.rows.map { CellFormat.plain($0[0]) },
-                                      values: t.rows.map { $0[c].asDouble }, rate: CellFormat.isRate(t.columns[c])))
+                out.append(
+                    TrendChart(
+                        title: t.columns[c], labels: t.rows.map { CellFormat.plain($0[0]) },
+                        values: t.rows.map { $0[c].asDouble }, rate: CellFormat.isRate(t.columns[c])))
             }
         }
         return out

@@ -24,10 +24,12 @@ enum HTMLRenderer {
         body += t.columns.map { "<th>\(escape($0))</th>" }.joined()
         body += "</tr></thead><tbody>\n"
         for (ri, r) in t.rows.enumerated() {
-            body += "<tr>" + r.enumerated().map { i, v in
-                let cls = CellFormat.isNumeric(v) ? " class=num" : ""
-                return "<td\(cls)>\(escape(CellFormat.human(t, row: ri, column: i)))</td>"
-            }.joined() + "</tr>\n"
+            body +=
+                "<tr>"
+                + r.enumerated().map { i, v in
+                    let cls = CellFormat.isNumeric(v) ? " class=num" : ""
+                    return "<td\(cls)>\(escape(CellFormat.human(t, row: ri, column: i)))</td>"
+                }.joined() + "</tr>\n"
         }
         return body + "</tbody></table></div></section>\n"
     }
@@ -35,24 +37,24 @@ enum HTMLRenderer {
     /// The self-contained page around a body; `style` adds CSS rules.
     static func page(title: String, body: String, style: String = "") -> String {
         return """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title)) — pushlog</title>
-        <style>
-        body{font:14px/1.45 -apple-system,system-ui,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#1d1d1f;background:#fff}
-        h1{font-size:22px;margin:8px 0} h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-        .params code{background:#f2f2f5;padding:2px 6px;border-radius:4px;margin-right:6px}
-        .scroll{overflow-x:auto} table{border-collapse:collapse;min-width:50%}
-        th,td{padding:4px 10px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}
-        th{background:#f7f7f9;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums}
-        .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:16px}
-        figure{margin:0;border:1px solid #e5e5ea;border-radius:8px;padding:8px} figcaption{font-weight:600;margin-bottom:4px}
-        svg{width:100%;height:auto} .note{color:#86590d}
-        \(style)</style></head><body>
-        \(body)</body></html>
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(title)) — pushlog</title>
+            <style>
+            body{font:14px/1.45 -apple-system,system-ui,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#1d1d1f;background:#fff}
+            h1{font-size:22px;margin:8px 0} h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+            .params code{background:#f2f2f5;padding:2px 6px;border-radius:4px;margin-right:6px}
+            .scroll{overflow-x:auto} table{border-collapse:collapse;min-width:50%}
+            th,td{padding:4px 10px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}
+            th{background:#f7f7f9;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums}
+            .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:16px}
+            figure{margin:0;border:1px solid #e5e5ea;border-radius:8px;padding:8px} figcaption{font-weight:600;margin-bottom:4px}
+            svg{width:100%;height:auto} .note{color:#86590d}
+            \(style)</style></head><body>
+            \(body)</body></html>
 
-        """
+            """
     }
 
     static func escape(_ s: String) -> String {

@@ -21,7 +21,8 @@ public enum IngestReport {
         }
         var t = "{\"records\":\(kindsObject(s.records)),\"duplicates\":\(s.duplicates),\"rejects\":\(s.rejects)"
         t += ",\"skipped\":\(s.skipped),\"ignored\":\(s.ignored),\"refused_files\":\(s.refused),\"lines\":\(s.lines),\"bytes\":\(s.bytes)"
-        t += ",\"seconds\":\(String(format: "%.3f", s.seconds)),\"finalize_seconds\":\(String(format: "%.3f", s.finalizeSeconds)),\"records_per_second\":\(Int(s.recordsPerSecond))}"
+        t +=
+            ",\"seconds\":\(String(format: "%.3f", s.seconds)),\"finalize_seconds\":\(String(format: "%.3f", s.finalizeSeconds)),\"records_per_second\":\(Int(s.recordsPerSecond))}"
         var out = "{\"files\":[" + files.joined(separator: ",") + "],\"totals\":" + t
         if !s.problems.isEmpty { out += ",\"problems\":[" + s.problems.map(JSONRenderer.quote).joined(separator: ",") + "]" }
         return out + "}\n"
@@ -30,22 +31,29 @@ public enum IngestReport {
     /// The summary for a terminal. Quiet on success, as cron wants it: only the files that
     /// changed (new, grown, incomplete or refused) get a row, unless `verbose`; one total line.
     public static func table(_ s: IngestSummary, verbose: Bool = false) -> String {
-        var t = ResultTable(name: "ingest", columns: ["file", "format", "records", "by_kind", "duplicates", "rejects", "skipped", "status"])
+        var t = ResultTable(
+            name: "ingest", columns: ["file", "format", "records", "by_kind", "duplicates", "rejects", "skipped", "status"])
         func kinds(_ r: KindCounts) -> String {
             EventKind.allCases.filter { r[$0] > 0 }.map { "\($0.name)=\(r[$0])" }.joined(separator: " ")
         }
         let unchanged = s.files.filter { $0.unchanged && $0.complete }.count
         for f in s.files where verbose || !(f.unchanged && f.complete) {
-            let status = f.refused != nil ? (f.unchanged ? "refused, unchanged" : "refused")
+            let status =
+                f.refused != nil
+                ? (f.unchanged ? "refused, unchanged" : "refused")
                 : f.unchanged ? "unchanged" : (f.complete ? (f.resumedAfterLine > 0 ? "grown" : "new") : "INCOMPLETE")
-            t.rows.append([.text(f.path), .text(f.format), .int(Int64(f.totalRecords)), .text(kinds(f.records)),
-                           .int(Int64(f.duplicates)), .int(Int64(f.rejects)), .int(Int64(f.skipped)), .text(status)])
+            t.rows.append([
+                .text(f.path), .text(f.format), .int(Int64(f.totalRecords)), .text(kinds(f.records)),
+                .int(Int64(f.duplicates)), .int(Int64(f.rejects)), .int(Int64(f.skipped)), .text(status),
+            ])
         }
         var out = t.rows.isEmpty ? "" : TableRenderer.renderTable(t)
         let mb = Double(s.bytes) / 1_048_576
-        out += String(format: "total: %d new records (%@), %d duplicates, %d rejects, %d skipped (other platforms); %d files read, %d unchanged; %.1f MB in %.2fs, %@ records/s",
-                      s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
-                      s.skipped, s.files.count - unchanged, unchanged, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
+        out += String(
+            format:
+                "total: %d new records (%@), %d duplicates, %d rejects, %d skipped (other platforms); %d files read, %d unchanged; %.1f MB in %.2fs, %@ records/s",
+            s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
+            s.skipped, s.files.count - unchanged, unchanged, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
         if s.refused > 0 { out += String(format: "; %d files refused (not logs)", s.refused) }
         if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog rejects" }
         return out

@@ -4,7 +4,9 @@ enum KPIDirection {
     /// Figures where higher is better.
     static let higherIsBetter: Set<String> = ["accepted_share", "accepted", "receipt_rate", "still_on_7d_share", "still_on_30d_share"]
     /// Figures that are volume, neither good nor bad.
-    static let neutral: Set<String> = ["responses", "background_sends", "active_devices", "new_tokens", "opted_in", "on_at_start", "token_hours", "checked"]
+    static let neutral: Set<String> = [
+        "responses", "background_sends", "active_devices", "new_tokens", "opted_in", "on_at_start", "token_hours", "checked",
+    ]
 
     /// +1 when an increase is good, -1 when it is bad, 0 for volume.
     static func sign(_ name: String) -> Int {

@@ -104,7 +104,8 @@ enum CellFormat {
     static func human(_ t: ResultTable, row: Int, column c: Int) -> String {
         let name = t.columns[c]
         if let m = t.column("metric"), c != m, case .text(let metric) = t.rows[row][m], isRate(metric),
-           let d = t.rows[row][c].asDouble, CellFormat.isNumeric(t.rows[row][c]) {
+            let d = t.rows[row][c].asDouble, CellFormat.isNumeric(t.rows[row][c])
+        {
             return name == "change" ? (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") : percent(d)
         }
         if name == "change", let d = t.rows[row][c].asDouble, d > 0 { return "+" + human(t.rows[row][c], column: name) }
@@ -136,7 +137,10 @@ enum CellFormat {
     }
 
     static func isNumeric(_ v: SQLValue) -> Bool {
-        switch v { case .int, .double: return true; default: return false }
+        switch v {
+        case .int, .double: return true;
+        default: return false
+        }
     }
 }
 

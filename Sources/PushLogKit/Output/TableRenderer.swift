@@ -33,9 +33,12 @@ enum TableRenderer {
         if let width {
             // Narrow the widest free-text column, a character at a time, down to 12; times and
             // bucket labels keep their width (a cut time reads as another time).
-            let keep = t.columns.map { $0 == "time" || $0 == "bucket" || $0.hasSuffix("_seen") || $0.hasPrefix("window_") || $0.hasSuffix("_at") }
+            let keep = t.columns.map {
+                $0 == "time" || $0 == "bucket" || $0.hasSuffix("_seen") || $0.hasPrefix("window_") || $0.hasSuffix("_at")
+            }
             while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
-                  let c = widths.indices.filter({ !numeric[$0] && !keep[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] }) {
+                let c = widths.indices.filter({ !numeric[$0] && !keep[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] })
+            {
                 widths[c] -= 1
             }
         }
@@ -121,13 +124,17 @@ enum MarkdownRenderer {
             out += "## \(t.name)\n\n"
             if t.rows.isEmpty { out += "_no rows_\n\n"; continue }
             out += "| " + t.columns.joined(separator: " | ") + " |\n"
-            out += "|" + t.columns.indices.map { i in
-                t.rows.contains { CellFormat.isNumeric($0[i]) } ? "---:|" : "---|"
-            }.joined() + "\n"
+            out +=
+                "|"
+                + t.columns.indices.map { i in
+                    t.rows.contains { CellFormat.isNumeric($0[i]) } ? "---:|" : "---|"
+                }.joined() + "\n"
             for ri in t.rows.indices {
-                out += "| " + t.columns.indices.map {
-                    CellFormat.human(t, row: ri, column: $0).replacingOccurrences(of: "|", with: "\\|")
-                }.joined(separator: " | ") + " |\n"
+                out +=
+                    "| "
+                    + t.columns.indices.map {
+                        CellFormat.human(t, row: ri, column: $0).replacingOccurrences(of: "|", with: "\\|")
+                    }.joined(separator: " | ") + " |\n"
             }
             out += "\n"
         }

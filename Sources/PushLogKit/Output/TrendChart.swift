@@ -65,7 +65,9 @@ struct TrendChart {
     static func dayStart(_ s: String) -> Int64? { s.count == 10 ? TimeParser.parse(s + "T00:00:00Z") : nil }
 
     func svg() -> String {
-        let (w, h, left, right, top, bottom) = (TrendChart.w, TrendChart.h, TrendChart.left, TrendChart.right, TrendChart.top, TrendChart.bottom)
+        let (w, h, left, right, top, bottom) = (
+            TrendChart.w, TrendChart.h, TrendChart.left, TrendChart.right, TrendChart.top, TrendChart.bottom
+        )
         let n = values.count
         let ticks = TrendChart.ticks(maxValue: values.compactMap { $0 }.max() ?? 0, rate: rate)
         let maxV = ticks.last!
@@ -78,8 +80,10 @@ struct TrendChart {
         // This week shaded, with its boundary.
         if let b = boundary, b > 0, b < n {
             let bx = x(Double(b) - 0.5)
-            s += "<rect class=thisweek x=\"\(f(bx))\" y=\"\(f(top))\" width=\"\(f(w - right - bx))\" height=\"\(f(h - top - bottom))\" fill=\"#eef4fd\"/>"
-            s += "<line x1=\"\(f(bx))\" x2=\"\(f(bx))\" y1=\"\(f(top - 6))\" y2=\"\(f(h - bottom))\" stroke=\"#7a8ca6\" stroke-dasharray=\"3 3\"/>"
+            s +=
+                "<rect class=thisweek x=\"\(f(bx))\" y=\"\(f(top))\" width=\"\(f(w - right - bx))\" height=\"\(f(h - top - bottom))\" fill=\"#eef4fd\"/>"
+            s +=
+                "<line x1=\"\(f(bx))\" x2=\"\(f(bx))\" y1=\"\(f(top - 6))\" y2=\"\(f(h - bottom))\" stroke=\"#7a8ca6\" stroke-dasharray=\"3 3\"/>"
             s += "<text x=\"\(f(bx + 4))\" y=\"\(f(top - 5))\" font-size=\"9\" fill=\"#51627a\">\(esc(boundaryLabel))</text>"
         }
         // Incident windows, at their place within the days (a point is the middle of its day).
@@ -88,17 +92,21 @@ struct TrendChart {
                 let a = x(Double(band.from - d0) / 86_400_000 - 0.5), b = x(Double(band.until - d0) / 86_400_000 - 0.5)
                 guard b >= left - dx / 2, a <= w - right + dx / 2 else { continue }
                 let width = max(3, b - a)
-                s += "<rect class=incident x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(h - top - bottom))\" fill=\"#d93025\" fill-opacity=\"0.35\"><title>\(esc(band.title))</title></rect>"
+                s +=
+                    "<rect class=incident x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(h - top - bottom))\" fill=\"#d93025\" fill-opacity=\"0.35\"><title>\(esc(band.title))</title></rect>"
             }
         }
         for v in ticks {
             s += "<line x1=\"\(f(left))\" x2=\"\(f(w - right))\" y1=\"\(f(y(v)))\" y2=\"\(f(y(v)))\" stroke=\"#e5e5ea\"/>"
-            s += "<text x=\"\(f(left - 4))\" y=\"\(f(y(v) + 3.5))\" font-size=\"10\" text-anchor=\"end\" fill=\"#666\">\(TrendChart.tickLabel(v, rate: rate))</text>"
+            s +=
+                "<text x=\"\(f(left - 4))\" y=\"\(f(y(v) + 3.5))\" font-size=\"10\" text-anchor=\"end\" fill=\"#666\">\(TrendChart.tickLabel(v, rate: rate))</text>"
         }
         // The line, broken where a value is missing.
         var run: [String] = []
         func flush() {
-            if run.count > 1 { s += "<polyline fill=\"none\" stroke=\"#0a64d8\" stroke-width=\"2\" points=\"\(run.joined(separator: " "))\"/>" }
+            if run.count > 1 {
+                s += "<polyline fill=\"none\" stroke=\"#0a64d8\" stroke-width=\"2\" points=\"\(run.joined(separator: " "))\"/>"
+            }
             run = []
         }
         for (i, v) in values.enumerated() {
@@ -108,12 +116,14 @@ struct TrendChart {
         for (i, v) in values.enumerated() {
             guard let v else { continue }
             let text = rate ? CellFormat.percent(v) : CellFormat.human(.double(v), column: "")
-            s += "<circle cx=\"\(f(x(Double(i))))\" cy=\"\(f(y(v)))\" r=\"2.5\" fill=\"#0a64d8\"><title>\(esc(labels[i])): \(text)</title></circle>"
+            s +=
+                "<circle cx=\"\(f(x(Double(i))))\" cy=\"\(f(y(v)))\" r=\"2.5\" fill=\"#0a64d8\"><title>\(esc(labels[i])): \(text)</title></circle>"
         }
         // Dated x labels: every point when they fit, else every other one, keeping the boundary's.
         let every = n > 9 ? 2 : 1
         for i in stride(from: (boundary ?? 0) % every, to: n, by: every) {
-            s += "<text x=\"\(f(x(Double(i))))\" y=\"\(f(h - 8))\" font-size=\"9.5\" text-anchor=\"middle\" fill=\"#666\">\(esc(TrendChart.shortLabel(labels[i])))</text>"
+            s +=
+                "<text x=\"\(f(x(Double(i))))\" y=\"\(f(h - 8))\" font-size=\"9.5\" text-anchor=\"middle\" fill=\"#666\">\(esc(TrendChart.shortLabel(labels[i])))</text>"
         }
         return s + "</svg>"
     }

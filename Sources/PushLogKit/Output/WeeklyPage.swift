@@ -25,11 +25,11 @@ enum WeeklyPage {
     }
 
     static let style = """
-    .changed{background:#f7f7f9;border-left:4px solid #0a64d8;padding:8px 12px;margin:12px 0 4px;white-space:normal}
-    .good{color:#1a7f37} td.good.moved{background:#e6f4ea} .bad{color:#b3261e} td.bad.moved{background:#fce8e6} .flat{color:#555}
-    td.change{font-weight:600} td.source{color:#999;font-size:12px} .legend{color:#666;font-size:12px;margin:6px 0 0}
-    .legend .swatch{display:inline-block;width:12px;height:10px;vertical-align:-1px;margin:0 4px 0 10px}
-    """
+        .changed{background:#f7f7f9;border-left:4px solid #0a64d8;padding:8px 12px;margin:12px 0 4px;white-space:normal}
+        .good{color:#1a7f37} td.good.moved{background:#e6f4ea} .bad{color:#b3261e} td.bad.moved{background:#fce8e6} .flat{color:#555}
+        td.change{font-weight:600} td.source{color:#999;font-size:12px} .legend{color:#666;font-size:12px;margin:6px 0 0}
+        .legend .swatch{display:inline-block;width:12px;height:10px;vertical-align:-1px;margin:0 4px 0 10px}
+        """
 
     // MARK: - KPIs
 
@@ -76,9 +76,10 @@ enum WeeklyPage {
             for mv in top.prefix(3) {
                 let verb = mv.delta > 0 ? "rose" : "fell"
                 let why = mv.verdict == "good" ? " (better)" : mv.verdict == "bad" ? " (worse)" : ""
-                parts.append("<span class=\(mv.verdict)><b>\(HTMLRenderer.escape(mv.label))</b> \(verb) from "
-                             + "\(show(mv.last, metric: mv.metric)) to \(show(mv.this, metric: mv.metric)) "
-                             + "(\(showChange(mv.delta, metric: mv.metric)))\(why).</span>")
+                parts.append(
+                    "<span class=\(mv.verdict)><b>\(HTMLRenderer.escape(mv.label))</b> \(verb) from "
+                        + "\(show(mv.last, metric: mv.metric)) to \(show(mv.this, metric: mv.metric)) "
+                        + "(\(showChange(mv.delta, metric: mv.metric)))\(why).</span>")
             }
         }
         let incidents = incidentWindows(doc)
@@ -86,14 +87,17 @@ enum WeeklyPage {
             parts.append("No incidents.")
         } else {
             let list = incidents.prefix(3).map { HTMLRenderer.escape($0.title) }.joined(separator: "; ")
-            parts.append("<span class=bad>\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(list)\(incidents.count > 3 ? "; …" : "").</span>")
+            parts.append(
+                "<span class=bad>\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(list)\(incidents.count > 3 ? "; …" : "").</span>"
+            )
         }
         return parts.joined(separator: " ")
     }
 
     static func kpiTable(_ kpis: ResultTable) -> String {
         guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week"),
-              let c = kpis.column("change") else { return HTMLRenderer.section(kpis, heading: heading("kpis")) }
+            let c = kpis.column("change")
+        else { return HTMLRenderer.section(kpis, heading: heading("kpis")) }
         let src = kpis.column("source")
         // Every change is coloured by its direction; the moves large enough for "what changed" also get a background.
         let moved = Set(moves(kpis).map(\.metric))
@@ -109,7 +113,8 @@ enum WeeklyPage {
             s += "<tr><td title=\"\(HTMLRenderer.escape(metric))\">\(HTMLRenderer.escape(info.label))</td>"
             s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: a)))</td>"
             s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: b)))</td>"
-            s += "<td class=\"num change \(verdict)\(moved.contains(metric) ? " moved" : "")\">\(arrow)\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: c)))</td>"
+            s +=
+                "<td class=\"num change \(verdict)\(moved.contains(metric) ? " moved" : "")\">\(arrow)\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: c)))</td>"
             if let src { s += "<td class=source>\(HTMLRenderer.escape(CellFormat.plain(r[src])))</td>" }
             s += "</tr>\n"
         }
@@ -155,7 +160,8 @@ enum WeeklyPage {
         }
         var s = "<section><h2>Trends</h2>\n<div class=charts>\n" + charts.map { $0.figure() }.joined() + "</div>\n"
         if marked {
-            s += "<p class=legend>Rates in percent.<span class=swatch style=\"background:#eef4fd;border:1px solid #7a8ca6\"></span>this week"
+            s +=
+                "<p class=legend>Rates in percent.<span class=swatch style=\"background:#eef4fd;border:1px solid #7a8ca6\"></span>this week"
             s += "<span class=swatch style=\"background:#d93025;opacity:.5\"></span>incidents (bursts of auth, server or rate errors)</p>\n"
         }
         return s + "</section>\n"

@@ -2,7 +2,9 @@ import Foundation
 
 /// The time units of `--by` (UTC buckets).
 public enum TimeUnit: String, CaseIterable, Sendable {
-    case minute, fiveMinutes = "5m", hour, day, week
+    case minute
+    case fiveMinutes = "5m"
+    case hour, day, week
 
     /// Start of the bucket holding `ms`.
     public func start(_ ms: Int64) -> Int64 {
@@ -63,7 +65,8 @@ enum BucketFill {
         // Rows outside the run (a range that starts mid-bucket keeps its first bucket, etc.).
         let rest = order.filter { !placed.contains($0) }
         if !rest.isEmpty {
-            out.rows = rest.filter { $0 < (out.rows.first.map { CellFormat.plain($0[li]) } ?? "") }.flatMap { byLabel[$0]! }
+            out.rows =
+                rest.filter { $0 < (out.rows.first.map { CellFormat.plain($0[li]) } ?? "") }.flatMap { byLabel[$0]! }
                 + out.rows + rest.filter { $0 > (out.rows.last.map { CellFormat.plain($0[li]) } ?? "") }.flatMap { byLabel[$0]! }
         }
         return out

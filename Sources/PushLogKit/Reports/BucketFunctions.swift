@@ -56,35 +56,43 @@ enum BucketFunctions {
     static func register(_ db: Database) throws {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         let names = Unmanaged.passRetained(Names(db)).toOpaque()
-        try db.check(sqlite3_create_function_v2(db.handle, "by_key", 7, flags, names, { ctx, _, argv in
-            guard let argv, let by = sqlite3_value_text(argv[0]) else { sqlite3_result_null(ctx); return }
-            if let i = BucketFunctions.dimensionArgument(by) {
-                // The hourly tables store an absent topic or env as 0.
-                let names = Unmanaged<Names>.fromOpaque(sqlite3_user_data(ctx)).takeUnretainedValue()
-                // A text argument is the value itself (errors: a transport failure's error text as its reason).
-                if sqlite3_value_type(argv[i]) == SQLITE_TEXT, let v = sqlite3_value_text(argv[i]), v[0] != 0 {
-                    _ = pushlog_result_text_transient(ctx, UnsafeRawPointer(v).assumingMemoryBound(to: CChar.self), -1)
-                } else if sqlite3_value_type(argv[i]) == SQLITE_INTEGER, let n = names.name(argument: i, id: sqlite3_value_int64(argv[i])), !n.isEmpty {
-                    _ = n.withCString { pushlog_result_text_transient(ctx, $0, -1) }
-                } else {
-                    _ = (i == 6 ? "(unknown)" : "(none)").withCString { pushlog_result_text_transient(ctx, $0, -1) }
-                }
-                return
-            }
-            guard sqlite3_value_type(argv[1]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-            sqlite3_result_int64(ctx, BucketFunctions.start(ms: sqlite3_value_int64(argv[1]), by: by))
-        }, nil, nil, { p in if let p { Unmanaged<Names>.fromOpaque(p).release() } }))
-        try db.check(sqlite3_create_function_v2(db.handle, "by_label", 2, flags, nil, { ctx, _, argv in
-            guard let argv, let u = sqlite3_value_text(argv[1]), sqlite3_value_type(argv[0]) != SQLITE_NULL else {
-                sqlite3_result_null(ctx); return
-            }
-            let s: String
-            if sqlite3_value_type(argv[0]) == SQLITE_TEXT {
-                s = String(cString: sqlite3_value_text(argv[0]))
-            } else {
-                s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
-            }
-            _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
-        }, nil, nil, nil))
+        try db.check(
+            sqlite3_create_function_v2(
+                db.handle, "by_key", 7, flags, names,
+                { ctx, _, argv in
+                    guard let argv, let by = sqlite3_value_text(argv[0]) else { sqlite3_result_null(ctx); return }
+                    if let i = BucketFunctions.dimensionArgument(by) {
+                        // The hourly tables store an absent topic or env as 0.
+                        let names = Unmanaged<Names>.fromOpaque(sqlite3_user_data(ctx)).takeUnretainedValue()
+                        // A text argument is the value itself (errors: a transport failure's error text as its reason).
+                        if sqlite3_value_type(argv[i]) == SQLITE_TEXT, let v = sqlite3_value_text(argv[i]), v[0] != 0 {
+                            _ = pushlog_result_text_transient(ctx, UnsafeRawPointer(v).assumingMemoryBound(to: CChar.self), -1)
+                        } else if sqlite3_value_type(argv[i]) == SQLITE_INTEGER,
+                            let n = names.name(argument: i, id: sqlite3_value_int64(argv[i])), !n.isEmpty
+                        {
+                            _ = n.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+                        } else {
+                            _ = (i == 6 ? "(unknown)" : "(none)").withCString { pushlog_result_text_transient(ctx, $0, -1) }
+                        }
+                        return
+                    }
+                    guard sqlite3_value_type(argv[1]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+                    sqlite3_result_int64(ctx, BucketFunctions.start(ms: sqlite3_value_int64(argv[1]), by: by))
+                }, nil, nil, { p in if let p { Unmanaged<Names>.fromOpaque(p).release() } }))
+        try db.check(
+            sqlite3_create_function_v2(
+                db.handle, "by_label", 2, flags, nil,
+                { ctx, _, argv in
+                    guard let argv, let u = sqlite3_value_text(argv[1]), sqlite3_value_type(argv[0]) != SQLITE_NULL else {
+                        sqlite3_result_null(ctx); return
+                    }
+                    let s: String
+                    if sqlite3_value_type(argv[0]) == SQLITE_TEXT {
+                        s = String(cString: sqlite3_value_text(argv[0]))
+                    } else {
+                        s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
+                    }
+                    _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+                }, nil, nil, nil))
     }
 }

@@ -8,7 +8,8 @@ public struct DataCoverage {
     func span() throws -> (Int64, Int64)? {
         // One min() or max() per SELECT, so each is a single probe of the table's (time_ms, …) key
         // instead of a scan; the aggregate skips the NULL of an empty table.
-        let s = try db.prepare("""
+        let s = try db.prepare(
+            """
             SELECT min(lo), max(hi) FROM (
               SELECT (SELECT min(time_ms) FROM sends) AS lo, (SELECT max(time_ms) FROM sends) AS hi
               UNION ALL SELECT (SELECT min(time_ms) FROM registers), (SELECT max(time_ms) FROM registers)
@@ -24,17 +25,21 @@ public struct DataCoverage {
         guard let (lo, hi) = try span() else { return ["the database holds no records (run `pushlog ingest PATH...` first)"] }
         let since = p.since ?? Int64.min, until = p.until ?? Int64.max
         if names.contains("since") && (since > hi || until <= lo) {
-            out.append("no records between \(p.since.map { TimeFormat.rfc3339(ms: $0) } ?? "the start") and "
-                       + "\(p.until.map { TimeFormat.rfc3339(ms: $0) } ?? "the end"); the data spans \(TimeFormat.rfc3339(ms: lo)) … \(TimeFormat.rfc3339(ms: hi))")
+            out.append(
+                "no records between \(p.since.map { TimeFormat.rfc3339(ms: $0) } ?? "the start") and "
+                    + "\(p.until.map { TimeFormat.rfc3339(ms: $0) } ?? "the end"); the data spans \(TimeFormat.rfc3339(ms: lo)) … \(TimeFormat.rfc3339(ms: hi))"
+            )
         }
         if let topic = p.topic, names.contains("topic") {
-            let known = try values("SELECT name FROM topics WHERE id IN (SELECT DISTINCT topic_id FROM hourly_responses) AND name <> '' ORDER BY 1 LIMIT 20")
+            let known = try values(
+                "SELECT name FROM topics WHERE id IN (SELECT DISTINCT topic_id FROM hourly_responses) AND name <> '' ORDER BY 1 LIMIT 20")
             if !known.contains(topic) {
                 out.append("no responses for topic '\(topic)'; topics seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }
         }
         if let env = p.env, names.contains("env") {
-            let known = try values("SELECT name FROM envs WHERE id IN (SELECT DISTINCT env_id FROM hourly_responses) AND name <> '' ORDER BY 1")
+            let known = try values(
+                "SELECT name FROM envs WHERE id IN (SELECT DISTINCT env_id FROM hourly_responses) AND name <> '' ORDER BY 1")
             if !known.contains(env) {
                 out.append("no responses sent to env '\(env)'; envs seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }

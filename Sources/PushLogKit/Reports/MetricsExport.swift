@@ -29,17 +29,21 @@ public struct MetricsExport {
     }
 
     /// The families over [since, until) (nil: all records); `now` is epoch ms.
-    public func collect(since: Int64?, until: Int64? = nil, budget: Int64 = 3,
-                        now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> [MetricFamily] {
+    public func collect(
+        since: Int64?, until: Int64? = nil, budget: Int64 = 3,
+        now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
+    ) throws -> [MetricFamily] {
         let lo = since ?? Int64.min, hi = until ?? Int64.max
         var out: [MetricFamily] = []
 
         // Responses by topic and env (a response: a send or response record with a status).
         var responses = MetricFamily(name: "pushlog_responses", help: "APNs responses in the window, by topic and env")
-        var accepted = MetricFamily(name: "pushlog_accepted_responses", help: "Accepted (200) APNs responses in the window, by topic and env")
+        var accepted = MetricFamily(
+            name: "pushlog_accepted_responses", help: "Accepted (200) APNs responses in the window, by topic and env")
         var gone = MetricFamily(name: "pushlog_gone_responses", help: "410 (token gone) APNs responses in the window, by topic and env")
         var total = (responses: 0.0, accepted: 0.0, gone: 0.0)
-        let byTopic = try db.prepare("""
+        let byTopic = try db.prepare(
+            """
             SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
                    count(*), coalesce(sum(status = 200), 0), coalesce(sum(status = 410), 0)
             FROM responses WHERE time_ms >= ?1 AND time_ms < ?2
@@ -55,14 +59,20 @@ public struct MetricsExport {
         out += [responses, accepted, gone]
         // Rates are left out when nothing was answered in the window: an absent series, not 0.
         if total.responses > 0 {
-            out.append(MetricFamily(name: "pushlog_gone_rate", help: "410 responses / responses in the window (gone report)",
-                                    samples: [([], total.gone / total.responses)]))
-            out.append(MetricFamily(name: "pushlog_accepted_share", help: "Accepted (200) responses / responses in the window",
-                                    samples: [([], total.accepted / total.responses)]))
+            out.append(
+                MetricFamily(
+                    name: "pushlog_gone_rate", help: "410 responses / responses in the window (gone report)",
+                    samples: [([], total.gone / total.responses)]))
+            out.append(
+                MetricFamily(
+                    name: "pushlog_accepted_share", help: "Accepted (200) responses / responses in the window",
+                    samples: [([], total.accepted / total.responses)]))
         }
 
-        var errors = MetricFamily(name: "pushlog_error_responses", help: "Non-accepted APNs responses in the window, by topic, env and APNs reason category")
-        let byCategory = try db.prepare("""
+        var errors = MetricFamily(
+            name: "pushlog_error_responses", help: "Non-accepted APNs responses in the window, by topic, env and APNs reason category")
+        let byCategory = try db.prepare(
+            """
             SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
                    coalesce((SELECT name FROM categories WHERE id = category_id), 'unknown'), count(*)
             FROM responses WHERE status <> 200 AND time_ms >= ?1 AND time_ms < ?2
@@ -70,8 +80,13 @@ public struct MetricsExport {
             """)
         byCategory.bind(1, lo); byCategory.bind(2, hi)
         while try byCategory.step() {
-            errors.samples.append(([("topic", byCategory.string(0) ?? ""), ("env", byCategory.string(1) ?? ""),
-                                    ("category", byCategory.string(2) ?? "")], Double(byCategory.int(3))))
+            errors.samples.append(
+                (
+                    [
+                        ("topic", byCategory.string(0) ?? ""), ("env", byCategory.string(1) ?? ""),
+                        ("category", byCategory.string(2) ?? ""),
+                    ], Double(byCategory.int(3))
+                ))
         }
         out.append(errors)
 
@@ -79,49 +94,74 @@ public struct MetricsExport {
         let params = ReportParams(since: since, until: until, budget: budget)
         if let def = runner.catalog.report("silent"), let s = try runner.run(def, params: params, only: ["summary"]).section("summary") {
             if let v = s.first("over_budget_share")?.asDouble {
-                out.append(MetricFamily(name: "pushlog_background_over_budget_share",
-                                        help: "Accepted background pushes over \(budget) per token and clock hour / accepted background pushes (silent report)",
-                                        samples: [([], v)]))
+                out.append(
+                    MetricFamily(
+                        name: "pushlog_background_over_budget_share",
+                        help:
+                            "Accepted background pushes over \(budget) per token and clock hour / accepted background pushes (silent report)",
+                        samples: [([], v)]))
             }
             if let v = s.first("over_budget_sends")?.asDouble {
-                out.append(MetricFamily(name: "pushlog_background_over_budget_sends",
-                                        help: "Accepted background pushes over \(budget) per token and clock hour (silent report)", samples: [([], v)]))
+                out.append(
+                    MetricFamily(
+                        name: "pushlog_background_over_budget_sends",
+                        help: "Accepted background pushes over \(budget) per token and clock hour (silent report)", samples: [([], v)]))
             }
             if let v = s.first("too_many_requests")?.asDouble {
-                out.append(MetricFamily(name: "pushlog_too_many_requests", help: "429 TooManyRequests responses in the window", samples: [([], v)]))
+                out.append(
+                    MetricFamily(name: "pushlog_too_many_requests", help: "429 TooManyRequests responses in the window", samples: [([], v)])
+                )
             }
         }
-        if let def = runner.catalog.report("env-mismatch"), let s = try runner.run(def, params: params, only: ["summary"]).section("summary"),
-           let v = s.first("mismatched_sends")?.asDouble {
-            out.append(MetricFamily(name: "pushlog_mismatched_sends",
-                                    help: "Responses sent to the APNs env other than the token's registered env (env-mismatch report)", samples: [([], v)]))
+        if let def = runner.catalog.report("env-mismatch"),
+            let s = try runner.run(def, params: params, only: ["summary"]).section("summary"),
+            let v = s.first("mismatched_sends")?.asDouble
+        {
+            out.append(
+                MetricFamily(
+                    name: "pushlog_mismatched_sends",
+                    help: "Responses sent to the APNs env other than the token's registered env (env-mismatch report)", samples: [([], v)]))
         }
 
         // The opt-out report's age-invariant turn-off rate: of the devices opted in and still on at
         // the window's start, the share that turned notifications off in it (needs --since).
         if since != nil, let def = runner.catalog.report("opt-out"),
-           let v = try runner.run(def, params: params, only: ["turn_off_rate"]).section("turn_off_rate")?.first("turn_off_rate")?.asDouble {
-            out.append(MetricFamily(name: "pushlog_turn_off_rate",
-                                    help: "Devices opted in and on at the window's start that turned notifications off in it / those devices (opt-out report)",
-                                    samples: [([], v)]))
+            let v = try runner.run(def, params: params, only: ["turn_off_rate"]).section("turn_off_rate")?.first("turn_off_rate")?.asDouble
+        {
+            out.append(
+                MetricFamily(
+                    name: "pushlog_turn_off_rate",
+                    help:
+                        "Devices opted in and on at the window's start that turned notifications off in it / those devices (opt-out report)",
+                    samples: [([], v)]))
         }
 
         let rejects = try db.scalarInt("SELECT coalesce(sum(rejects), 0) FROM sources") ?? 0
-        out.append(MetricFamily(name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
-                                samples: [([], Double(rejects))]))
+        out.append(
+            MetricFamily(
+                name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
+                samples: [([], Double(rejects))]))
         // Each record table is keyed by time first: max(time_ms) is one index probe.
-        if let newest = try db.scalarInt("""
+        if let newest = try db.scalarInt(
+            """
             SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers UNION ALL
                                 SELECT max(time_ms) FROM settings UNION ALL SELECT max(time_ms) FROM receipts UNION ALL SELECT max(time_ms) FROM unregisters)
-            """) {
-            out.append(MetricFamily(name: "pushlog_newest_record_timestamp_seconds", help: "Time of the newest record in the database (Unix seconds)",
-                                    samples: [([], Double(newest) / 1000)]))
-            out.append(MetricFamily(name: "pushlog_seconds_since_newest_record", help: "Seconds from the newest record to now: the ingest lag",
-                                    samples: [([], Double(now - newest) / 1000)]))
+            """)
+        {
+            out.append(
+                MetricFamily(
+                    name: "pushlog_newest_record_timestamp_seconds", help: "Time of the newest record in the database (Unix seconds)",
+                    samples: [([], Double(newest) / 1000)]))
+            out.append(
+                MetricFamily(
+                    name: "pushlog_seconds_since_newest_record", help: "Seconds from the newest record to now: the ingest lag",
+                    samples: [([], Double(now - newest) / 1000)]))
         }
         if let since {
-            out.append(MetricFamily(name: "pushlog_window_start_timestamp_seconds", help: "Start of the window the counts cover (--since, Unix seconds)",
-                                    samples: [([], Double(since) / 1000)]))
+            out.append(
+                MetricFamily(
+                    name: "pushlog_window_start_timestamp_seconds", help: "Start of the window the counts cover (--since, Unix seconds)",
+                    samples: [([], Double(since) / 1000)]))
         }
         return out
     }

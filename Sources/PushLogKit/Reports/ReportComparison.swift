@@ -123,8 +123,10 @@ extension ReportRunner {
         let prev = try run(name: name, params: before)
         let by = params.by ?? catalog.report(name)?.paramDefaults["by"]
         var doc = ReportComparison.merge(current: cur, previous: prev, shift: until - since, by: by)
-        doc.params += [("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
-                       ("previous_until", .text(TimeFormat.rfc3339(ms: pu)))]
+        doc.params += [
+            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
+            ("previous_until", .text(TimeFormat.rfc3339(ms: pu))),
+        ]
         return doc
     }
 }

@@ -13,8 +13,10 @@ public struct ReportParams {
     /// hygiene: only this rule (so `--fail-if` reads one row).
     public var rule: String?
 
-    public init(since: Int64? = nil, until: Int64? = nil, by: String? = nil, topic: String? = nil, env: String? = nil,
-                budget: Int64? = nil, unit: String? = nil, week: String? = nil, limit: Int64? = nil, rule: String? = nil) {
+    public init(
+        since: Int64? = nil, until: Int64? = nil, by: String? = nil, topic: String? = nil, env: String? = nil,
+        budget: Int64? = nil, unit: String? = nil, week: String? = nil, limit: Int64? = nil, rule: String? = nil
+    ) {
         self.since = since; self.until = until; self.by = by; self.topic = topic; self.env = env
         self.budget = budget; self.unit = unit; self.week = week; self.limit = limit; self.rule = rule
     }

@@ -45,8 +45,11 @@ public final class ReportRunner {
             sections.append(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) })
         }
         if let unit = timeUnit(def, params), sections.contains(where: { $0.columns.first == "bucket" }),
-           let (lo, hi) = try fillRange(params) {
-            sections = sections.map { $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: lo, until: hi) : $0 }
+            let (lo, hi) = try fillRange(params)
+        {
+            sections = sections.map {
+                $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: lo, until: hi) : $0
+            }
         }
         return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
     }

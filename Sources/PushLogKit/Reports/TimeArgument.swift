@@ -23,7 +23,8 @@ public enum TimeArgument {
         }
         // `date +%Y%m%d` (20261109) is a day, not epoch seconds in August 1970.
         if s.count == 8, s.allSatisfy(\.isASCII), s.allSatisfy(\.isNumber), let y = Int(s.prefix(4)), (1970...2999).contains(y),
-           let m = Int(s.dropFirst(4).prefix(2)), (1...12).contains(m), let d = Int(s.suffix(2)), (1...31).contains(d) {
+            let m = Int(s.dropFirst(4).prefix(2)), (1...12).contains(m), let d = Int(s.suffix(2)), (1...31).contains(d)
+        {
             return TimeParser.parse(s.prefix(4) + "-" + s.dropFirst(4).prefix(2) + "-" + s.suffix(2))
         }
         return TimeParser.parse(s)
@@ -33,7 +34,8 @@ public enum TimeArgument {
     public static func week(_ s: String) -> Int64? {
         let parts = s.uppercased().split(separator: "-")
         guard parts.count == 2, parts[1].hasPrefix("W"), let y = Int(parts[0]), (1...9999).contains(y),
-              let w = Int(parts[1].dropFirst()), (1...53).contains(w) else { return nil }
+            let w = Int(parts[1].dropFirst()), (1...53).contains(w)
+        else { return nil }
         return TimeFormat.isoWeekStart(year: y, week: w)
     }
 }

@@ -20,11 +20,14 @@ public struct TokenMask {
         var found: [String] = []
         // The writer flags every token that is not hex (malformed) or came masked: a flag test per
         // row, not a pattern match (a GLOB over every token cost 0.35 s at 60,000 tokens).
-        if let db, let s = try? db.prepare("""
-            SELECT token FROM tokens
-            WHERE (malformed = 1 OR masked = 1 OR length(token) < 32) AND length(token) >= 4
-            ORDER BY length(token) DESC LIMIT 20000
-            """) {
+        if let db,
+            let s = try? db.prepare(
+                """
+                SELECT token FROM tokens
+                WHERE (malformed = 1 OR masked = 1 OR length(token) < 32) AND length(token) >= 4
+                ORDER BY length(token) DESC LIMIT 20000
+                """)
+        {
             while (try? s.step()) == true {
                 if case .text(let t) = s.value(0), !TokenMask.hasHexRun(t) { found.append(t) }
             }

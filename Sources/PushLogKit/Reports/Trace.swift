@@ -5,25 +5,36 @@ public struct Trace {
     public init(db: Database) { self.db = db }
 
     /// What a key names: tokens (ids), a device or user (id and name), an apns-id (as logged).
-    enum Subject { case tokens([Int64]), device(Int64, String), user(Int64, String), apnsID(String) }
+    enum Subject {
+        case tokens([Int64])
+        case device(Int64, String)
+        case user(Int64, String)
+        case apnsID(String)
+    }
 
     /// Works out what KEY names. Throws with a clear message when it is ambiguous or unknown.
     func resolve(_ key: String) throws -> (Subject, String) {
         let k = key.trimmingCharacters(in: .whitespaces)
-        if try exists("SELECT 1 FROM sends WHERE apns_id = apns_key(?1) UNION ALL SELECT 1 FROM receipts WHERE apns_id = apns_key(?1) LIMIT 1", k) {
+        if try exists(
+            "SELECT 1 FROM sends WHERE apns_id = apns_key(?1) UNION ALL SELECT 1 FROM receipts WHERE apns_id = apns_key(?1) LIMIT 1", k)
+        {
             return (.apnsID(k), "apns-id \(k)")
         }
-        if let d = try id("""
+        if let d = try id(
+            """
             SELECT d.id FROM devices d WHERE d.name = ?1 AND (EXISTS (SELECT 1 FROM registers WHERE device_id = d.id)
                                                              OR EXISTS (SELECT 1 FROM settings WHERE device_id = d.id))
-            """, k) {
+            """, k)
+        {
             return (.device(d, k), "device \(k)")
         }
-        if let u = try id("""
+        if let u = try id(
+            """
             SELECT u.id FROM users u WHERE u.name = ?1 AND (EXISTS (SELECT 1 FROM device_facts WHERE user_id = u.id)
               OR EXISTS (SELECT 1 FROM registers WHERE device_id IS NULL AND user_id = u.id)
               OR EXISTS (SELECT 1 FROM settings WHERE device_id IS NULL AND user_id = u.id))
-            """, k) {
+            """, k)
+        {
             return (.user(u, k), "user \(k)")
         }
         // A token: exact, a prefix, or the masked form outputs print (first 8 … last 4).
@@ -43,7 +54,8 @@ public struct Trace {
         if found.isEmpty && k.count >= 4 {
             // An apns-id prefix (the first block of a UUID is what people copy from a log line).
             // Stored UUIDs are 16 bytes (ApnsIDKey): a hex prefix is a range of keys; other ids are text.
-            let a = try db.prepare("""
+            let a = try db.prepare(
+                """
                 SELECT DISTINCT apns_text(apns_id) FROM sends
                 WHERE (apns_id >= ?1 AND apns_id < ?2) OR (apns_id >= ?3 AND apns_id < ?3 || x'ff') LIMIT 3
                 """)
@@ -59,14 +71,16 @@ public struct Trace {
             while try a.step() { if let v = a.string(0) { ids.append(v) } }
             if ids.count == 1 { return (.apnsID(ids[0]), "apns-id \(ids[0])") }
             if ids.count > 1 {
-                throw TraceError.ambiguous("'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
+                throw TraceError.ambiguous(
+                    "'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
             }
         }
         guard !found.isEmpty else {
             throw TraceError.notFound("nothing matches '\(key)': not an apns-id, device, user or token (prefix) in this database")
         }
         guard found.count == 1 else {
-            throw TraceError.ambiguous("'\(key)' matches several tokens (\(found.map { TokenMask.mask($0.1) }.joined(separator: ", "))…); give more characters")
+            throw TraceError.ambiguous(
+                "'\(key)' matches several tokens (\(found.map { TokenMask.mask($0.1) }.joined(separator: ", "))…); give more characters")
         }
         return (.tokens([found[0].0]), "token \(found[0].1)")
     }
@@ -126,7 +140,8 @@ public struct Trace {
                    OR (device_id IS NULL AND user_id = ?1)
                 """
             arg = .int(u)
-        case .apnsID(let a): sql = "SELECT DISTINCT token_id FROM sends WHERE apns_id = apns_key(?1) AND token_id IS NOT NULL"; arg = .text(a)
+        case .apnsID(let a):
+            sql = "SELECT DISTINCT token_id FROM sends WHERE apns_id = apns_key(?1) AND token_id IS NOT NULL"; arg = .text(a)
         }
         let s = try db.prepare(sql)
         switch arg {
@@ -200,8 +215,9 @@ public struct Trace {
         s.bind(s.index(of: ":devices"), "[" + devices.map(String.init).joined(separator: ",") + "]")
         s.bindInt(s.index(of: ":user"), user)
         s.bind(s.index(of: ":apns"), apns)
-        var doc = ResultDocument(report: "trace", title: "Trace of \(label)", params: [("key", .text(key))],
-                                 sections: [try ResultTable.from(s, name: "timeline")])
+        var doc = ResultDocument(
+            report: "trace", title: "Trace of \(label)", params: [("key", .text(key))],
+            sections: [try ResultTable.from(s, name: "timeline")])
         // The title never carries a full token: outputs mask tokens in columns, not in titles.
         if case .tokens = subject { doc.title = "Trace of token " + TokenMask.mask(String(label.dropFirst("token ".count))) }
         return doc
@@ -211,8 +227,11 @@ public struct Trace {
 
 /// Why a trace key found no timeline: nothing matched it, or several things did (give more of it).
 public enum TraceError: Error, CustomStringConvertible {
-    case notFound(String), ambiguous(String)
+    case notFound(String)
+    case ambiguous(String)
     public var description: String {
-        switch self { case .notFound(let m), .ambiguous(let m): return m }
+        switch self {
+        case .notFound(let m), .ambiguous(let m): return m
+        }
     }
 }

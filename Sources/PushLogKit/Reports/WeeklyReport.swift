@@ -16,7 +16,8 @@ struct WeeklyReport {
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
-        let latest = try db.scalarInt("SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers)") ?? now
+        let latest =
+            try db.scalarInt("SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers)") ?? now
         let ref = min(now, latest + 86_400_000)
         return TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: ref) - week)
     }
@@ -27,7 +28,8 @@ struct WeeklyReport {
         }
         let label = try p.week ?? WeeklyReport.defaultWeek(db: runner.db)
         guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
-        let this = ReportParams(since: start, until: start + WeeklyReport.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
+        let this = ReportParams(
+            since: start, until: start + WeeklyReport.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
         var last = this
         last.since = start - WeeklyReport.week
         last.until = start
@@ -67,26 +69,31 @@ struct WeeklyReport {
         doc.sections.removeAll { $0.name == "basics" }
         doc.sections.insert(kpi, at: 0)
         if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
-            doc.sections[i] = BucketFill.fill(doc.sections[i], label: "day", unit: .day,
-                                              from: start - WeeklyReport.week, until: start + WeeklyReport.week)
+            doc.sections[i] = BucketFill.fill(
+                doc.sections[i], label: "day", unit: .day,
+                from: start - WeeklyReport.week, until: start + WeeklyReport.week)
         }
-        doc.params = [("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
-                      ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
-                      ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
-                      ("env", p.env.map { .text($0) } ?? .null)]
+        doc.params = [
+            ("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
+            ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
+            ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
+            ("env", p.env.map { .text($0) } ?? .null),
+        ]
         var filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
         doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
         if filtered {
             doc.sections.append(ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"]))
             filters = weeklyDef.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
-            doc.notes.append("filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
-                             + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")
+            doc.notes.append(
+                "filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
+                    + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")
         } else if let optDef = runner.catalog.report("opt-out") {
             // The turn-off rate of the last eight weeks, each against the units on at its start.
             var t = ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"])
             for k in stride(from: 7, through: 0, by: -1) {
                 let ws = start - Int64(k) * WeeklyReport.week
-                let d = try runner.run(optDef, params: ReportParams(since: ws, until: ws + WeeklyReport.week, unit: p.unit), only: ["turn_off_rate"])
+                let d = try runner.run(
+                    optDef, params: ReportParams(since: ws, until: ws + WeeklyReport.week, unit: p.unit), only: ["turn_off_rate"])
                 t.rows.append([.text(TimeFormat.isoWeek(ms: ws)), d.section("turn_off_rate")?.first("turn_off_rate") ?? .null])
             }
             doc.sections.append(t)

@@ -12,7 +12,8 @@ protocol RecordColumns: CaseIterable, RawRepresentable where RawValue == Int32 {
 
 /// The identity every record table starts with: time and line hash, then source and line.
 enum IdentityColumn: Int32, CaseIterable {
-    case timeMs = 1, lineHash, sourceID, line
+    case timeMs = 1
+    case lineHash, sourceID, line
 }
 
 extension RecordColumns {
@@ -36,7 +37,8 @@ extension RecordColumns {
 
 enum SendColumn: Int32, RecordColumns {
     static let table = "sends"
-    case kind = 5, tokenID, apnsID, envID, topicID, pushTypeID, priority, collapseID, expiration, payloadBytes
+    case kind = 5
+    case tokenID, apnsID, envID, topicID, pushTypeID, priority, collapseID, expiration, payloadBytes
     case contentAvailable, mutableContent, hasAlert, hasSound, hasBadge, apsCategory, threadID
     case interruptionLevel, relevance, customKeys, status, reasonID, categoryID, apnsTs, apnsUniqueID
     case latencyMs, attempt, error
@@ -44,20 +46,24 @@ enum SendColumn: Int32, RecordColumns {
 
 enum RegisterColumn: Int32, RecordColumns {
     static let table = "registers"
-    case tokenID = 5, deviceID, userID, envID, appVersionID, osVersionID, authID, topicID
+    case tokenID = 5
+    case deviceID, userID, envID, appVersionID, osVersionID, authID, topicID
 }
 
 enum SettingsColumn: Int32, RecordColumns {
     static let table = "settings"
-    case deviceID = 5, userID, authID, alertSettingID, soundSettingID, badgeSettingID, lockScreenID, notificationCenterID
+    case deviceID = 5
+    case userID, authID, alertSettingID, soundSettingID, badgeSettingID, lockScreenID, notificationCenterID
 }
 
 enum ReceiptColumn: Int32, RecordColumns {
     static let table = "receipts"
-    case apnsID = 5, deviceID, tokenID, receiptID, resultID
+    case apnsID = 5
+    case deviceID, tokenID, receiptID, resultID
 }
 
 enum UnregisterColumn: Int32, RecordColumns {
     static let table = "unregisters"
-    case tokenID = 5, deviceID, userID
+    case tokenID = 5
+    case deviceID, userID
 }

@@ -24,8 +24,9 @@ final class RecordWriter {
     private(set) var receiptTimes: ClosedRange<Int64>?
     static let touchLimit = 100_000
     /// Category ids are fixed: ReasonCategory order, from 1 (Schema.seed).
-    private static let categoryID: [ReasonCategory: Int64] = Dictionary(uniqueKeysWithValues:
-        ReasonCategory.allCases.enumerated().map { ($1, Int64($0 + 1)) })
+    private static let categoryID: [ReasonCategory: Int64] = Dictionary(
+        uniqueKeysWithValues:
+            ReasonCategory.allCases.enumerated().map { ($1, Int64($0 + 1)) })
     init(db: Database) throws {
         self.db = db
         let head = "INSERT OR IGNORE INTO"
@@ -54,7 +55,13 @@ final class RecordWriter {
     // MARK: binding
 
     @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: ByteSlice?) {
-        if let v, let p = v.baseAddress { s.bindStatic(i, p, v.count) } else if v != nil { s.bindStatic(i, StaticString("").utf8Start, 0) } else { s.bindNull(i) }
+        if let v, let p = v.baseAddress {
+            s.bindStatic(i, p, v.count)
+        } else if v != nil {
+            s.bindStatic(i, StaticString("").utf8Start, 0)
+        } else {
+            s.bindNull(i)
+        }
     }
     @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Int64?) { if let v { s.bind(i, v) } else { s.bindNull(i) } }
     @inline(__always) func bind(_ s: Statement, _ i: Int32, _ v: Double?) { if let v { s.bind(i, v) } else { s.bindNull(i) } }
@@ -155,7 +162,8 @@ final class RecordWriter {
             bind(s, o, C.tokenID, tok)
             if let a = e.apnsID { ApnsIDKey.bind(s, o + C.apnsID.rawValue, a) } else { s.bindNull(o + C.apnsID.rawValue) }
             bind(s, o, C.envID, try envs.id(e.env)); bind(s, o, C.topicID, try topics.id(e.topic))
-            bind(s, o, C.pushTypeID, try pushTypes.id(e.pushType)); bind(s, o, C.priority, e.priority); bind(s, o, C.collapseID, e.collapseID)
+            bind(s, o, C.pushTypeID, try pushTypes.id(e.pushType)); bind(s, o, C.priority, e.priority);
+            bind(s, o, C.collapseID, e.collapseID)
             bind(s, o, C.expiration, e.expiration); bind(s, o, C.payloadBytes, e.payloadBytes)
             bind(s, o, C.contentAvailable, e.contentAvailable); bind(s, o, C.mutableContent, e.mutableContent)
             bind(s, o, C.hasAlert, e.hasAlert); bind(s, o, C.hasSound, e.hasSound); bind(s, o, C.hasBadge, e.hasBadge)

@@ -24,8 +24,9 @@ final class RowBatch {
         columns = Int32(names.count)
         self.rows = rows
         let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ",") + ")"
-        statement = try db.prepare("INSERT OR IGNORE INTO \(table)(\(names.joined(separator: ", "))) VALUES "
-            + Array(repeating: row, count: Int(rows)).joined(separator: ","))
+        statement = try db.prepare(
+            "INSERT OR IGNORE INTO \(table)(\(names.joined(separator: ", "))) VALUES "
+                + Array(repeating: row, count: Int(rows)).joined(separator: ","))
     }
 
     /// The parameter index before the next row's first column (column c binds at `base + c`).

@@ -6,169 +6,170 @@ public enum Schema {
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
     /// and their identity (time_ms, line_hash) as one unique key; the `*_v` views join the text back.
     static let tables = """
-    -- derived_stale = 1 from the first committed batch until the derived facts are rebuilt, so a
-    -- run killed between loading and finalizing is finished by the next one.
-    CREATE TABLE meta(key TEXT PRIMARY KEY, value);
-    INSERT INTO meta(key, value) VALUES ('derived_stale', 0);
-    CREATE TABLE sources(
-        id INTEGER PRIMARY KEY,
-        path TEXT NOT NULL UNIQUE,
-        format TEXT,
-        size INTEGER, mtime INTEGER, head_len INTEGER, head_hash TEXT,
-        offset INTEGER NOT NULL DEFAULT 0,   -- decompressed bytes consumed by committed batches
-        lines INTEGER NOT NULL DEFAULT 0,    -- lines consumed by committed batches
-        complete INTEGER NOT NULL DEFAULT 0,
-        error TEXT,
-        n_send INTEGER NOT NULL DEFAULT 0, n_request INTEGER NOT NULL DEFAULT 0,
-        n_response INTEGER NOT NULL DEFAULT 0, n_register INTEGER NOT NULL DEFAULT 0,
-        n_settings INTEGER NOT NULL DEFAULT 0, n_receipt INTEGER NOT NULL DEFAULT 0,
-        n_unregister INTEGER NOT NULL DEFAULT 0,
-        duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
-        skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
-        first_ingest INTEGER, last_ingest INTEGER,
-        first_time_ms INTEGER, last_time_ms INTEGER        -- time span of the records read from it
-    );
-    CREATE TABLE tokens(
-        id INTEGER PRIMARY KEY,
-        token TEXT NOT NULL UNIQUE,          -- lower case when hex
-        malformed INTEGER NOT NULL DEFAULT 0,
-        masked INTEGER NOT NULL DEFAULT 0
-    );
-    -- Dimensions: every repeated string once; the record tables hold its id.
-    CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE envs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE push_types(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE reasons(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE app_versions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE os_versions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE devices(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    -- Short enumerated values: authorization states, settings, receipt kinds and results.
-    CREATE TABLE labels(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-    -- The reason categories (fixed ids, ReasonCategory order) and what may be retried.
-    CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
-    -- The APNs reasons pushlog knows, their category and status (README: APNs reasons).
-    CREATE TABLE reason_taxonomy(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
+        -- derived_stale = 1 from the first committed batch until the derived facts are rebuilt, so a
+        -- run killed between loading and finalizing is finished by the next one.
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value);
+        INSERT INTO meta(key, value) VALUES ('derived_stale', 0);
+        CREATE TABLE sources(
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            format TEXT,
+            size INTEGER, mtime INTEGER, head_len INTEGER, head_hash TEXT,
+            offset INTEGER NOT NULL DEFAULT 0,   -- decompressed bytes consumed by committed batches
+            lines INTEGER NOT NULL DEFAULT 0,    -- lines consumed by committed batches
+            complete INTEGER NOT NULL DEFAULT 0,
+            error TEXT,
+            n_send INTEGER NOT NULL DEFAULT 0, n_request INTEGER NOT NULL DEFAULT 0,
+            n_response INTEGER NOT NULL DEFAULT 0, n_register INTEGER NOT NULL DEFAULT 0,
+            n_settings INTEGER NOT NULL DEFAULT 0, n_receipt INTEGER NOT NULL DEFAULT 0,
+            n_unregister INTEGER NOT NULL DEFAULT 0,
+            duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
+            skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
+            first_ingest INTEGER, last_ingest INTEGER,
+            first_time_ms INTEGER, last_time_ms INTEGER        -- time span of the records read from it
+        );
+        CREATE TABLE tokens(
+            id INTEGER PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE,          -- lower case when hex
+            malformed INTEGER NOT NULL DEFAULT 0,
+            masked INTEGER NOT NULL DEFAULT 0
+        );
+        -- Dimensions: every repeated string once; the record tables hold its id.
+        CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE envs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE push_types(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE reasons(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE app_versions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE os_versions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE devices(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        -- Short enumerated values: authorization states, settings, receipt kinds and results.
+        CREATE TABLE labels(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        -- The reason categories (fixed ids, ReasonCategory order) and what may be retried.
+        CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
+        -- The APNs reasons pushlog knows, their category and status (README: APNs reasons).
+        CREATE TABLE reason_taxonomy(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
 
-    -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
-    -- and reports name a response by it. The app's record tables are keyed by their identity.
-    CREATE TABLE sends(
-        id INTEGER PRIMARY KEY,
-        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-        kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
-        token_id INTEGER, apns_id BLOB, env_id INTEGER, topic_id INTEGER, push_type_id INTEGER, priority INTEGER,
-        collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
-        content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
-        aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
-        status INTEGER, reason_id INTEGER, category_id INTEGER, apns_ts INTEGER, apns_unique_id TEXT,
-        latency_ms REAL, attempt INTEGER, error TEXT,
-        UNIQUE(time_ms, line_hash)
-    );
-    CREATE TABLE registers(
-        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-        token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
-        os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
-        PRIMARY KEY(time_ms, line_hash)
-    ) WITHOUT ROWID;
-    CREATE TABLE settings(
-        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-        device_id INTEGER, user_id INTEGER, auth_id INTEGER NOT NULL, alert_setting_id INTEGER, sound_setting_id INTEGER,
-        badge_setting_id INTEGER, lock_screen_id INTEGER, notification_center_id INTEGER,
-        PRIMARY KEY(time_ms, line_hash)
-    ) WITHOUT ROWID;
-    CREATE TABLE receipts(
-        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-        apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
-        PRIMARY KEY(time_ms, line_hash)
-    ) WITHOUT ROWID;
-    CREATE TABLE unregisters(
-        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-        token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER,
-        PRIMARY KEY(time_ms, line_hash)
-    ) WITHOUT ROWID;
-    CREATE TABLE rejects(
-        id INTEGER PRIMARY KEY,
-        source_id INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
-        line_hash INTEGER NOT NULL UNIQUE
-    );
-    CREATE TABLE apple_metrics(
-        day TEXT NOT NULL, push_type TEXT NOT NULL, status TEXT NOT NULL, count INTEGER NOT NULL, source_id INTEGER,
-        PRIMARY KEY(day, push_type, status)
-    );
+        -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
+        -- and reports name a response by it. The app's record tables are keyed by their identity.
+        CREATE TABLE sends(
+            id INTEGER PRIMARY KEY,
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
+            token_id INTEGER, apns_id BLOB, env_id INTEGER, topic_id INTEGER, push_type_id INTEGER, priority INTEGER,
+            collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
+            content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
+            aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
+            status INTEGER, reason_id INTEGER, category_id INTEGER, apns_ts INTEGER, apns_unique_id TEXT,
+            latency_ms REAL, attempt INTEGER, error TEXT,
+            UNIQUE(time_ms, line_hash)
+        );
+        CREATE TABLE registers(
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
+            os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
+            PRIMARY KEY(time_ms, line_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE settings(
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            device_id INTEGER, user_id INTEGER, auth_id INTEGER NOT NULL, alert_setting_id INTEGER, sound_setting_id INTEGER,
+            badge_setting_id INTEGER, lock_screen_id INTEGER, notification_center_id INTEGER,
+            PRIMARY KEY(time_ms, line_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE receipts(
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
+            PRIMARY KEY(time_ms, line_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE unregisters(
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER,
+            PRIMARY KEY(time_ms, line_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE rejects(
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, text TEXT NOT NULL,
+            line_hash INTEGER NOT NULL UNIQUE
+        );
+        CREATE TABLE apple_metrics(
+            day TEXT NOT NULL, push_type TEXT NOT NULL, status TEXT NOT NULL, count INTEGER NOT NULL, source_id INTEGER,
+            PRIMARY KEY(day, push_type, status)
+        );
 
-    -- Derived after each ingest (Derived.refresh): per-token facts reports join on.
-    CREATE TABLE token_facts(
-        token_id INTEGER PRIMARY KEY,
-        first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time (ms)
-        reg_env_id INTEGER, reg_app_version_id INTEGER, -- env and app version of the latest registration
-        reg_device_id INTEGER, reg_user_id INTEGER,
-        first_410 INTEGER, first_410_ts INTEGER,       -- first 410 response time and its APNs timestamp
-        malformed INTEGER NOT NULL DEFAULT 0           -- copied from tokens, to save reports a join
-    );
-    -- Runs of consecutive registrations of one device with the same token; superseded_at is
-    -- when the device first registered a different token after the run.
-    CREATE TABLE token_runs(
-        device_id INTEGER NOT NULL, token_id INTEGER NOT NULL, start INTEGER NOT NULL, last INTEGER NOT NULL,
-        superseded_at INTEGER
-    );
-    CREATE INDEX token_runs_token ON token_runs(token_id, start);
-    -- When sends to a token were going to a superseded token: from the moment its device
-    -- registered a different token until the token itself was registered again (churn).
-    CREATE TABLE token_stale(token_id INTEGER NOT NULL, stale_from INTEGER NOT NULL, stale_until INTEGER NOT NULL);
-    -- Per unit (a device's name, or 'user:' and the user's name for settings naming only a user):
-    -- the opt-in facts of SPEC §4 opt-out. Times in ms.
-    CREATE TABLE device_facts(
-        unit TEXT PRIMARY KEY, user_id INTEGER,
-        opted_in INTEGER,                  -- first authorized observation
-        opted_out INTEGER,                 -- first denied observation after opted_in
-        first_decided INTEGER, first_decided_auth TEXT, -- first decided observation (not notDetermined) and its value
-        last_seen INTEGER,
-        last_token_id INTEGER, last_reg INTEGER  -- token and time of the latest registration
-    );
-    CREATE INDEX device_facts_user ON device_facts(user_id);
-    -- Background pushes answered by APNs (SPEC §4 silent), one row per send or response, clustered
-    -- by clock hour and token: the per-token-hour load is a scan, not a sort, a time range is a
-    -- key range. receipt_ms is the first background receipt for its apns-id (accepted pushes only).
-    -- Derived.refreshBackground.
-    CREATE TABLE background_pushes(
-        hour INTEGER NOT NULL,               -- time_ms / 3600000
-        token_id INTEGER NOT NULL,           -- 0 when the record names no token
-        time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL,
-        status INTEGER NOT NULL, priority INTEGER, with_alert INTEGER NOT NULL,
-        topic_id INTEGER, env_id INTEGER, receipt_ms INTEGER,
-        PRIMARY KEY(hour, token_id, time_ms, line_hash)
-    ) WITHOUT ROWID;
-    -- Responses and 410s per UTC clock hour, topic and env (0 when absent): reports count whole
-    -- hours here and read `sends` only for the partial hours at the ends of a range. HourlyResponses.
-    CREATE TABLE hourly_responses(
-        hour INTEGER NOT NULL,               -- floor(time_ms / 3600000)
-        topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
-        responses INTEGER NOT NULL, gone INTEGER NOT NULL,
-        PRIMARY KEY(hour, topic_id, env_id)
-    ) WITHOUT ROWID;
-    -- Per UTC clock hour, source, topic and env (0 when absent): the response counts of the
-    -- hygiene rules. HourlyResponses.
-    CREATE TABLE hygiene_hourly(
-        hour INTEGER NOT NULL, source_id INTEGER NOT NULL, topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
-        responses INTEGER NOT NULL,
-        with_headers INTEGER NOT NULL,       -- with a push_type, priority, collapse_id or expiration
-        with_payload INTEGER NOT NULL,       -- whose payload was logged (has_alert not NULL)
-        with_ids INTEGER NOT NULL,           -- with an apns_id, attempt or collapse_id
-        untyped INTEGER NOT NULL,            -- without push_type
-        alert_logged INTEGER NOT NULL,       -- push type alert, payload logged
-        alert_empty INTEGER NOT NULL,        -- ... without alert, sound or badge
-        mutable_logged INTEGER NOT NULL,     -- mutable-content 1, payload logged
-        mutable_empty INTEGER NOT NULL,      -- ... without alert
-        PRIMARY KEY(hour, source_id, topic_id, env_id)
-    ) WITHOUT ROWID;
-    """
+        -- Derived after each ingest (Derived.refresh): per-token facts reports join on.
+        CREATE TABLE token_facts(
+            token_id INTEGER PRIMARY KEY,
+            first_reg INTEGER, last_reg INTEGER,           -- first and latest registration time (ms)
+            reg_env_id INTEGER, reg_app_version_id INTEGER, -- env and app version of the latest registration
+            reg_device_id INTEGER, reg_user_id INTEGER,
+            first_410 INTEGER, first_410_ts INTEGER,       -- first 410 response time and its APNs timestamp
+            malformed INTEGER NOT NULL DEFAULT 0           -- copied from tokens, to save reports a join
+        );
+        -- Runs of consecutive registrations of one device with the same token; superseded_at is
+        -- when the device first registered a different token after the run.
+        CREATE TABLE token_runs(
+            device_id INTEGER NOT NULL, token_id INTEGER NOT NULL, start INTEGER NOT NULL, last INTEGER NOT NULL,
+            superseded_at INTEGER
+        );
+        CREATE INDEX token_runs_token ON token_runs(token_id, start);
+        -- When sends to a token were going to a superseded token: from the moment its device
+        -- registered a different token until the token itself was registered again (churn).
+        CREATE TABLE token_stale(token_id INTEGER NOT NULL, stale_from INTEGER NOT NULL, stale_until INTEGER NOT NULL);
+        -- Per unit (a device's name, or 'user:' and the user's name for settings naming only a user):
+        -- the opt-in facts of SPEC §4 opt-out. Times in ms.
+        CREATE TABLE device_facts(
+            unit TEXT PRIMARY KEY, user_id INTEGER,
+            opted_in INTEGER,                  -- first authorized observation
+            opted_out INTEGER,                 -- first denied observation after opted_in
+            first_decided INTEGER, first_decided_auth TEXT, -- first decided observation (not notDetermined) and its value
+            last_seen INTEGER,
+            last_token_id INTEGER, last_reg INTEGER  -- token and time of the latest registration
+        );
+        CREATE INDEX device_facts_user ON device_facts(user_id);
+        -- Background pushes answered by APNs (SPEC §4 silent), one row per send or response, clustered
+        -- by clock hour and token: the per-token-hour load is a scan, not a sort, a time range is a
+        -- key range. receipt_ms is the first background receipt for its apns-id (accepted pushes only).
+        -- Derived.refreshBackground.
+        CREATE TABLE background_pushes(
+            hour INTEGER NOT NULL,               -- time_ms / 3600000
+            token_id INTEGER NOT NULL,           -- 0 when the record names no token
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL,
+            status INTEGER NOT NULL, priority INTEGER, with_alert INTEGER NOT NULL,
+            topic_id INTEGER, env_id INTEGER, receipt_ms INTEGER,
+            PRIMARY KEY(hour, token_id, time_ms, line_hash)
+        ) WITHOUT ROWID;
+        -- Responses and 410s per UTC clock hour, topic and env (0 when absent): reports count whole
+        -- hours here and read `sends` only for the partial hours at the ends of a range. HourlyResponses.
+        CREATE TABLE hourly_responses(
+            hour INTEGER NOT NULL,               -- floor(time_ms / 3600000)
+            topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
+            responses INTEGER NOT NULL, gone INTEGER NOT NULL,
+            PRIMARY KEY(hour, topic_id, env_id)
+        ) WITHOUT ROWID;
+        -- Per UTC clock hour, source, topic and env (0 when absent): the response counts of the
+        -- hygiene rules. HourlyResponses.
+        CREATE TABLE hygiene_hourly(
+            hour INTEGER NOT NULL, source_id INTEGER NOT NULL, topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
+            responses INTEGER NOT NULL,
+            with_headers INTEGER NOT NULL,       -- with a push_type, priority, collapse_id or expiration
+            with_payload INTEGER NOT NULL,       -- whose payload was logged (has_alert not NULL)
+            with_ids INTEGER NOT NULL,           -- with an apns_id, attempt or collapse_id
+            untyped INTEGER NOT NULL,            -- without push_type
+            alert_logged INTEGER NOT NULL,       -- push type alert, payload logged
+            alert_empty INTEGER NOT NULL,        -- ... without alert, sound or badge
+            mutable_logged INTEGER NOT NULL,     -- mutable-content 1, payload logged
+            mutable_empty INTEGER NOT NULL,      -- ... without alert
+            PRIMARY KEY(hour, source_id, topic_id, env_id)
+        ) WITHOUT ROWID;
+        """
 
     /// The apns-id as text, from its stored form (16 bytes: a UUID, read lower case; text:
     /// anything else, as logged). Plain SQL, so the views read
     /// in any SQLite shell.
     static func apnsText(_ c: String) -> String {
         let h = "hex(\(c))"
-        let uuid = "substr(\(h), 1, 8) || '-' || substr(\(h), 9, 4) || '-' || substr(\(h), 13, 4) || '-' || substr(\(h), 17, 4) || '-' || substr(\(h), 21, 12)"
+        let uuid =
+            "substr(\(h), 1, 8) || '-' || substr(\(h), 9, 4) || '-' || substr(\(h), 13, 4) || '-' || substr(\(h), 17, 4) || '-' || substr(\(h), 21, 12)"
         return "CASE WHEN typeof(\(c)) <> 'blob' THEN \(c) ELSE lower(\(uuid)) END"
     }
 
@@ -183,53 +184,58 @@ public enum Schema {
             "strftime(CASE WHEN \(alias).time_ms % 1000 = 0 THEN '%Y-%m-%dT%H:%M:%SZ' ELSE '%Y-%m-%dT%H:%M:%fZ' END, \(alias).time_ms / 1000.0, 'unixepoch')"
         }
         return """
-        CREATE VIEW responses AS SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL;
-        CREATE VIEW sends_v AS SELECT s.id, s.time_ms, \(iso("s")) AS time, s.line_hash, s.source_id, s.line, s.kind,
-          s.token_id, (SELECT token FROM tokens WHERE id = s.token_id) AS token, \(apnsText("s.apns_id")) AS apns_id,
-          \(dim("envs", "env_id", "s")) AS env, \(dim("topics", "topic_id", "s")) AS topic,
-          \(dim("push_types", "push_type_id", "s")) AS push_type, s.priority, s.collapse_id, s.expiration, s.payload_bytes,
-          s.content_available, s.mutable_content, s.has_alert, s.has_sound, s.has_badge, s.aps_category, s.thread_id,
-          s.interruption_level, s.relevance, s.custom_keys, s.status, \(dim("reasons", "reason_id", "s")) AS reason,
-          \(dim("categories", "category_id", "s")) AS category, s.apns_ts, s.apns_unique_id, s.latency_ms, s.attempt, s.error
-          FROM sends s;
-        CREATE VIEW responses_v AS SELECT * FROM sends_v WHERE kind IN (0, 2) AND status IS NOT NULL;
-        CREATE VIEW registers_v AS SELECT r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
-          r.token_id, (SELECT token FROM tokens WHERE id = r.token_id) AS token, \(dim("devices", "device_id", "r")) AS device,
-          \(dim("users", "user_id", "r")) AS user, \(dim("envs", "env_id", "r")) AS env,
-          \(dim("app_versions", "app_version_id", "r")) AS app_version, \(dim("os_versions", "os_version_id", "r")) AS os_version,
-          \(dim("labels", "auth_id", "r")) AS auth, \(dim("topics", "topic_id", "r")) AS topic
-          FROM registers r;
-        CREATE VIEW settings_v AS SELECT x.time_ms, \(iso("x")) AS time, x.line_hash, x.source_id, x.line,
-          \(dim("devices", "device_id", "x")) AS device, \(dim("users", "user_id", "x")) AS user, \(dim("labels", "auth_id", "x")) AS auth,
-          \(dim("labels", "alert_setting_id", "x")) AS alert_setting, \(dim("labels", "sound_setting_id", "x")) AS sound_setting,
-          \(dim("labels", "badge_setting_id", "x")) AS badge_setting, \(dim("labels", "lock_screen_id", "x")) AS lock_screen,
-          \(dim("labels", "notification_center_id", "x")) AS notification_center
-          FROM settings x;
-        CREATE VIEW receipts_v AS SELECT c.time_ms, \(iso("c")) AS time, c.line_hash, c.source_id, c.line,
-          \(apnsText("c.apns_id")) AS apns_id, \(dim("devices", "device_id", "c")) AS device, c.token_id,
-          (SELECT token FROM tokens WHERE id = c.token_id) AS token, \(dim("labels", "receipt_id", "c")) AS receipt,
-          \(dim("labels", "result_id", "c")) AS result
-          FROM receipts c;
-        CREATE VIEW unregisters_v AS SELECT u.time_ms, \(iso("u")) AS time, u.line_hash, u.source_id, u.line,
-          u.token_id, (SELECT token FROM tokens WHERE id = u.token_id) AS token, \(dim("devices", "device_id", "u")) AS device,
-          \(dim("users", "user_id", "u")) AS user
-          FROM unregisters u;
-        """
+            CREATE VIEW responses AS SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL;
+            CREATE VIEW sends_v AS SELECT s.id, s.time_ms, \(iso("s")) AS time, s.line_hash, s.source_id, s.line, s.kind,
+              s.token_id, (SELECT token FROM tokens WHERE id = s.token_id) AS token, \(apnsText("s.apns_id")) AS apns_id,
+              \(dim("envs", "env_id", "s")) AS env, \(dim("topics", "topic_id", "s")) AS topic,
+              \(dim("push_types", "push_type_id", "s")) AS push_type, s.priority, s.collapse_id, s.expiration, s.payload_bytes,
+              s.content_available, s.mutable_content, s.has_alert, s.has_sound, s.has_badge, s.aps_category, s.thread_id,
+              s.interruption_level, s.relevance, s.custom_keys, s.status, \(dim("reasons", "reason_id", "s")) AS reason,
+              \(dim("categories", "category_id", "s")) AS category, s.apns_ts, s.apns_unique_id, s.latency_ms, s.attempt, s.error
+              FROM sends s;
+            CREATE VIEW responses_v AS SELECT * FROM sends_v WHERE kind IN (0, 2) AND status IS NOT NULL;
+            CREATE VIEW registers_v AS SELECT r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
+              r.token_id, (SELECT token FROM tokens WHERE id = r.token_id) AS token, \(dim("devices", "device_id", "r")) AS device,
+              \(dim("users", "user_id", "r")) AS user, \(dim("envs", "env_id", "r")) AS env,
+              \(dim("app_versions", "app_version_id", "r")) AS app_version, \(dim("os_versions", "os_version_id", "r")) AS os_version,
+              \(dim("labels", "auth_id", "r")) AS auth, \(dim("topics", "topic_id", "r")) AS topic
+              FROM registers r;
+            CREATE VIEW settings_v AS SELECT x.time_ms, \(iso("x")) AS time, x.line_hash, x.source_id, x.line,
+              \(dim("devices", "device_id", "x")) AS device, \(dim("users", "user_id", "x")) AS user, \(dim("labels", "auth_id", "x")) AS auth,
+              \(dim("labels", "alert_setting_id", "x")) AS alert_setting, \(dim("labels", "sound_setting_id", "x")) AS sound_setting,
+              \(dim("labels", "badge_setting_id", "x")) AS badge_setting, \(dim("labels", "lock_screen_id", "x")) AS lock_screen,
+              \(dim("labels", "notification_center_id", "x")) AS notification_center
+              FROM settings x;
+            CREATE VIEW receipts_v AS SELECT c.time_ms, \(iso("c")) AS time, c.line_hash, c.source_id, c.line,
+              \(apnsText("c.apns_id")) AS apns_id, \(dim("devices", "device_id", "c")) AS device, c.token_id,
+              (SELECT token FROM tokens WHERE id = c.token_id) AS token, \(dim("labels", "receipt_id", "c")) AS receipt,
+              \(dim("labels", "result_id", "c")) AS result
+              FROM receipts c;
+            CREATE VIEW unregisters_v AS SELECT u.time_ms, \(iso("u")) AS time, u.line_hash, u.source_id, u.line,
+              u.token_id, (SELECT token FROM tokens WHERE id = u.token_id) AS token, \(dim("devices", "device_id", "u")) AS device,
+              \(dim("users", "user_id", "u")) AS user
+              FROM unregisters u;
+            """
     }
 
     /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
     /// envs, push types and labels in this order (id = position + 1).
     static let seededEnvs = ["production", "sandbox"]
-    static let seededPushTypes = ["alert", "background", "voip", "complication", "fileprovider", "mdm",
-                                         "location", "liveactivity", "pushtotalk", "controls", "widgets"]
-    static let seededLabels = ["authorized", "denied", "provisional", "ephemeral", "notDetermined",
-                                      "enabled", "disabled", "notSupported", "background", "presented", "opened",
-                                      "dismissed", "action", "newData", "noData", "failed"]
+    static let seededPushTypes = [
+        "alert", "background", "voip", "complication", "fileprovider", "mdm",
+        "location", "liveactivity", "pushtotalk", "controls", "widgets",
+    ]
+    static let seededLabels = [
+        "authorized", "denied", "provisional", "ephemeral", "notDetermined",
+        "enabled", "disabled", "notSupported", "background", "presented", "opened",
+        "dismissed", "action", "newData", "noData", "failed",
+    ]
 
     /// The SPEC §4 rule for a background push, on `sends` columns (push type 2 is background, a
     /// seeded id). Derived.refreshBackground reads sends with it once per full refresh; reports
     /// read background_pushes.
-    static let backgroundRule = "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+    static let backgroundRule =
+        "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
 
     /// The id of the transport category (no APNs response), seeded in ReasonCategory order.
     static var transportCategory: Int { ReasonCategory.allCases.firstIndex(of: .transport)! + 1 }
@@ -239,10 +245,16 @@ public enum Schema {
     /// serves are in BENCHMARKS.md.
     static let secondaryIndexes: [(name: String, sql: String)] = [
         // Per token; covering for the per-token aggregation of env-mismatch (integers only: small).
-        ("sends_token", "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env_id, time_ms, kind, status, reason_id, category_id, topic_id)"),
+        (
+            "sends_token",
+            "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env_id, time_ms, kind, status, reason_id, category_id, topic_id)"
+        ),
         ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id)"),
         // Covering for the per-token facts (Derived.refreshTokenFacts reads it in order).
-        ("registers_token", "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, time_ms, env_id, app_version_id, device_id, user_id)"),
+        (
+            "registers_token",
+            "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, time_ms, env_id, app_version_id, device_id, user_id)"
+        ),
         // Covering for the device pass (DevicePass reads them in order without touching the tables).
         ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id)"),
         ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device_id, time_ms, auth_id, user_id)"),
@@ -326,11 +338,14 @@ public enum Schema {
         }
         let c = try db.prepare("INSERT INTO categories(id, name, retryable, never_retry) VALUES (?, ?, ?, ?)")
         for (i, cat) in ReasonCategory.allCases.enumerated() {
-            c.bind(1, Int64(i + 1)); c.bind(2, cat.rawValue); c.bind(3, Int64(cat.retryable ? 1 : 0)); c.bind(4, Int64(cat.neverRetry ? 1 : 0))
+            c.bind(1, Int64(i + 1)); c.bind(2, cat.rawValue); c.bind(3, Int64(cat.retryable ? 1 : 0));
+            c.bind(4, Int64(cat.neverRetry ? 1 : 0))
             try c.run()
         }
-        for (table, names) in [("envs", seededEnvs), ("push_types", seededPushTypes), ("labels", seededLabels),
-                               ("reasons", ReasonTaxonomy.reasons.map(\.0))] {
+        for (table, names) in [
+            ("envs", seededEnvs), ("push_types", seededPushTypes), ("labels", seededLabels),
+            ("reasons", ReasonTaxonomy.reasons.map(\.0)),
+        ] {
             let s = try db.prepare("INSERT INTO \(table)(id, name) VALUES (?, ?)")
             for (i, name) in names.enumerated() {
                 s.bind(1, Int64(i + 1)); s.bind(2, name)

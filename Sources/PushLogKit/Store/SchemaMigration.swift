@@ -32,7 +32,8 @@ enum SchemaMigration {
     static func dim(_ table: String, _ expr: String) -> String { "(SELECT id FROM \(table) WHERE name = \(expr))" }
 
     static func copy(_ db: Database) throws {
-        try db.exec("""
+        try db.exec(
+            """
             INSERT OR REPLACE INTO meta(key, value) SELECT key, value FROM v2_meta;
             INSERT INTO sources SELECT * FROM v2_sources;
             INSERT INTO tokens(id, token, malformed, masked) SELECT id, token, malformed, masked FROM v2_tokens;
@@ -45,23 +46,41 @@ enum SchemaMigration {
             ("reasons", ["SELECT t, reason AS v FROM v2_sends"]),
             ("app_versions", ["SELECT t, app_version AS v FROM v2_registers"]),
             ("os_versions", ["SELECT t, os_version AS v FROM v2_registers"]),
-            ("devices", ["SELECT t, device AS v FROM v2_registers", "SELECT t, device AS v FROM v2_settings",
-                         "SELECT t, device AS v FROM v2_receipts", "SELECT t, device AS v FROM v2_unregisters"]),
-            ("users", ["SELECT t, user AS v FROM v2_registers", "SELECT t, user AS v FROM v2_settings", "SELECT t, user AS v FROM v2_unregisters"]),
-            ("labels", ["SELECT t, auth AS v FROM v2_registers", "SELECT t, auth AS v FROM v2_settings",
-                        "SELECT t, alert_setting AS v FROM v2_settings", "SELECT t, sound_setting AS v FROM v2_settings",
-                        "SELECT t, badge_setting AS v FROM v2_settings", "SELECT t, lock_screen AS v FROM v2_settings",
-                        "SELECT t, notification_center AS v FROM v2_settings", "SELECT t, receipt AS v FROM v2_receipts",
-                        "SELECT t, result AS v FROM v2_receipts"]),
+            (
+                "devices",
+                [
+                    "SELECT t, device AS v FROM v2_registers", "SELECT t, device AS v FROM v2_settings",
+                    "SELECT t, device AS v FROM v2_receipts", "SELECT t, device AS v FROM v2_unregisters",
+                ]
+            ),
+            (
+                "users",
+                [
+                    "SELECT t, user AS v FROM v2_registers", "SELECT t, user AS v FROM v2_settings",
+                    "SELECT t, user AS v FROM v2_unregisters",
+                ]
+            ),
+            (
+                "labels",
+                [
+                    "SELECT t, auth AS v FROM v2_registers", "SELECT t, auth AS v FROM v2_settings",
+                    "SELECT t, alert_setting AS v FROM v2_settings", "SELECT t, sound_setting AS v FROM v2_settings",
+                    "SELECT t, badge_setting AS v FROM v2_settings", "SELECT t, lock_screen AS v FROM v2_settings",
+                    "SELECT t, notification_center AS v FROM v2_settings", "SELECT t, receipt AS v FROM v2_receipts",
+                    "SELECT t, result AS v FROM v2_receipts",
+                ]
+            ),
         ]
         for (table, selects) in dims {
-            try db.exec("""
+            try db.exec(
+                """
                 INSERT OR IGNORE INTO \(table)(name)
                   SELECT v FROM (\(selects.joined(separator: " UNION ALL ")))
                   WHERE v IS NOT NULL GROUP BY v ORDER BY min(t), v;
                 """)
         }
-        try db.exec("""
+        try db.exec(
+            """
             INSERT OR IGNORE INTO sends(id, time_ms, line_hash, source_id, line, kind, token_id, apns_id, env_id, topic_id,
                 push_type_id, priority, collapse_id, expiration, payload_bytes, content_available, mutable_content,
                 has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys,

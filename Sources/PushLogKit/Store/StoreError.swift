@@ -29,7 +29,8 @@ public enum StoreError: Error, CustomStringConvertible {
         case .missingDatabase(let path): return "no database at \(path) (run `pushlog ingest PATH...` first, or pass --db FILE)"
         case .cannotCreate(let path, let reason): return "cannot create database \(path): \(reason)"
         case .schemaMismatch(let path, let found, let expected):
-            return "\(path) has schema version \(found), expected \(expected): run `pushlog --db \(path) ingest DIR` once to migrate it (any folder will do, even an empty one)"
+            return
+                "\(path) has schema version \(found), expected \(expected): run `pushlog --db \(path) ingest DIR` once to migrate it (any folder will do, even an empty one)"
         case .schemaNewer(let found, let supported):
             return "database schema \(found) is newer than this pushlog (\(supported)); upgrade pushlog"
         case .cannotOpenLock(let path, let reason): return "cannot open lock file \(path): \(reason)"

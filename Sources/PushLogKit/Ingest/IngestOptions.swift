@@ -1,0 +1,19 @@
+import Foundation
+
+/// Options of one ingest run.
+public struct IngestOptions {
+    /// Force this input format instead of detecting it per file.
+    public var inputFormat: InputFormat?
+    /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
+    public var batchLines = 200_000
+    /// Rebuild every derived fact instead of only those the new records touch.
+    var fullRefresh = false
+    /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
+    public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
+    /// Load the records only: no secondary indexes, no derived facts (`export` reads the records
+    /// once from a temporary database and deletes it).
+    var recordsOnly = false
+    /// Called a few times a second with the running totals (progress display).
+    public var progress: ((IngestProgress) -> Void)?
+    public init() {}
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// What the parsing thread made of one line, ready for the writer.
+struct ParsedItem {
+    enum Kind { case event, reject, skip, ignore, pending, metric, blank }
+    var kind: Kind
+    var event = Event()
+    var hash: (Int64, Int64) = (0, 0)
+    /// The record's line number (the first line of a record spanning lines).
+    var recordLine = 0
+    /// The physical line and the stream offset after it: the resume position once committed.
+    var lineNumber = 0
+    var endOffset: Int64 = 0
+    var reason: RejectReason = .emptyLine  // set with kind .reject
+    var text = ""
+    var metric: (day: String, pushType: String, status: String, count: Int64)?
+}
