@@ -15,7 +15,7 @@ enum Derived {
     /// database). Falls back to a full refresh when split responses were joined (their tokens are
     /// not known beforehand). Must give the same tables as `refresh` (tested).
     /// Send rows with a rowid above `newRows.sends` are the ones this run added (rowids only grow:
-    /// a new row gets the largest rowid plus one); its receipts lie in `newRows.receiptTimes`.
+    /// a new row gets the largest rowid plus one); `newRows.receipts` are its receipts' apns-ids.
     static func refresh(
         _ db: Database, tokens: Set<Int64>, devices: Set<Int64>,
         newRows: RowMarks
@@ -50,14 +50,13 @@ enum Derived {
     }
 
     /// What a run added (see `refresh(_:tokens:devices:newRows:)`): the send rows above the
-    /// largest send rowid before it, and receipts within the time span of the receipts it wrote
-    /// (receipts are keyed by their identity, not a row id; the span may hold older receipts too,
-    /// and recomputing what they answer changes nothing).
+    /// largest send rowid before it, and the apns-ids of the receipts it wrote (receipts are keyed
+    /// by their identity, not a row id).
     struct RowMarks {
         var sends: Int64
-        var receiptTimes: ClosedRange<Int64>?
+        var receipts: Set<String> = []
         static func now(_ db: Database) throws -> RowMarks {
-            RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0, receiptTimes: nil)
+            RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0)
         }
     }
 
@@ -84,16 +83,21 @@ enum Derived {
             return
         }
         try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
-        guard let receipts = newRows.receiptTimes else { return }
+        guard !newRows.receipts.isEmpty else { return }
         // Older pushes that a new receipt answers, found through the apns_id index of sends.
+        try db.exec("CREATE TEMP TABLE IF NOT EXISTS touched_receipts(apns_id PRIMARY KEY); DELETE FROM touched_receipts")
+        let ins = try db.prepare("INSERT OR IGNORE INTO touched_receipts(apns_id) VALUES (?1)")
+        for a in newRows.receipts {
+            ApnsIDKey.bind(ins, 1, text: a)
+            try ins.run()
+        }
         try db.exec(
             """
             UPDATE background_pushes SET receipt_ms = n.receipt_ms FROM (
               SELECT s.time_ms / 3600000 AS hour, coalesce(s.token_id, 0) AS token_id, s.time_ms, s.line_hash,
                      \(receiptTime("s.apns_id")) AS receipt_ms
               FROM sends s
-              WHERE s.apns_id IN (SELECT apns_id FROM receipts
-                                  WHERE time_ms BETWEEN \(receipts.lowerBound) AND \(receipts.upperBound) AND receipt_id = 9)) AS n
+              WHERE s.apns_id IN (SELECT apns_id FROM temp.touched_receipts)) AS n
             WHERE background_pushes.status = 200 AND background_pushes.hour = n.hour AND background_pushes.token_id = n.token_id
               AND background_pushes.time_ms = n.time_ms AND background_pushes.line_hash = n.line_hash;
             """)

@@ -139,7 +139,7 @@ public final class Ingester {
                     try Derived.refresh(db)
                 } else {
                     var added = rowsAtStart
-                    added.receiptTimes = writer.receiptTimes
+                    added.receipts = writer.touchedReceipts
                     try Derived.refresh(db, tokens: writer.touchedTokens, devices: writer.touchedDevices, newRows: added)
                 }
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")

@@ -20,8 +20,9 @@ final class RecordWriter {
     private(set) var touchedTokens = Set<Int64>()
     private(set) var touchedDevices = Set<Int64>()
     private(set) var touchedAll = false
-    /// The time span of the receipts written (their pushes' receipt times are re-derived).
-    private(set) var receiptTimes: ClosedRange<Int64>?
+    /// The apns-ids (as logged) of the receipts written: the receipt times of their pushes are
+    /// re-derived (receipts are keyed by their identity, so a run's own rows have no row ids).
+    private(set) var touchedReceipts = Set<String>()
     static let touchLimit = 100_000
     /// Category ids are fixed: ReasonCategory order, from 1 (Schema.seed).
     private static let categoryID: [ReasonCategory: Int64] = Dictionary(
@@ -128,6 +129,7 @@ final class RecordWriter {
         touchedAll = true
         touchedTokens = []
         touchedDevices = []
+        touchedReceipts = []
     }
 
     /// Notes what a record may change in the derived facts.
@@ -140,7 +142,11 @@ final class RecordWriter {
             touchDevice(device)
         case .send, .response:
             if e.status == 410, let token { touchToken(token) }
-        case .request, .receipt, .unregister:
+        case .receipt:
+            guard !touchedAll, let a = e.apnsID else { break }
+            touchedReceipts.insert(String(decoding: a, as: UTF8.self))
+            if touchedReceipts.count > RecordWriter.touchLimit { giveUpTouching() }
+        case .request, .unregister:
             break
         }
     }
@@ -195,7 +201,6 @@ final class RecordWriter {
             bind(s, o, C.notificationCenterID, try labels.id(e.notificationCenter))
         case .receipt:
             typealias C = ReceiptColumn
-            receiptTimes = receiptTimes.map { min($0.lowerBound, t)...max($0.upperBound, t) } ?? t...t
             if let a = e.apnsID { ApnsIDKey.bind(s, o + C.apnsID.rawValue, a) } else { s.bindNull(o + C.apnsID.rawValue) }
             bind(s, o, C.deviceID, try devices.id(e.device)); bind(s, o, C.tokenID, tok)
             bind(s, o, C.receiptID, try labels.id(e.receipt)); bind(s, o, C.resultID, try labels.id(e.result))

@@ -34,6 +34,9 @@ public enum Schema {
             malformed INTEGER NOT NULL DEFAULT 0,
             masked INTEGER NOT NULL DEFAULT 0
         );
+        -- The tokens every command masks by their text (TokenMask): read through this at start-up
+        -- instead of a scan of every token (0.15 s at 25 M records).
+        CREATE INDEX tokens_irregular ON tokens(length(token)) WHERE malformed = 1 OR masked = 1 OR length(token) < 32;
         -- Dimensions: every repeated string once; the record tables hold its id.
         CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
         CREATE TABLE envs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
