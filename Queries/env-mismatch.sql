@@ -6,6 +6,7 @@
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 -- param: by  by_bucket by a dimension: topic, env, app_version, push_type, reason (no by_bucket without --by)
+-- materialize: r
 
 -- common:
 -- Responses aggregated per token and env first (through the covering index sends_token),

@@ -204,4 +204,35 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(doc.section("plain")?.rows, [[.int(1)]])
         XCTAssertEqual(doc.section("own_with")?.rows, [[.int(2)]])
     }
+
+    /// The common block's CTEs one by one: commas inside parentheses, quotes and comments do not split.
+    func testCommonCTEsSplitAtTopLevelCommasOnly() {
+        let common = """
+            weeks(wk, lo, hi) AS (SELECT 0, 1, 2),
+            r AS NOT MATERIALIZED (
+              SELECT 'a, (b' AS x, "c,d" AS y FROM t -- a comment, with a comma (and a paren
+            ), z AS (SELECT coalesce(a, b) FROM r)
+            """
+        let ctes = CommonCTEs.split(common)
+        XCTAssertEqual(ctes.map(\.name), ["weeks", "r", "z"])
+        XCTAssertEqual(ctes[2].sql, "z AS (SELECT coalesce(a, b) FROM r)")
+        XCTAssertTrue(ctes[1].sql.hasSuffix("(and a paren\n)"), ctes[1].sql)
+    }
+
+    /// Materialized CTEs give the same sections as the inlined ones (env-mismatch's `r`).
+    func testMaterializedCommonCTEsGiveTheSameSections() throws {
+        let catalog = try QueryCatalog()
+        var def = try XCTUnwrap(catalog.report("env-mismatch"))
+        XCTAssertEqual(def.materialize, ["r"])
+        let db = try Store.openForReading(path: ReportTests.dbPath)
+        let runner = try ReportRunner(db: db, catalog: catalog)
+        let with = try runner.run(def, params: ReportParams())
+        def.materialize = []
+        let without = try runner.run(def, params: ReportParams())
+        XCTAssertEqual(JSONRenderer.render(with), JSONRenderer.render(without))
+        XCTAssertFalse(with.sections.allSatisfy { $0.rows.isEmpty })
+        // The temporary table is gone, and the read-only guard is back.
+        XCTAssertThrowsError(try db.exec("CREATE TEMP TABLE x(a)"))
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM temp.sqlite_master"), 0)
+    }
 }

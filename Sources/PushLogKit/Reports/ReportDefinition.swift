@@ -12,6 +12,38 @@ public struct ReportDefinition {
     public var origin: String
     /// KPIs a report assembles from other reports (`-- kpi:` lines, the weekly report's).
     var kpis: [KPI] = []
+    /// The `-- common:` block's CTEs, and each section's SQL without them.
+    var commonCTEs: [(name: String, sql: String)] = []
+    var bodies: [(name: String, sql: String)] = []
+    /// Common CTEs the runner computes once into temporary tables when it runs several sections
+    /// (`-- materialize: NAME, ...`): what every section aggregates again otherwise.
+    var materialize: [String] = []
+
+    /// The sections' SQL with the common CTEs, except those already in temporary tables.
+    func sections(without materialized: Set<String>) -> [(name: String, sql: String)] {
+        let shared = commonCTEs.filter { !materialized.contains($0.name) }.map(\.sql).joined(separator: ",\n")
+        return bodies.map { ($0.name, ReportDefinition.merge(body: $0.sql, shared: shared)) }
+    }
+
+    /// `CREATE TEMP TABLE NAME AS` the common CTE NAME (the ones before it already materialized).
+    func materializing(_ name: String, after materialized: Set<String>) -> String {
+        let shared = commonCTEs.filter { !materialized.contains($0.name) }.map(\.sql).joined(separator: ",\n")
+        return "CREATE TEMP TABLE \(name) AS WITH \(shared)\nSELECT * FROM \(name)"
+    }
+
+    /// A section's SQL with the shared CTEs in front of its own `WITH` (after its leading
+    /// comments), or as a new `WITH`.
+    static func merge(body: String, shared: String) -> String {
+        guard !shared.isEmpty else { return body }
+        var lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let i = lines.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }),
+            lines[i].uppercased().hasPrefix("WITH ")
+        {
+            lines[i] = shared + ",\n" + lines[i].dropFirst(5)
+            return "WITH " + lines.joined(separator: "\n")
+        }
+        return "WITH " + shared + "\n" + body
+    }
 
     /// `-- kpi: NAME = REPORT.SECTION.COLUMN [whole]`: a figure of another report, run on the
     /// report's week and the week before. `whole`: not split by topic/env (empty under a filter).
@@ -40,20 +72,8 @@ public struct ReportDefinition {
             if let c = current {
                 var body = sql.trimmingCharacters(in: .whitespacesAndNewlines)
                 if body.hasSuffix(";") { body.removeLast() }
-                let shared = common.trimmingCharacters(in: .whitespacesAndNewlines)
-                if !shared.isEmpty {
-                    // Merge with the section's own WITH (after its leading comments), if it has one.
-                    var lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                    if let i = lines.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }),
-                        lines[i].uppercased().hasPrefix("WITH ")
-                    {
-                        lines[i] = shared + ",\n" + lines[i].dropFirst(5)
-                        body = "WITH " + lines.joined(separator: "\n")
-                    } else {
-                        body = "WITH " + shared + "\n" + body
-                    }
-                }
-                d.sections.append((c, body))
+                d.bodies.append((c, body))
+                d.sections.append((c, merge(body: body, shared: common.trimmingCharacters(in: .whitespacesAndNewlines))))
             }
             sql = ""
         }
@@ -67,6 +87,10 @@ public struct ReportDefinition {
                 inCommon = false
                 flush()
                 current = l.dropFirst("-- section:".count).trimmingCharacters(in: .whitespaces)
+            } else if current == nil && l.hasPrefix("-- materialize:") {
+                d.materialize += l.dropFirst("-- materialize:".count).split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
             } else if current == nil && l.hasPrefix("-- title:") {
                 d.title = l.dropFirst("-- title:".count).trimmingCharacters(in: .whitespaces)
             } else if current == nil && l.hasPrefix("-- description:") {
@@ -92,6 +116,10 @@ public struct ReportDefinition {
             }
         }
         flush()
+        d.commonCTEs = CommonCTEs.split(common)
+        for m in d.materialize where !d.commonCTEs.contains(where: { $0.name == m }) {
+            throw CatalogError("\(origin): -- materialize: \(m) is not a CTE of the -- common: block")
+        }
         if d.sections.isEmpty {
             throw CatalogError("\(origin): no '-- section: NAME' line; a report needs at least one section")
         }

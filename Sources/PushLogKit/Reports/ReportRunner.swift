@@ -24,24 +24,24 @@ public final class ReportRunner {
         let defaults = def.paramDefaults
         var sections: [ResultTable] = []
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
-        for (name, sql) in def.sections where (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") {
-            let s: Statement
-            do { s = try db.prepare(sql) } catch let e as StoreError {
-                throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), section \(name): \(e.message)")
+        let wanted = { (name: String) in (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") }
+        // Several sections that aggregate the same common CTE get it computed once. Built-in
+        // reports only: it runs past the read-only guard (a user's SQL never does).
+        let materialized = def.origin == "built-in" && def.bodies.filter { wanted($0.name) }.count >= 2 ? def.materialize : []
+        defer { if !materialized.isEmpty { dropTemporary(materialized) } }
+        var done = Set<String>()
+        for name in materialized {
+            try db.withoutReadOnlyGuard {
+                try db.exec("DROP TABLE IF EXISTS temp.\(name)")
+                let s = try prepare(def, "materialize \(name)", def.materializing(name, after: done))
+                try bind(s, params, def.paramDefaults)
+                try PhaseTimer.measure("\(def.name).\(name) (materialized)") { try s.run() }
             }
-            for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
-                guard let pn = s.parameterName(i) else { continue }
-                if let (param, table) = ReportRunner.dimensionParameters[String(pn.dropFirst())] {
-                    try bindDimension(s, i, table, params.value(param, defaults: defaults))
-                    continue
-                }
-                switch params.value(String(pn.dropFirst()), defaults: defaults) {
-                case .null: s.bindNull(i)
-                case .int(let v): s.bind(i, v)
-                case .double(let v): s.bind(i, v)
-                case .text(let v): s.bind(i, v)
-                }
-            }
+            done.insert(name)
+        }
+        for (name, sql) in def.sections(without: done) where wanted(name) {
+            let s = try prepare(def, "section \(name)", sql)
+            try bind(s, params, defaults)
             sections.append(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) })
         }
         if let unit = timeUnit(def, params), sections.contains(where: { $0.columns.first == "bucket" }),
@@ -52,6 +52,33 @@ public final class ReportRunner {
             }
         }
         return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+    }
+
+    func prepare(_ def: ReportDefinition, _ what: String, _ sql: String) throws -> Statement {
+        do { return try db.prepare(sql) } catch let e as StoreError {
+            throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), \(what): \(e.message)")
+        }
+    }
+
+    /// Binds every named parameter of `s` from the report's parameters.
+    func bind(_ s: Statement, _ params: ReportParams, _ defaults: [String: String]) throws {
+        for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
+            guard let pn = s.parameterName(i) else { continue }
+            if let (param, table) = ReportRunner.dimensionParameters[String(pn.dropFirst())] {
+                try bindDimension(s, i, table, params.value(param, defaults: defaults))
+                continue
+            }
+            switch params.value(String(pn.dropFirst()), defaults: defaults) {
+            case .null: s.bindNull(i)
+            case .int(let v): s.bind(i, v)
+            case .double(let v): s.bind(i, v)
+            case .text(let v): s.bind(i, v)
+            }
+        }
+    }
+
+    func dropTemporary(_ names: [String]) {
+        try? db.withoutReadOnlyGuard { for n in names { try db.exec("DROP TABLE IF EXISTS temp.\(n)") } }
     }
 
     /// Parameters that carry the dimension id of another parameter's text (`:topic_id` for

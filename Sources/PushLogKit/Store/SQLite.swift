@@ -35,6 +35,16 @@ public final class Database {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// Runs pushlog's own SQL that writes only the connection's temporary tables (a report's
+    /// materialized CTEs) past the read-only guard, which is back on when `body` returns. The
+    /// file stays opened read-only: nothing can reach it.
+    func withoutReadOnlyGuard<T>(_ body: () throws -> T) throws -> T {
+        guard readOnly else { return try body() }
+        sqlite3_set_authorizer(handle, nil, nil)
+        defer { installReadOnlyGuard() }
+        return try body()
+    }
+
     /// Runs one or more statements that return no rows.
     func exec(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?
