@@ -6,7 +6,7 @@
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 -- param: rule  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
--- materialize: daily, rule_list
+-- materialize: resp_daily, bg, nr_retries, retried, gone, odd, jwt, daily, rule_list
 
 -- common:
 -- A response is a send or response record with a status (one attempt). Every violation is a
