@@ -8,7 +8,7 @@ enum ApnsIDKey {
     /// The 16 key bytes of a UUID (8-4-4-4-12 hex digits, any case) written into `out`, or nil
     /// when `text` is not one: the caller stores the text.
     @inline(__always)
-    static func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout (UInt64, UInt64, UInt8)) -> Int? {
+    static func encode(_ text: UnsafeBufferPointer<UInt8>, into out: inout (UInt64, UInt64)) -> Int? {
         guard text.count == 36 else { return nil }
         var hi: UInt64 = 0, lo: UInt64 = 0
         var n = 0
@@ -29,14 +29,14 @@ enum ApnsIDKey {
             n += 1
         }
         // Big-endian, so blob order (memcmp) is the order of the text.
-        out = (hi.bigEndian, lo.bigEndian, 0)
+        out = (hi.bigEndian, lo.bigEndian)
         return 16
     }
 
     /// Binds the key of an apns-id (blob for a UUID, the text otherwise).
     @inline(__always)
     static func bind(_ s: Statement, _ i: Int32, _ text: UnsafeBufferPointer<UInt8>) {
-        var key: (UInt64, UInt64, UInt8) = (0, 0, 0)
+        var key: (UInt64, UInt64) = (0, 0)
         if let n = encode(text, into: &key) {
             withUnsafeBytes(of: &key) { s.bindBlob(i, $0.baseAddress!, n) }
         } else if let p = text.baseAddress {
@@ -50,7 +50,7 @@ enum ApnsIDKey {
     static func bind(_ s: Statement, _ i: Int32, text: String) {
         var t = text
         t.withUTF8 { buf in
-            var key: (UInt64, UInt64, UInt8) = (0, 0, 0)
+            var key: (UInt64, UInt64) = (0, 0)
             if let n = encode(buf, into: &key) {
                 withUnsafeBytes(of: &key) { s.bindBlob(i, $0.baseAddress!, n) }
             } else {

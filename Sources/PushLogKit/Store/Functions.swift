@@ -15,7 +15,7 @@ enum Functions {
                         return
                     }
                     let text = UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0])))
-                    var key: (UInt64, UInt64, UInt8) = (0, 0, 0)
+                    var key: (UInt64, UInt64) = (0, 0)
                     if let n = ApnsIDKey.encode(text, into: &key) {
                         _ = withUnsafeBytes(of: &key) { pushlog_result_blob_transient(ctx, $0.baseAddress!, Int32(n)) }
                     } else {

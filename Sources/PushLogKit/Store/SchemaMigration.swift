@@ -15,6 +15,11 @@ enum SchemaMigration {
         try Schema.create(db)
         try copy(db)
         for table in old { try db.exec("DROP TABLE \"v2_\(table)\"") }
+        // The planner's statistics describe the old tables and indexes (some names are reused):
+        // forget them; the ingest's closing PRAGMA optimize gathers new ones.
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'") == 1 {
+            try db.exec("DELETE FROM sqlite_stat1")
+        }
         try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
         try Schema.createSecondaryIndexes(db)
         try Derived.refresh(db)
