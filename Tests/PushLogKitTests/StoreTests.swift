@@ -82,6 +82,27 @@ final class StoreTests: XCTestCase {
         XCTAssertTrue(steps.contains { $0.contains("sends_transport") }, "\(steps)")
     }
 
+    /// A push type logged in another case is the APNs push type: a `BACKGROUND` push counts in
+    /// silent, and every spelling is one value.
+    func testPushTypesAreReadInLowerCase() throws {
+        let tmp = TempDir(), db = tmp.file("p.db")
+        let log = tmp.write(
+            "p.ndjson",
+            """
+            {"time":"2026-11-02T08:00:00Z","event":"send","token":"\(Self.tokenA)","status":200,"push_type":"BACKGROUND","priority":5}
+            {"time":"2026-11-02T08:01:00Z","event":"send","token":"\(Self.tokenA)","status":200,"push_type":"Alert"}
+            {"time":"2026-11-02T08:02:00Z","event":"send","token":"\(Self.tokenA)","status":200,"push_type":"alert"}
+            {"time":"2026-11-02T08:03:00Z","event":"send","token":"\(Self.tokenA)","status":200,"push_type":"Custom-Type"}
+
+            """)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", log]).status, 0)
+        XCTAssertEqual(
+            try rows("SELECT push_type, count(*) FROM sends_v GROUP BY 1 ORDER BY 1", db),
+            [[.text("Custom-Type"), .int(1)], [.text("alert"), .int(2)], [.text("background"), .int(1)]])
+        let silent = try Run.pushlog(["--db", db, "report", "silent", "--format", "csv"])
+        XCTAssertTrue(silent.stdout.contains("too_many_requests\n1,1,"), "one background push, accepted: \(silent.stdout)")
+    }
+
     /// An older database says how to migrate it, and the migration says what it does.
     func testAnOlderDatabaseIsMigratedOutLoud() throws {
         let tmp = TempDir(), db = tmp.file("old.db")

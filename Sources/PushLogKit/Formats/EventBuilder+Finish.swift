@@ -52,6 +52,7 @@ extension EventBuilder {
             if e.apnsID == nil { return .missingField("apns_id") }
         }
         if let env = e.env { e.env = normalizeEnv(env) }
+        if let p = e.pushType { e.pushType = normalizePushType(p) }
         if let a = e.auth {
             guard let n = normalizeAuth(a) else { return .badAuth(String(decoding: a.prefix(40), as: UTF8.self)) }
             e.auth = n
@@ -90,6 +91,17 @@ extension EventBuilder {
         if let h = envFromHost(v) { return h }
         return v
     }
+
+    /// APNs push types are lower case (`apns-push-type: alert`); a log that writes `Alert` means the
+    /// same, and the rules that test for alert or background pushes must see it. Others stay as logged.
+    func normalizePushType(_ v: ByteSlice) -> ByteSlice {
+        for t in EventBuilder.pushTypes where v.equalsASCII(t) { return store(t) }
+        return v
+    }
+    static let pushTypes: [StaticString] = [
+        "alert", "background", "voip", "complication", "fileprovider", "mdm", "location", "liveactivity", "pushtotalk",
+        "controls", "widgets",
+    ]
 
     func normalizeAuth(_ v: ByteSlice) -> ByteSlice? {
         if v.equalsASCII("authorized") || v.equalsASCII("2") { return store("authorized") }

@@ -26,6 +26,12 @@ enum SchemaMigration {
         try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
     }
 
+    /// Push types in lower case, as the parser now writes them (EventBuilder.normalizePushType).
+    static let pushType = """
+        CASE WHEN lower(push_type) IN ('alert', 'background', 'voip', 'complication', 'fileprovider', 'mdm', 'location',
+          'liveactivity', 'pushtotalk', 'controls', 'widgets') THEN lower(push_type) ELSE push_type END
+        """
+
     static func names(_ db: Database, _ sql: String) throws -> [String] {
         let s = try db.prepare(sql)
         var out: [String] = []
@@ -47,7 +53,7 @@ enum SchemaMigration {
         let dims: [(String, [String])] = [
             ("topics", ["SELECT t, topic AS v FROM v2_sends", "SELECT t, topic AS v FROM v2_registers"]),
             ("envs", ["SELECT t, env AS v FROM v2_sends", "SELECT t, env AS v FROM v2_registers"]),
-            ("push_types", ["SELECT t, push_type AS v FROM v2_sends"]),
+            ("push_types", ["SELECT t, \(SchemaMigration.pushType) AS v FROM v2_sends"]),
             ("reasons", ["SELECT t, reason AS v FROM v2_sends"]),
             ("app_versions", ["SELECT t, app_version AS v FROM v2_registers"]),
             ("os_versions", ["SELECT t, os_version AS v FROM v2_registers"]),
@@ -91,7 +97,7 @@ enum SchemaMigration {
                 has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance, custom_keys,
                 status, reason_id, category_id, apns_ts, apns_unique_id, latency_ms, attempt, error)
               SELECT id, t, (h1 | h2) & ~(h1 & h2), src, line, kind, token_id, apns_key(apns_id), \(dim("envs", "env")), \(dim("topics", "topic")),
-                \(dim("push_types", "push_type")), priority, collapse_id, expiration, payload_bytes, content_available,
+                \(dim("push_types", SchemaMigration.pushType)), priority, collapse_id, expiration, payload_bytes, content_available,
                 mutable_content, has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance,
                 custom_keys, status, \(dim("reasons", "reason")), \(dim("categories", "category")), apns_ts, apns_unique_id,
                 latency_ms, attempt, error
