@@ -103,6 +103,27 @@ final class StoreTests: XCTestCase {
         XCTAssertTrue(silent.stdout.contains("too_many_requests\n1,1,"), "one background push, accepted: \(silent.stdout)")
     }
 
+    /// A cached id is taken only when the bytes match, not on a hash hit alone: a string crafted
+    /// to collide with another's hash gets its own id.
+    func testADimensionHashHitWithOtherBytesIsNotTaken() throws {
+        let tmp = TempDir()
+        let db = try Store.openForWriting(path: tmp.file("d.db"))
+        let topics = try Dimension(db, table: "topics")
+        func id(_ s: String) throws -> Int64? {
+            var t = s
+            return try t.withUTF8 { try topics.id($0) }
+        }
+        let shop = try XCTUnwrap(id("com.example.shop"))
+        XCTAssertEqual(try id("com.example.shop"), shop)
+        // Plant "com.example.shop"'s id under the hash of another topic, as a collision would.
+        var other = "com.evil.app"
+        let h = other.withUTF8 { LineHash.hash($0) }
+        topics.cached[TokenCache.Key(a: h.0, b: h.1)] = (shop, Array("com.example.shop".utf8))
+        let evil = try XCTUnwrap(id("com.evil.app"))
+        XCTAssertNotEqual(evil, shop)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM topics"), 2)
+    }
+
     /// An older database says how to migrate it, and the migration says what it does.
     func testAnOlderDatabaseIsMigratedOutLoud() throws {
         let tmp = TempDir(), db = tmp.file("old.db")

@@ -1,11 +1,14 @@
 /// One dimension table (topics, envs, devices, …): the writer turns a repeated string into its
-/// id, inserting it on first sight. Ids are cached by the string's 128-bit hash in a bounded
-/// cache (TokenCache), so memory stays flat however many devices or users there are.
+/// id, inserting it on first sight. Ids are cached by the string's 128-bit hash, and a hit is
+/// confirmed by comparing the bytes: the hash is fast, not cryptographic, and a crafted string
+/// in a log must not take another's id. The cache is emptied when it reaches `limit` entries,
+/// so memory stays flat however many devices or users there are.
 final class Dimension {
     let table: String
     private let db: Database
     private let find, insert: Statement
-    private var ids = TokenCache()
+    var cached: [TokenCache.Key: (id: Int64, name: [UInt8])] = [:]  // internal: a test plants a collision
+    static let limit = 131_072
 
     init(_ db: Database, table: String) throws {
         self.db = db
@@ -19,18 +22,20 @@ final class Dimension {
         guard let name else { return nil }
         let h = LineHash.hash(name)
         let key = TokenCache.Key(a: h.0, b: h.1)
-        if let id = ids.get(key) { return id }
+        if let hit = cached[key], hit.name.elementsEqual(name) { return hit.id }
         bindName(find, name)
         let found = try find.step() ? find.int(0) : nil
         find.reset()
+        let id: Int64
         if let found {
-            ids.put(key, found)
-            return found
+            id = found
+        } else {
+            bindName(insert, name)
+            try insert.run()
+            id = db.lastInsertRowID
         }
-        bindName(insert, name)
-        try insert.run()
-        let id = db.lastInsertRowID
-        ids.put(key, id)
+        if cached.count >= Dimension.limit { cached.removeAll(keepingCapacity: true) }
+        cached[key] = (id, Array(name))
         return id
     }
 
@@ -39,5 +44,5 @@ final class Dimension {
     }
 
     /// Forgets the cached ids (their transaction was rolled back: an id may be given again).
-    func discard() { ids = TokenCache() }
+    func discard() { cached = [:] }
 }
