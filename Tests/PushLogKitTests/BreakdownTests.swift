@@ -6,16 +6,9 @@ import XCTest
 /// Tests/Fixtures/reports.ndjson (the tokens of ReportTests: A and E on app 5.0, B and C on 5.1,
 /// D on 5.1-dev, M on 5.2; every response to com.example.app in production).
 final class BreakdownTests: XCTestCase {
-    // Static lets (initialised once, thread-safely), not vars set in setUp: Swift 6 refuses
-    // shared mutable statics.
-    static let tmp = TempDir()
-    static let dbPath: String = {
-        let path = tmp.file("reports.db")
-        _ = try! ingest([Fixtures.path("reports.ndjson")], db: path)
-        return path
-    }()
+    static var dbPath: String { IngestedFixtures.reports }
 
-    /// Ingests before the first test, as before.
+    /// Ingests before the first test.
     override class func setUp() { _ = dbPath }
 
     func doc(_ report: String, _ p: ReportParams) throws -> ResultDocument {

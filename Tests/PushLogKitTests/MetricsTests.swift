@@ -6,16 +6,9 @@ import XCTest
 /// read back by a real exposition parser (Python's prometheus_client, both its Prometheus and
 /// its OpenMetrics parser).
 final class MetricsTests: XCTestCase {
-    // Static lets (initialised once, thread-safely), not vars set in setUp: Swift 6 refuses
-    // shared mutable statics.
-    static let tmp = TempDir()
-    static let dbPath: String = {
-        let path = tmp.file("reports.db")
-        _ = try! ingest([Fixtures.path("reports.ndjson")], db: path)
-        return path
-    }()
+    static var dbPath: String { IngestedFixtures.reports }
 
-    /// Ingests before the first test, as before.
+    /// Ingests before the first test.
     override class func setUp() { _ = dbPath }
 
     func families(since: Int64? = nil) throws -> [String: MetricFamily] {
@@ -90,7 +83,7 @@ final class MetricsTests: XCTestCase {
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"]
         let python = dirs.map { $0 + "/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let python else { throw XCTSkip("python3 is not installed: cannot check the exposition with prometheus_client") }
-        let tmp = MetricsTests.tmp
+        let tmp = TempDir()
         let prom = tmp.file("pushlog.prom")
         // Through the CLI and -o, as the textfile collector would get it.
         let r = try Run.pushlog(["--db", MetricsTests.dbPath, "metrics", "-o", prom])

@@ -6,16 +6,9 @@ import XCTest
 /// Tokens: A (dev1, then rotated to B), C (dev2, 410 then re-registered), D (dev3, sandbox
 /// build), M (dev4, malformed), E (dev5, uninstalled), F (dev6, user u1's second device).
 final class ReportTests: XCTestCase {
-    // Static lets (initialised once, thread-safely), not vars set in setUp: Swift 6 refuses
-    // shared mutable statics.
-    static let tmp = TempDir()
-    static let dbPath: String = {
-        let path = tmp.file("reports.db")
-        _ = try! ingest([Fixtures.path("reports.ndjson")], db: path)
-        return path
-    }()
+    static var dbPath: String { IngestedFixtures.reports }
 
-    /// Ingests before the first test, as before.
+    /// Ingests before the first test.
     override class func setUp() { _ = dbPath }
 
     func summary(_ report: String, _ p: ReportParams = ReportParams(), section: String = "summary") throws -> [String: SQLValue] {

@@ -19,6 +19,20 @@ enum Fixtures {
     }
 }
 
+/// Fixture logs ingested once per test run, for the suites that only read them. Static lets
+/// (initialised once, thread-safely): Swift 6 refuses shared mutable statics.
+enum IngestedFixtures {
+    static let dir = TempDir()
+    static let reports = ingested("reports.ndjson")
+    static let tokens = ingested("tokens.ndjson")
+
+    static func ingested(_ fixture: String) -> String {
+        let path = dir.file(fixture + ".db")
+        _ = try! ingest([Fixtures.path(fixture)], db: path)
+        return path
+    }
+}
+
 /// A fresh temporary directory removed at the end of the test.
 final class TempDir: Sendable {  // immutable: one path
     let path: String

@@ -9,16 +9,9 @@ import XCTest
 /// bb01 -> bb02; dev-t: bb03 -> bb04 -> bb03. cc01 bad twice after a success; cc02 bad, success,
 /// bad; cc03 bad twice then a success. dd01 registered sandbox, sent production.
 final class TokensTests: XCTestCase {
-    // Static lets (initialised once, thread-safely), not vars set in setUp: Swift 6 refuses
-    // shared mutable statics.
-    static let tmp = TempDir()
-    static let dbPath: String = {
-        let path = tmp.file("tokens.db")
-        _ = try! ingest([Fixtures.path("tokens.ndjson")], db: path)
-        return path
-    }()
+    static var dbPath: String { IngestedFixtures.tokens }
 
-    /// Ingests before the first test, as before.
+    /// Ingests before the first test.
     override class func setUp() { _ = dbPath }
 
     static func tok(_ prefix: String) -> String { prefix + String(repeating: "0", count: 60) }
@@ -123,7 +116,8 @@ final class TokensTests: XCTestCase {
         XCTAssertEqual(lines.stdout, ["aa03", "aa01", "aa05", "aa04", "cc01"].map { Self.tok($0) + "\n" }.joined())
         XCTAssertEqual(lines.stderr, "")
         // -o writes the same lines to a file.
-        let out = TokensTests.tmp.file("gone.txt")
+        let tmp = TempDir()
+        let out = tmp.file("gone.txt")
         XCTAssertEqual(
             try Run.pushlog(["--db", db, "tokens", "--gone", "--since", "2026-11-12", "--format", "lines", "--reveal-tokens", "-o", out])
                 .status, 0)
