@@ -45,7 +45,8 @@ FROM u;
 -- 7 / 30 days of opting in. Younger units are right-censored and left out (eligible_7d /
 -- eligible_30d count the units used); a cohort with no eligible unit has no value (null), never 0.
 WITH span AS (
-  SELECT min(:until, (SELECT max(hi) FROM (SELECT max(time_ms) AS hi FROM sends UNION ALL SELECT max(time_ms) FROM registers
+  -- the latest registration is token_facts' (registers is keyed by token: its max is a scan)
+  SELECT min(:until, (SELECT max(hi) FROM (SELECT max(time_ms) AS hi FROM sends UNION ALL SELECT max(last_reg) FROM token_facts
                                            UNION ALL SELECT max(time_ms) FROM settings))) AS data_end
 ), units AS (
   SELECT CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = user_id), unit) ELSE unit END AS who,

@@ -90,6 +90,59 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    /// Version 4 (stop 11) kept registers and receipts in time order with covering indexes by
+    /// token and apns-id; version 5 keys the tables so. The migration keeps every report's answer
+    /// and every row, and drops the two indexes.
+    func testVersion4MigratesToTablesKeyedByTokenAndApnsID() throws {
+        let tmp = TempDir()
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
+        let expected = try reports(fresh)
+        let db = tmp.file("v4.db")
+        try FileManager.default.copyItem(atPath: fresh, toPath: db)
+        let conn = try Database(path: db, readOnly: false)
+        // The two tables and indexes as stop 11's pushlog created them.
+        try conn.exec(
+            """
+            DROP VIEW registers_v; DROP VIEW receipts_v;
+            ALTER TABLE registers RENAME TO r5; ALTER TABLE receipts RENAME TO c5;
+            CREATE TABLE registers(
+                time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+                token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
+                os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
+                PRIMARY KEY(time_ms, line_hash)
+            ) WITHOUT ROWID;
+            CREATE TABLE receipts(
+                time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+                apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
+                PRIMARY KEY(time_ms, line_hash)
+            ) WITHOUT ROWID;
+            INSERT INTO registers SELECT * FROM r5; INSERT INTO receipts SELECT * FROM c5;
+            DROP TABLE r5; DROP TABLE c5;
+            CREATE INDEX registers_token ON registers(token_id, time_ms, env_id, app_version_id, device_id, user_id);
+            CREATE INDEX registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id);
+            CREATE INDEX receipts_apns ON receipts(apns_id, receipt_id, time_ms);
+            PRAGMA user_version = 4;
+            """)
+        let records = try conn.scalarInt("SELECT (SELECT count(*) FROM registers) + (SELECT count(*) FROM receipts)") ?? 0
+        XCTAssertGreaterThan(try conn.scalarInt("SELECT count(*) FROM receipts") ?? 0, 0)
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        XCTAssertEqual(try reports(db), expected)
+        XCTAssertEqual(try count("SELECT (SELECT count(*) FROM registers) + (SELECT count(*) FROM receipts)", db: db), records)
+        XCTAssertEqual(
+            try rows(
+                "SELECT name FROM sqlite_master WHERE name IN ('registers_token', 'receipts_apns', 'registers_device') ORDER BY 1", db),
+            [[.text("registers_device")]])
+        // The keys: the first column of each table's primary key, and the views work again.
+        XCTAssertEqual(
+            try rows("SELECT name FROM pragma_index_info('sqlite_autoindex_registers_1') WHERE seqno = 0", db), [[.text("token_id")]])
+        XCTAssertEqual(
+            try rows("SELECT name FROM pragma_index_info('sqlite_autoindex_receipts_1') WHERE seqno = 0", db), [[.text("apns_id")]])
+        XCTAssertEqual(try count("SELECT (SELECT count(*) FROM receipts_v) + (SELECT count(*) FROM registers_v)", db: db), records)
+    }
+
     func emptyDir(_ tmp: TempDir) -> String {
         let d = tmp.file("empty")
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)

@@ -6,13 +6,14 @@ public struct DataCoverage {
 
     /// The time span of all records (responses and registrations), or nil for an empty database.
     func span() throws -> (Int64, Int64)? {
-        // One min() or max() per SELECT, so each is a single probe of the table's (time_ms, …) key
-        // instead of a scan; the aggregate skips the NULL of an empty table.
+        // One min() or max() per SELECT, so each is a single probe of a (time_ms, …) key instead
+        // of a scan; the aggregate skips the NULL of an empty table. Registrations are keyed by
+        // token: their span is the first and latest registration of each token (token_facts).
         let s = try db.prepare(
             """
             SELECT min(lo), max(hi) FROM (
               SELECT (SELECT min(time_ms) FROM sends) AS lo, (SELECT max(time_ms) FROM sends) AS hi
-              UNION ALL SELECT (SELECT min(time_ms) FROM registers), (SELECT max(time_ms) FROM registers)
+              UNION ALL SELECT (SELECT min(first_reg) FROM token_facts), (SELECT max(last_reg) FROM token_facts)
               UNION ALL SELECT (SELECT min(time_ms) FROM settings), (SELECT max(time_ms) FROM settings))
             """)
         guard try s.step(), !s.isNull(0) else { return nil }

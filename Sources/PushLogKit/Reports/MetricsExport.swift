@@ -141,11 +141,14 @@ public struct MetricsExport {
             MetricFamily(
                 name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
                 samples: [([], Double(rejects))]))
-        // Each record table is keyed by time first: max(time_ms) is one index probe.
+        // One probe per table: sends, settings and unregisters are keyed by time first; registers
+        // (keyed by token) through token_facts' latest registrations; receipts (keyed by apns-id)
+        // have no time order, so the newest receipt is the newest one read from a source still held.
         if let newest = try db.scalarInt(
             """
-            SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers UNION ALL
-                                SELECT max(time_ms) FROM settings UNION ALL SELECT max(time_ms) FROM receipts UNION ALL SELECT max(time_ms) FROM unregisters)
+            SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts UNION ALL
+                                SELECT max(time_ms) FROM settings UNION ALL SELECT max(time_ms) FROM unregisters UNION ALL
+                                SELECT max(last_time_ms) FROM sources WHERE n_receipt > 0)
             """)
         {
             out.append(

@@ -17,7 +17,8 @@ struct WeeklyReport {
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
         let latest =
-            try db.scalarInt("SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(time_ms) FROM registers)") ?? now
+            try db.scalarInt("SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts)")
+            ?? now
         let ref = min(now, latest + 86_400_000)
         return TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: ref) - week)
     }

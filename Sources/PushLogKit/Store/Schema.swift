@@ -1,10 +1,10 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 4
+    public static let version: Int64 = 5
 
-    /// The tables of version 4 (store v3, README "Store"). Record tables hold small integer ids
+    /// The tables of version 5 (store v3, README "Store"). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
-    /// and their identity (time_ms, line_hash) as one unique key; the `*_v` views join the text back.
+    /// and their identity (time_ms, line_hash) in their key; the `*_v` views join the text back.
     static let tables = """
         -- derived_stale = 1 from the first committed batch until the derived facts are rebuilt, so a
         -- run killed between loading and finalizing is finished by the next one.
@@ -67,23 +67,14 @@ public enum Schema {
             latency_ms REAL, attempt INTEGER, error TEXT,
             UNIQUE(time_ms, line_hash)
         );
-        CREATE TABLE registers(
-            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-            token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
-            os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
-            PRIMARY KEY(time_ms, line_hash)
-        ) WITHOUT ROWID;
+        \(registersTable)
         CREATE TABLE settings(
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
             device_id INTEGER, user_id INTEGER, auth_id INTEGER NOT NULL, alert_setting_id INTEGER, sound_setting_id INTEGER,
             badge_setting_id INTEGER, lock_screen_id INTEGER, notification_center_id INTEGER,
             PRIMARY KEY(time_ms, line_hash)
         ) WITHOUT ROWID;
-        CREATE TABLE receipts(
-            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-            apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
-            PRIMARY KEY(time_ms, line_hash)
-        ) WITHOUT ROWID;
+        \(receiptsTable)
         CREATE TABLE unregisters(
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
             token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER,
@@ -163,6 +154,28 @@ public enum Schema {
             mutable_logged INTEGER NOT NULL,     -- mutable-content 1, payload logged
             mutable_empty INTEGER NOT NULL,      -- ... without alert
             PRIMARY KEY(hour, source_id, topic_id, env_id)
+        ) WITHOUT ROWID;
+        """
+
+    /// Registrations, clustered by token: the per-token reads (token facts, "registered again?",
+    /// trace) are key ranges of the table itself, with no second copy in an index. The key holds
+    /// the identity; the token is a function of the line, so it adds no new duplicates.
+    static let registersTable = """
+        CREATE TABLE registers(
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
+            os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
+            PRIMARY KEY(token_id, time_ms, line_hash)
+        ) WITHOUT ROWID;
+        """
+
+    /// Receipts, clustered by apns-id: every reader looks a receipt up by the push it belongs to
+    /// (background receipt times, trace), so the table is that index. The key holds the identity.
+    static let receiptsTable = """
+        CREATE TABLE receipts(
+            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
+            apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
+            PRIMARY KEY(apns_id, time_ms, line_hash)
         ) WITHOUT ROWID;
         """
 
@@ -253,15 +266,9 @@ public enum Schema {
             "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env_id, time_ms, kind, status, reason_id, category_id, topic_id)"
         ),
         ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id)"),
-        // Covering for the per-token facts (Derived.refreshTokenFacts reads it in order).
-        (
-            "registers_token",
-            "CREATE INDEX IF NOT EXISTS registers_token ON registers(token_id, time_ms, env_id, app_version_id, device_id, user_id)"
-        ),
         // Covering for the device pass (DevicePass reads them in order without touching the tables).
         ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id)"),
         ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device_id, time_ms, auth_id, user_id)"),
-        ("receipts_apns", "CREATE INDEX IF NOT EXISTS receipts_apns ON receipts(apns_id, receipt_id, time_ms)"),
         ("unregisters_token", "CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, time_ms)"),
         ("rejects_source", "CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id, line)"),
         ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, time_ms) WHERE status = 410"),
@@ -275,8 +282,9 @@ public enum Schema {
 
     /// Indexes an earlier build of this schema had and this one does not (dropped on sight):
     /// sends_background (5 MB on the benchmark corpus) only ordered the full rebuild of
-    /// background_pushes, which a scan of sends does as fast.
-    static let retiredIndexes = ["sends_background"]
+    /// background_pushes, which a scan of sends does as fast; registers_token and receipts_apns
+    /// became the keys of their tables (version 5).
+    static let retiredIndexes = ["sends_background", "registers_token", "receipts_apns"]
 
     /// Drops every secondary index whose stored definition differs from the current one (an older
     /// pushlog's), so the next `createSecondaryIndexes` builds it as it is defined now.
@@ -299,8 +307,8 @@ public enum Schema {
     }
 
     /// Brings a writable database to the current version: creates it, or migrates a database of
-    /// versions 1-3 (store v2) in place (SchemaMigration), in one transaction, so a run killed
-    /// half-way leaves the old database and the next run starts over.
+    /// versions 1-4 in place (SchemaMigration), in one transaction, so a run killed half-way
+    /// leaves the old database and the next run starts over.
     static func migrate(_ db: Database) throws {
         let current = try db.scalarInt("PRAGMA user_version") ?? 0
         if current > version {
@@ -312,6 +320,8 @@ public enum Schema {
             if current == 0 {
                 try create(db)
                 try createSecondaryIndexes(db)
+            } else if current == 4 {
+                try SchemaMigration.fromVersion4(db)
             } else {
                 try SchemaMigration.fromStoreV2(db)
             }

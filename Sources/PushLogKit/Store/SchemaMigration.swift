@@ -1,6 +1,8 @@
-/// Migrates a database of store v2 (schema versions 1-3: text columns, 128-bit identity) to the
-/// current schema in place. Runs inside the caller's transaction: the old tables are renamed,
-/// the new ones created, the records copied with their ids (strings become dimension ids, UUID
+/// Migrates an older database to the current schema in place: store v2 (schema versions 1-3:
+/// text columns, 128-bit identity) by `fromStoreV2`, version 4 by `fromVersion4`.
+///
+/// Both run inside the caller's transaction. `fromStoreV2`: the old tables are renamed, the new
+/// ones created, the records copied with their ids (strings become dimension ids, UUID
 /// apns-ids 16 bytes, the identity's two hash halves folded as the writer folds them), the old
 /// tables dropped and the derived facts rebuilt. A run killed at any point rolls back to the
 /// old database.
@@ -24,6 +26,35 @@ enum SchemaMigration {
         try Schema.createSecondaryIndexes(db)
         try Derived.refresh(db)
         try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
+    }
+
+    /// Version 4 to 5: `registers` clustered by token and `receipts` by apns-id (their covering
+    /// indexes registers_token and receipts_apns become the tables). The rows are copied in key
+    /// order, so the new tables are packed; nothing else changes, and no derived fact depends on
+    /// the order of the rows. Runs inside the caller's transaction.
+    static func fromVersion4(_ db: Database) throws {
+        // The views name the tables (a rename checks them): out of the way until the end.
+        for view in try names(db, "SELECT name FROM sqlite_master WHERE type = 'view'") {
+            try db.exec("DROP VIEW \"\(view)\"")
+        }
+        for (table, ddl, key) in [
+            ("registers", Schema.registersTable, "token_id, time_ms, line_hash"),
+            ("receipts", Schema.receiptsTable, "apns_id, time_ms, line_hash"),
+        ] {
+            try db.exec(
+                """
+                ALTER TABLE \(table) RENAME TO v4_\(table);
+                \(ddl)
+                INSERT INTO \(table) SELECT * FROM v4_\(table) ORDER BY \(key);
+                DROP TABLE v4_\(table);
+                """)
+        }
+        // Statistics of the old tables' indexes would mislead the planner until the next optimize.
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'") == 1 {
+            try db.exec("DELETE FROM sqlite_stat1 WHERE tbl IN ('registers', 'receipts')")
+        }
+        try db.exec(Schema.views)
+        try Schema.createSecondaryIndexes(db)
     }
 
     /// Push types in lower case, as the parser now writes them (EventBuilder.normalizePushType).
