@@ -46,7 +46,7 @@ enum QueryCommand: Command {
                 message: "\(cmd) is a sqlite3 shell command, not SQL",
                 hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
         }
-        let db = try Store.openForReading(path: ctx.dbPath)
+        let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
         try QueryFunctions.register(db)
         let statements: [Statement]
         do { statements = try db.prepareEach(sql) } catch let e as StoreError {

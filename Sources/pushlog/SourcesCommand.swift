@@ -15,7 +15,7 @@ enum SourcesCommand: Command {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
-        let db = try Store.openForReading(path: ctx.dbPath)
+        let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
         let s = try db.prepare(Listings.sources)
         try out.write(ResultDocument(report: "sources", sections: [try ResultTable.from(s, name: "sources")]), db: db)
         return 0
@@ -39,7 +39,7 @@ enum RejectsCommand: Command {
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let limit = try args.int("--limit", command: name) ?? 100
-        let db = try Store.openForReading(path: ctx.dbPath)
+        let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
         var source: String?
         if let given = args.value("--source") {
             // The path as `sources` lists it, any spelling of it, or a unique file name.

@@ -36,7 +36,7 @@ public enum RecordDump {
             }
             let join = tokenJoin ? " LEFT JOIN tokens k ON k.id = r.token_id" : ""
             return "SELECT \(exprs.joined(separator: ", ")) FROM \(table) r\(join) WHERE r.time_ms >= ?1 AND r.time_ms < ?2"
-                + (ordered ? " ORDER BY r.time_ms" : "")
+                + (ordered ? " ORDER BY r.time_ms, r.line_hash" : "")
         }
         func same(_ names: [String]) -> [String: String] { Dictionary(uniqueKeysWithValues: names.map { ($0, "r.\($0)") }) }
         /// Columns held as dimension ids: field -> (dimension table, id column).
@@ -80,7 +80,8 @@ public enum RecordDump {
     }
 
     /// Streams every record in [since, until) to `sink`; returns the number of rows written.
-    /// `ordered` merges the tables by time (each read in its (time_ms, line_hash) order), so a day-partitioned
+    /// `ordered` merges the tables by time (each read in (time_ms, line_hash) order: the key of most
+    /// tables, a sort for registers and receipts, which are keyed by token and apns-id), so a day-partitioned
     /// sink meets each day once; otherwise the tables are dumped one after another (faster).
     @discardableResult
     public static func run(_ db: Database, since: Int64?, until: Int64?, ordered: Bool = false, into sink: ExportSink) throws -> Int {

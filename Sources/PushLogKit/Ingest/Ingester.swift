@@ -54,6 +54,7 @@ public final class Ingester {
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
+        try writer.useStaging(try ClusteredTable.prepareStaging(db, bulk: bulk))
         if bulk || staleAtStart || options.fullRefresh { writer.giveUpTouching() }  // every derived fact is rebuilt
         var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
         let loadStart = Date()
@@ -121,11 +122,15 @@ public final class Ingester {
         return true
     }
 
-    /// Builds missing indexes and the derived facts reports use.
+    /// Moves staged rows into their tables, builds missing indexes and the derived facts reports use.
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
-        if options.recordsOnly { return }
         try db.exec("BEGIN IMMEDIATE")
         do {
+            try ClusteredTable.moveStaged(db)
+            if options.recordsOnly {
+                try db.exec("COMMIT")
+                return
+            }
             try Schema.dropOutdatedIndexes(db)
             // Index builds sort: one SQLite helper thread sorts while this one scans (the parser's
             // core is idle by now), with half the page cache so both sorters stay in the memory budget.

@@ -8,7 +8,7 @@ final class RecordWriter {
 
     let db: Database
     /// One multi-row insert per record kind (EventKind order), so stored rows are counted per kind.
-    private let batches: [RowBatch]
+    private var batches: [RowBatch]
     private let insReject, insToken, findToken, insMetric: Statement
     private var tokenIDs = TokenCache()
     private let topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels: Dimension
@@ -51,6 +51,13 @@ final class RecordWriter {
         insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, source_id) VALUES (?1,?2,?3,?4,?5)")
         insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
         findToken = try db.prepare("SELECT id FROM tokens WHERE token = ?1")
+    }
+
+    /// Sends registrations and receipts to their staging tables (ClusteredTable), or back to
+    /// their tables; between runs, before any row is bound.
+    func useStaging(_ staged: Bool) throws {
+        batches[EventKind.register.rawValue] = try RowBatch(db, RegisterColumn.self, into: staged ? Schema.registers.stagingName : nil)
+        batches[EventKind.receipt.rawValue] = try RowBatch(db, ReceiptColumn.self, into: staged ? Schema.receipts.stagingName : nil)
     }
 
     // MARK: binding

@@ -12,9 +12,10 @@ final class RowBatch {
     /// Rows stored since the last `takeInserted` (duplicates are not).
     private var inserted = 0
 
-    /// One batch for the table of `Columns` (whose first column is the NOT NULL time `time_ms`).
-    convenience init<Columns: RecordColumns>(_ db: Database, _ columns: Columns.Type, rows: Int32 = 16) throws {
-        try self.init(db, table: Columns.table, columns: Columns.names, rows: rows)
+    /// One batch for the table of `Columns` (whose first column is the NOT NULL time `time_ms`),
+    /// or for another table with the same columns (a staging table, ClusteredTable).
+    convenience init<Columns: RecordColumns>(_ db: Database, _ columns: Columns.Type, into table: String? = nil, rows: Int32 = 16) throws {
+        try self.init(db, table: table ?? Columns.table, columns: Columns.names, rows: rows)
     }
 
     /// `columns` names the table's columns; the first must be the NOT NULL time `time_ms`.

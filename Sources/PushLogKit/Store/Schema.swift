@@ -160,24 +160,27 @@ public enum Schema {
     /// Registrations, clustered by token: the per-token reads (token facts, "registered again?",
     /// trace) are key ranges of the table itself, with no second copy in an index. The key holds
     /// the identity; the token is a function of the line, so it adds no new duplicates.
-    static let registersTable = """
-        CREATE TABLE registers(
+    static let registers = ClusteredTable(
+        name: "registers",
+        columns: """
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
             token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER, env_id INTEGER, app_version_id INTEGER,
-            os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER,
-            PRIMARY KEY(token_id, time_ms, line_hash)
-        ) WITHOUT ROWID;
-        """
+            os_version_id INTEGER, auth_id INTEGER, topic_id INTEGER
+            """,
+        key: "token_id, time_ms, line_hash")
 
     /// Receipts, clustered by apns-id: every reader looks a receipt up by the push it belongs to
     /// (background receipt times, trace), so the table is that index. The key holds the identity.
-    static let receiptsTable = """
-        CREATE TABLE receipts(
+    static let receipts = ClusteredTable(
+        name: "receipts",
+        columns: """
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-            apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER,
-            PRIMARY KEY(apns_id, time_ms, line_hash)
-        ) WITHOUT ROWID;
-        """
+            apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER
+            """,
+        key: "apns_id, time_ms, line_hash")
+
+    static let registersTable = registers.ddl
+    static let receiptsTable = receipts.ddl
 
     /// The apns-id as text, from its stored form (16 bytes: a UUID, read lower case; text:
     /// anything else, as logged). Plain SQL, so the views read

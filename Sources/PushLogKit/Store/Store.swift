@@ -29,8 +29,10 @@ public enum Store {
         return db
     }
 
-    /// Opens an existing database read-only, with the SQL functions reports use.
-    public static func openForReading(path: String) throws -> Database {
+    /// Opens an existing database read-only, with the SQL functions reports use. A database whose
+    /// first load has not finished is refused unless `unfinished` (listing sources, ad-hoc SQL):
+    /// its registrations and receipts are not in their tables yet.
+    public static func openForReading(path: String, unfinished: Bool = false) throws -> Database {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missingDatabase(path: path)
         }
@@ -41,6 +43,7 @@ public enum Store {
         if v != Schema.version {
             throw StoreError.schemaMismatch(path: path, found: v, expected: Schema.version)
         }
+        if !unfinished, try ClusteredTable.unfinished(db) { throw StoreError.unfinishedIngest(path: path) }
         try Functions.register(db)
         return db
     }

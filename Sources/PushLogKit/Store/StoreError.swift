@@ -20,6 +20,9 @@ public enum StoreError: Error, CustomStringConvertible {
     case cannotOpenLock(path: String, reason: String)
     /// Another ingest or prune holds the writer lock and the caller asked not to wait.
     case busy(databasePath: String)
+    /// A load into the database has not finished (it is running, or stopped before finalizing):
+    /// its registrations and receipts are still staged (ClusteredTable), so answers would miss them.
+    case unfinishedIngest(path: String)
 
     /// What went wrong, in one sentence for a person (no result code, no SQL).
     public var message: String {
@@ -35,6 +38,9 @@ public enum StoreError: Error, CustomStringConvertible {
             return "database schema \(found) is newer than this pushlog (\(supported)); upgrade pushlog"
         case .cannotOpenLock(let path, let reason): return "cannot open lock file \(path): \(reason)"
         case .busy(let db): return "the database is busy: another pushlog ingest or prune is writing to \(db)"
+        case .unfinishedIngest(let path):
+            return
+                "an ingest into \(path) has not finished (it is still running, or it stopped early): wait for it, or run `pushlog --db \(path) ingest DIR` again to complete it"
         }
     }
 
