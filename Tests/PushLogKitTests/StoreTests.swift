@@ -80,6 +80,13 @@ final class StoreTests: XCTestCase {
         var steps: [String] = []
         while try plan.step() { steps.append(plan.string(3) ?? "") }
         XCTAssertTrue(steps.contains { $0.contains("sends_transport") }, "\(steps)")
+        // An apns-id lookup in the form the code writes (Schema.apnsMatch) reads the 8-byte prefix index.
+        let apns = try db.prepare(
+            "EXPLAIN QUERY PLAN SELECT * FROM sends WHERE \(Schema.apnsMatch("apns_id", "apns_key('6d5e0000-0000-4000-8000-000000000001')"))"
+        )
+        var apnsSteps: [String] = []
+        while try apns.step() { apnsSteps.append(apns.string(3) ?? "") }
+        XCTAssertTrue(apnsSteps.contains { $0.contains("sends_apns") }, "\(apnsSteps)")
     }
 
     /// A push type logged in another case is the APNs push type: a `BACKGROUND` push counts in

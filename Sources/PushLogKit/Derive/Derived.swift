@@ -96,8 +96,7 @@ enum Derived {
             UPDATE background_pushes SET receipt_ms = n.receipt_ms FROM (
               SELECT s.time_ms / 3600000 AS hour, coalesce(s.token_id, 0) AS token_id, s.time_ms, s.line_hash,
                      \(receiptTime("s.apns_id")) AS receipt_ms
-              FROM sends s
-              WHERE s.apns_id IN (SELECT apns_id FROM temp.touched_receipts)) AS n
+              FROM temp.touched_receipts t CROSS JOIN sends s ON \(Schema.apnsMatch("s.apns_id", "t.apns_id"))) AS n
             WHERE background_pushes.status = 200 AND background_pushes.hour = n.hour AND background_pushes.token_id = n.token_id
               AND background_pushes.time_ms = n.time_ms AND background_pushes.line_hash = n.line_hash;
             """)
@@ -153,7 +152,7 @@ enum Derived {
             """
             UPDATE sends SET \(copied.map { "\($0) = coalesce(sends.\($0), r.\($0))" }.joined(separator: ", "))
             FROM (SELECT apns_id, \(copied.joined(separator: ", ")) FROM sends WHERE kind = 1) AS r
-            WHERE sends.kind = 2 AND sends.token_id IS NULL AND r.apns_id = sends.apns_id;
+            WHERE sends.kind = 2 AND sends.token_id IS NULL AND \(Schema.apnsMatch("r.apns_id", "sends.apns_id"));
             """)
         return true
     }

@@ -16,7 +16,8 @@ public struct Trace {
     func resolve(_ key: String) throws -> (Subject, String) {
         let k = key.trimmingCharacters(in: .whitespaces)
         if try exists(
-            "SELECT 1 FROM sends WHERE apns_id = apns_key(?1) UNION ALL SELECT 1 FROM receipts WHERE apns_id = apns_key(?1) LIMIT 1", k)
+            "SELECT 1 FROM sends WHERE \(Schema.apnsMatch("apns_id", "apns_key(?1)")) UNION ALL SELECT 1 FROM receipts WHERE apns_id = apns_key(?1) LIMIT 1",
+            k)
         {
             return (.apnsID(k), "apns-id \(k)")
         }
@@ -57,7 +58,10 @@ public struct Trace {
             let a = try db.prepare(
                 """
                 SELECT DISTINCT apns_text(apns_id) FROM sends
-                WHERE (apns_id >= ?1 AND apns_id < ?2) OR (apns_id >= ?3 AND apns_id < ?3 || x'ff') LIMIT 3
+                -- through sends_apns: a range of keys has its range of 8-byte prefixes
+                WHERE (substr(apns_id, 1, 8) BETWEEN substr(?1, 1, 8) AND substr(?2, 1, 8) AND apns_id >= ?1 AND apns_id < ?2)
+                   OR (substr(apns_id, 1, 8) BETWEEN substr(?3, 1, 8) AND substr(?3 || x'ff', 1, 8) AND apns_id >= ?3 AND apns_id < ?3 || x'ff')
+                LIMIT 3
                 """)
             let (lo, hi) = Trace.keyRange(hexPrefix: k)
             if let lo, let hi {
@@ -141,7 +145,8 @@ public struct Trace {
                 """
             arg = .int(u)
         case .apnsID(let a):
-            sql = "SELECT DISTINCT token_id FROM sends WHERE apns_id = apns_key(?1) AND token_id IS NOT NULL"; arg = .text(a)
+            sql = "SELECT DISTINCT token_id FROM sends WHERE \(Schema.apnsMatch("apns_id", "apns_key(?1)")) AND token_id IS NOT NULL"
+            arg = .text(a)
         }
         let s = try db.prepare(sql)
         switch arg {
@@ -172,7 +177,7 @@ public struct Trace {
         let inTokens = "(SELECT value FROM json_each(:tokens))"
         let inDevices = "(SELECT value FROM json_each(:devices))"
         let userFilter = ":user", apnsFilter = ":apns"
-        let sendsWhere = apns != nil ? "s.apns_id = apns_key(:apns)" : "s.token_id IN \(inTokens)"
+        let sendsWhere = apns != nil ? Schema.apnsMatch("s.apns_id", "apns_key(:apns)") : "s.token_id IN \(inTokens)"
         func name(_ table: String, _ column: String) -> String { "(SELECT name FROM \(table) WHERE id = \(column))" }
         let sql = """
             SELECT rfc3339(x.t) AS time, x.kind, k.token, x.detail, src.path AS source, x.line

@@ -182,6 +182,12 @@ public enum Schema {
     static let registersTable = registers.ddl
     static let receiptsTable = receipts.ddl
 
+    /// `sends.apns_id` (as `column`) equal to `key` (a stored apns-id: a column or apns_key(…)),
+    /// in the form that reads the sends_apns index: its 8-byte prefix first, then the whole id.
+    static func apnsMatch(_ column: String, _ key: String) -> String {
+        "substr(\(column), 1, 8) = substr(\(key), 1, 8) AND \(column) = \(key)"
+    }
+
     /// The apns-id as text, from its stored form (16 bytes: a UUID, read lower case; text:
     /// anything else, as logged). Plain SQL, so the views read
     /// in any SQLite shell.
@@ -268,7 +274,9 @@ public enum Schema {
             "sends_token",
             "CREATE INDEX IF NOT EXISTS sends_token ON sends(token_id, env_id, time_ms, kind, status, reason_id, category_id, topic_id)"
         ),
-        ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(apns_id)"),
+        // The apns-id's first 8 bytes: as selective as all 16 (random bits), at half the size.
+        // A lookup names the same expression, then the whole id (apnsMatch).
+        ("sends_apns", "CREATE INDEX IF NOT EXISTS sends_apns ON sends(substr(apns_id, 1, 8))"),
         // Covering for the device pass (DevicePass reads them in order without touching the tables).
         ("registers_device", "CREATE INDEX IF NOT EXISTS registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id)"),
         ("settings_device", "CREATE INDEX IF NOT EXISTS settings_device ON settings(device_id, time_ms, auth_id, user_id)"),
