@@ -12,8 +12,11 @@
 -- Responses aggregated per token and env first (through the covering index sends_token),
 -- then joined to each token's facts; every section reads `r`.
 per AS (
-  SELECT s.token_id, s.env_id, count(*) AS n, sum(s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken')) AS bdt,
-         sum(s.category_id = (SELECT id FROM categories WHERE name = 'env-config')) AS env_key
+  -- count(CASE ...) rather than sum(a = b): the same counts (every reader sums them under
+  -- coalesce), at a fraction of the cost per row.
+  SELECT s.token_id, s.env_id, count(*) AS n,
+         count(CASE WHEN s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken') THEN 1 END) AS bdt,
+         count(CASE WHEN s.category_id = (SELECT id FROM categories WHERE name = 'env-config') THEN 1 END) AS env_key
   FROM responses s
   WHERE +s.time_ms >= :since AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
@@ -57,8 +60,8 @@ FROM r GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;
 -- pass (keyed by the dimension too), so the sections above keep their cheaper grouping.
 WITH perk AS (
   SELECT s.token_id, s.env_id, by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id, NULL) AS dk,
-         count(*) AS n, sum(s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken')) AS bdt,
-         sum(s.category_id = (SELECT id FROM categories WHERE name = 'env-config')) AS env_key
+         count(*) AS n, count(CASE WHEN s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken') THEN 1 END) AS bdt,
+         count(CASE WHEN s.category_id = (SELECT id FROM categories WHERE name = 'env-config') THEN 1 END) AS env_key
   FROM responses s
   WHERE +s.time_ms >= :since AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)

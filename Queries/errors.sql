@@ -6,6 +6,24 @@
 -- param: by=hour  bucket: minute, 5m, hour or day, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
+-- materialize: e
+
+-- common:
+-- Failures and transport failures in the range, two scans so each uses its partial index; read
+-- once for both sections. rname: the reason's name; transport: from the second scan.
+e AS (
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.apns_id, s.collapse_id, s.status,
+         (SELECT name FROM reasons WHERE id = s.reason_id) AS rname, s.error, s.category_id, 0 AS transport
+  FROM responses s
+  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  UNION ALL
+  SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.apns_id, s.collapse_id, s.status,
+         (SELECT name FROM reasons WHERE id = s.reason_id), s.error, s.category_id, 1
+  FROM sends s
+  WHERE s.category_id = 10 AND s.time_ms >= :since AND s.time_ms < :until  -- 10: transport (a fixed id; the partial index sends_transport)
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+)
 
 -- section: summary
 -- retried_non_retryable: retries of a response that must never be retried (category token-gone,
@@ -18,27 +36,14 @@
 -- is the sum of this column.
 -- Transport failures (category transport: no APNs response at all, e.g. TLS, DNS, timeouts) are
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
-WITH e AS (
-  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.status,
-         (SELECT name FROM reasons WHERE id = s.reason_id) AS reason, s.category_id
-  FROM responses s
-  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-  UNION ALL
-  SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.status, s.error, s.category_id
-  FROM sends s
-  WHERE s.category_id = 10 AND s.time_ms >= :since AND s.time_ms < :until  -- 10: transport (a fixed id; the partial index sends_transport)
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-), nr AS (
+WITH nr AS (
   SELECT e.* FROM e JOIN categories c ON c.id = e.category_id AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
 ), nr_envs AS (
-  -- The envs each of their tokens was sent to: retries are looked for per env through the
-  -- (token_id, env_id, time_ms) index, an hour of sends at a time, not through all of a token's sends.
   SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
 ), retries AS (
   SELECT e.id AS error_id, count(*) AS n
-  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
-  JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+  FROM nr_envs v CROSS JOIN nr e ON e.token_id = v.token_id
+  CROSS JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
   WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
     AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
@@ -50,13 +55,13 @@ WITH e AS (
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
   GROUP BY e.id
 )
-SELECT e.status, coalesce(e.reason, '') AS reason,
+SELECT e.status, coalesce(CASE WHEN e.transport THEN e.error ELSE e.rname END, '') AS reason,
        coalesce((SELECT name FROM categories WHERE id = e.category_id), 'unknown') AS category,
        count(*) AS responses, count(DISTINCT e.token_id) AS tokens,
        rfc3339(min(e.t)) AS first_seen, rfc3339(max(e.t)) AS last_seen,
        coalesce(sum(r.n), 0) AS retried_non_retryable
 FROM e LEFT JOIN retries r ON r.error_id = e.id
-GROUP BY e.status, e.reason, e.category_id
+GROUP BY e.status, CASE WHEN e.transport THEN e.error ELSE e.rname END, e.category_id
 ORDER BY responses DESC;
 
 -- section: by_bucket
@@ -66,17 +71,11 @@ ORDER BY responses DESC;
 -- the token's latest registration), with the same sums.
 SELECT by_label(b, :by) AS bucket, status, reason, category, responses
 FROM (
-  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, coalesce(s.reason, s.error),
+  SELECT by_key(:by, s.t, s.topic_id, s.env_id, s.push_type_id, coalesce(s.rname, s.error),
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
-         s.status, coalesce(s.reason, s.error, '') AS reason,
+         s.status, coalesce(s.rname, s.error, '') AS reason,
          coalesce((SELECT name FROM categories WHERE id = s.category_id), 'unknown') AS category, count(*) AS responses
-  -- Failures and transport failures, two scans so each uses its partial index.
-  FROM (SELECT time_ms, topic_id, env_id, push_type_id, token_id, status, error, category_id,
-               (SELECT name FROM reasons WHERE id = reason_id) AS reason
-        FROM (SELECT * FROM responses WHERE status <> 200 AND time_ms >= :since AND time_ms < :until
-              UNION ALL
-              SELECT * FROM sends WHERE category_id = 10 AND time_ms >= :since AND time_ms < :until)) s  -- 10: transport
-  WHERE (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-  GROUP BY b, s.status, coalesce(s.reason, s.error), s.category_id
+  FROM e s
+  GROUP BY b, s.status, coalesce(s.rname, s.error), s.category_id
 )
 ORDER BY b, responses DESC;

@@ -122,14 +122,19 @@ resp_rows AS NOT MATERIALIZED (
   FROM resp_ends e
 ), bg AS (
   -- Background pushes as the silent report reads them (background_pushes, derived at ingest).
-  SELECT hour / 24 AS day, count(*) AS n, count(priority) AS priorities,
-         sum(with_alert) AS alert_v, min(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_f,
-         max(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_l,
-         sum(coalesce(priority, 10) <> 5) AS p10_v, min(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_f,
-         max(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_l
-  FROM background_pushes b
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+  SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, min(alert_f) AS alert_f,
+         max(alert_l) AS alert_l, sum(p10_v) AS p10_v, min(p10_f) AS p10_f, max(p10_l) AS p10_l
+  FROM (
+    -- By hour first (the table's order: no sort of every push), then the hours by day.
+    SELECT hour, count(*) AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
+           min(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_f, max(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_l,
+           count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS p10_v,
+           min(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_f,
+           max(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_l
+    FROM background_pushes b
+    WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+      AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+    GROUP BY hour)
   GROUP BY day
 ), bg_first AS (
   -- The example of the background rules: the first violation, looked up by its time.

@@ -14,46 +14,54 @@
 -- token-hour: accepted background pushes to the token in one UTC clock hour.
 -- over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing priority is APNs'
 -- default, 10.
-WITH totals AS (
-  -- One pass over the background pushes for the plain counts ...
-  SELECT count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,
-         coalesce(sum(coalesce(priority, 10) <> 5), 0) AS priority_not_5,
-         coalesce(sum(with_alert), 0) AS with_alert
+WITH h AS (
+  -- One pass over the background pushes, grouped by clock hour and token (the table's order: no
+  -- sort). count(CASE ...) rather than sum(a = b): the same count, cheaper in SQLite.
+  SELECT count(*) AS n, count(CASE WHEN status = 200 THEN 1 END) AS accepted,
+         count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS priority_not_5,
+         count(CASE WHEN with_alert = 1 THEN 1 END) AS with_alert
   FROM background_pushes
   WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-), hours AS (
-  -- ... and the accepted ones grouped by clock hour and token (the table's order: no sort).
-  SELECT count(*) AS token_hours, coalesce(sum(max(0, load - :budget)), 0) AS over_budget_sends
-  FROM (SELECT count(*) AS load FROM background_pushes
-        WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-        GROUP BY hour, token_id)
+  GROUP BY hour, token_id
+), t AS (
+  SELECT coalesce(sum(n), 0) AS background_sends, coalesce(sum(accepted), 0) AS accepted,
+         coalesce(sum(priority_not_5), 0) AS priority_not_5, coalesce(sum(with_alert), 0) AS with_alert,
+         count(CASE WHEN accepted > 0 THEN 1 END) AS token_hours,
+         coalesce(sum(max(0, accepted - :budget)), 0) AS over_budget_sends
+  FROM h
 )
-SELECT totals.background_sends, totals.accepted, hours.token_hours, hours.over_budget_sends,
-       round(1.0 * hours.over_budget_sends / nullif(totals.accepted, 0), 6) AS over_budget_share,
-       totals.priority_not_5, totals.with_alert,
+SELECT t.background_sends, t.accepted, t.token_hours, t.over_budget_sends,
+       round(1.0 * t.over_budget_sends / nullif(t.accepted, 0), 6) AS over_budget_share,
+       t.priority_not_5, t.with_alert,
        (SELECT count(*) FROM responses s
         WHERE s.time_ms >= :since AND s.time_ms < :until
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
           AND s.status <> 200 AND s.reason_id = (SELECT id FROM reasons WHERE name = 'TooManyRequests')) AS too_many_requests
-FROM totals, hours;
+FROM t;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
 -- receipt time minus response time, in seconds.
-WITH rec AS (
-  SELECT time_ms, receipt_ms, count(*) OVER (PARTITION BY hour, token_id) AS load
+WITH g AS (
+  -- Accepted pushes by clock hour and token (the table's order: no sort): the load, and the lags
+  -- (ms) of those with a receipt as a list, so each lag lands in its token-hour's rate class
+  -- without a window over every push.
+  SELECT count(*) AS load, count(receipt_ms) AS received, group_concat(receipt_ms - time_ms) AS lags
   FROM background_pushes
   WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+  GROUP BY hour, token_id
+), c AS (
+  SELECT CASE WHEN load <= 3 THEN load WHEN load <= 6 THEN 4 ELSE 7 END AS k, sum(load) AS accepted,
+         sum(received) AS received, '[' || group_concat(lags) || ']' AS lags
+  FROM g GROUP BY 1
+), m AS (
+  SELECT c.k, median(j.value / 1000.0) AS med FROM c, json_each(c.lags) j GROUP BY c.k
 )
-SELECT CASE WHEN load = 1 THEN '1' WHEN load = 2 THEN '2' WHEN load = 3 THEN '3'
-            WHEN load <= 6 THEN '4-6' ELSE '7+' END AS rate,
-       count(*) AS accepted, count(receipt_ms) AS received,
-       round(1.0 * count(receipt_ms) / count(*), 6) AS receipt_rate,
-       round(median((receipt_ms - time_ms) / 1000.0), 3) AS median_lag_s
-FROM rec GROUP BY 1 ORDER BY min(load);
+SELECT CASE c.k WHEN 1 THEN '1' WHEN 2 THEN '2' WHEN 3 THEN '3' WHEN 4 THEN '4-6' ELSE '7+' END AS rate,
+       c.accepted, c.received, round(1.0 * c.received / c.accepted, 6) AS receipt_rate, round(m.med, 3) AS median_lag_s
+FROM c LEFT JOIN m ON m.k = c.k ORDER BY c.k;
 
 -- section: by_bucket
 -- Only with --by: the summary's figures per topic, env or app_version (of the token's latest
