@@ -96,7 +96,10 @@ enum Derived {
             UPDATE background_pushes SET receipt_ms = n.receipt_ms FROM (
               SELECT s.time_ms / 3600000 AS hour, coalesce(s.token_id, 0) AS token_id, s.time_ms, s.line_hash,
                      \(receiptTime("s.apns_id")) AS receipt_ms
-              FROM temp.touched_receipts t CROSS JOIN sends s ON \(Schema.apnsMatch("s.apns_id", "t.apns_id"))) AS n
+              -- the prefixes first, so the IN list drives sends_apns (a join here scans background_pushes)
+              FROM sends s
+              WHERE substr(s.apns_id, 1, 8) IN (SELECT substr(apns_id, 1, 8) FROM temp.touched_receipts)
+                AND s.apns_id IN (SELECT apns_id FROM temp.touched_receipts)) AS n
             WHERE background_pushes.status = 200 AND background_pushes.hour = n.hour AND background_pushes.token_id = n.token_id
               AND background_pushes.time_ms = n.time_ms AND background_pushes.line_hash = n.line_hash;
             """)

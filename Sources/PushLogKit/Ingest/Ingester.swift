@@ -126,16 +126,18 @@ public final class Ingester {
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
+            // Moving staged rows and building indexes sort: one SQLite helper thread sorts while this
+            // one scans (the parser's core is idle by now), with half the page cache so both sorters
+            // stay in the memory budget.
+            let helpers = ProcessInfo.processInfo.activeProcessorCount > 1
+            if helpers { try db.exec("PRAGMA threads = 1; PRAGMA cache_size = -\(Store.writerCacheKiB / 2)") }
             try ClusteredTable.moveStaged(db)
             if options.recordsOnly {
+                if helpers { try db.exec("PRAGMA threads = 0; PRAGMA cache_size = -\(Store.writerCacheKiB)") }
                 try db.exec("COMMIT")
                 return
             }
             try Schema.dropOutdatedIndexes(db)
-            // Index builds sort: one SQLite helper thread sorts while this one scans (the parser's
-            // core is idle by now), with half the page cache so both sorters stay in the memory budget.
-            let helpers = ProcessInfo.processInfo.activeProcessorCount > 1
-            if helpers { try db.exec("PRAGMA threads = 1; PRAGMA cache_size = -\(Store.writerCacheKiB / 2)") }
             try Schema.createSecondaryIndexes(db)
             if helpers { try db.exec("PRAGMA threads = 0; PRAGMA cache_size = -\(Store.writerCacheKiB)") }
             let stale = try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1
