@@ -6,7 +6,7 @@
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 -- param: rule  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
--- materialize: resp_daily, bg, nr_retries, retried, gone, odd, jwt, daily, rule_list
+-- materialize: resp, resp_daily, errs, nr, bg_hours, bg, nr_retries, backoff, retried, gone, odd, jwt, daily, rule_list
 
 -- common:
 -- A response is a send or response record with a status (one attempt). Every violation is a
@@ -62,12 +62,12 @@ resp_rows AS NOT MATERIALIZED (
          max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
          bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
 ), hyg_rows AS (
-  SELECT h.source_id AS src, h.hour / 24 AS day, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
+  SELECT h.source_id AS src, h.hour / 24 AS day, h.hour, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
          h.alert_logged AS alert_n, h.alert_empty AS alert_v, h.mutable_logged AS mutable_n, h.mutable_empty AS mutable_v
   FROM hygiene_hourly h, hyg_edge e
   WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
   UNION ALL
-  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, 1,
+  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
          s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
          s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
          s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
@@ -77,7 +77,7 @@ resp_rows AS NOT MATERIALIZED (
   WHERE s.time_ms >= :since AND s.time_ms < e.e1
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   UNION ALL
-  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, 1,
+  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
          s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
          s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
          s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
@@ -92,7 +92,10 @@ resp_rows AS NOT MATERIALIZED (
   -- attempt or collapse_id.
   SELECT src, day, sum(responses) AS n, max(with_headers > 0) AS headers, max(with_payload > 0) AS payload,
          max(with_ids > 0) AS ids, sum(untyped) AS untyped_v, sum(alert_n) AS alert_n, sum(alert_v) AS alert_v,
-         sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+         sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v,
+         min(CASE WHEN untyped > 0 THEN hour END) AS untyped_h1, max(CASE WHEN untyped > 0 THEN hour END) AS untyped_h2,
+         min(CASE WHEN alert_v > 0 THEN hour END) AS alert_h1, max(CASE WHEN alert_v > 0 THEN hour END) AS alert_h2,
+         min(CASE WHEN mutable_v > 0 THEN hour END) AS mutable_h1, max(CASE WHEN mutable_v > 0 THEN hour END) AS mutable_h2
   FROM hyg_rows GROUP BY src, day
 ), resp_daily AS (
   -- Per day; missing_push_type counts only the sources that log APNs headers that day.
@@ -101,17 +104,19 @@ resp_rows AS NOT MATERIALIZED (
          sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
   FROM resp GROUP BY day
 ), resp_ends AS (
-  -- The first and last violation of each per-response rule, looked up in its first and last day.
+  -- The first and last violation of each per-response rule, looked up in its first and last hour
+  -- (the hour of hyg_rows with the first / last violating response).
   SELECT rule, d1, d2,
-         (SELECT min(r.t) FROM resp_rows r WHERE r.t >= d1 * 86400000 AND r.t < (d1 + 1) * 86400000 AND CASE rule
+         (SELECT min(r.t) FROM resp_rows r WHERE r.t >= h1 * 3600000 AND r.t < (h1 + 1) * 3600000 AND CASE rule
             WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d1 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS f,
-         (SELECT max(r.t) FROM resp_rows r WHERE r.t >= d2 * 86400000 AND r.t < (d2 + 1) * 86400000 AND CASE rule
+         (SELECT max(r.t) FROM resp_rows r WHERE r.t >= h2 * 3600000 AND r.t < (h2 + 1) * 3600000 AND CASE rule
             WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d2 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS l
-  FROM (SELECT 'missing_push_type' AS rule, min(day) AS d1, max(day) AS d2 FROM resp_daily WHERE untyped_v > 0
-        UNION ALL SELECT 'alert_without_content', min(day), max(day) FROM resp_daily WHERE alert_v > 0
-        UNION ALL SELECT 'mutable_without_alert', min(day), max(day) FROM resp_daily WHERE mutable_v > 0)
+  FROM (SELECT 'missing_push_type' AS rule, min(day) AS d1, max(day) AS d2, min(untyped_h1) AS h1, max(untyped_h2) AS h2
+        FROM resp WHERE headers AND untyped_v > 0
+        UNION ALL SELECT 'alert_without_content', min(day), max(day), min(alert_h1), max(alert_h2) FROM resp WHERE alert_v > 0
+        UNION ALL SELECT 'mutable_without_alert', min(day), max(day), min(mutable_h1), max(mutable_h2) FROM resp WHERE mutable_v > 0)
   WHERE d1 IS NOT NULL
 ), resp_first AS (
   -- The example of those rules: the first violation.
@@ -120,73 +125,122 @@ resp_rows AS NOT MATERIALIZED (
             WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = e.d1 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS ex
   FROM resp_ends e
+), bg_hours AS (
+  -- Background pushes as the silent report reads them (background_pushes, derived at ingest), per
+  -- hour (the table's order: no sort of every push).
+  SELECT hour, count(*) AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
+         count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS p10_v
+  FROM background_pushes b
+  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+  GROUP BY hour
 ), bg AS (
-  -- Background pushes as the silent report reads them (background_pushes, derived at ingest).
-  SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, min(alert_f) AS alert_f,
-         max(alert_l) AS alert_l, sum(p10_v) AS p10_v, min(p10_f) AS p10_f, max(p10_l) AS p10_l
-  FROM (
-    -- By hour first (the table's order: no sort of every push), then the hours by day.
-    SELECT hour, count(*) AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
-           min(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_f, max(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_l,
-           count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS p10_v,
-           min(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_f,
-           max(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_l
-    FROM background_pushes b
-    WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
-      AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-    GROUP BY hour)
-  GROUP BY day
+  SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, sum(p10_v) AS p10_v
+  FROM bg_hours GROUP BY day
+), bg_ends AS (
+  -- The first and last violation of the background rules, looked up in their first and last hour.
+  SELECT rule,
+         (SELECT min(b.time_ms) FROM background_pushes b
+          WHERE b.hour = h1 AND b.time_ms >= :since AND b.time_ms < :until
+            AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+            AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS f,
+         (SELECT max(b.time_ms) FROM background_pushes b
+          WHERE b.hour = h2 AND b.time_ms >= :since AND b.time_ms < :until
+            AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+            AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS l
+  FROM (SELECT 'background_with_alert' AS rule, min(hour) AS h1, max(hour) AS h2 FROM bg_hours WHERE alert_v > 0
+        UNION ALL SELECT 'background_priority_10', min(hour), max(hour) FROM bg_hours WHERE p10_v > 0)
+  WHERE h1 IS NOT NULL
 ), bg_first AS (
   -- The example of the background rules: the first violation, looked up by its time.
-  SELECT rule, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
+  SELECT rule, f, l, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
                 WHERE b.hour = f / 3600000 AND b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
                   AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
                 ORDER BY x.id LIMIT 1) AS ex
-  FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
-        UNION ALL SELECT 'background_priority_10', min(p10_f) FROM bg)
+  FROM bg_ends
   WHERE f IS NOT NULL
+), errs AS (
+  -- The errors the retry and JWT rules read, in one pass over the error index.
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.attempt, s.category_id, s.reason_id
+  FROM responses s
+  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    AND (s.category_id IN (SELECT id FROM categories WHERE never_retry = 1 OR name IN ('rate', 'server'))
+         OR s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')))
+), all_envs AS (
+  -- Every env a send can have (sends.env_id is an envs.id or NULL; envs rows are never deleted).
+  -- likelihood(): always true; a hint that envs is small (it has no statistics).
+  SELECT id AS env_id FROM envs WHERE likelihood(id IS NOT NULL, 0.001) UNION ALL SELECT NULL
 ), nr AS (
   -- Non-retryable errors of the range (token-gone, token-bad, request).
-  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id
-  FROM responses s JOIN categories c ON c.id = s.category_id AND c.never_retry = 1
-  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
-    AND s.token_id IS NOT NULL AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id, e.collapse_id
+  FROM errs e WHERE e.token_id IS NOT NULL AND e.category_id IN (SELECT id FROM categories WHERE never_retry = 1)
 ), nr_envs AS (
-  -- The envs each of their tokens was sent to: retries are looked for per env through the
-  -- (token_id, env_id, time_ms) index, an hour of sends at a time, not through all of a token's sends.
-  SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
+  -- The envs each of their tokens was sent to, one index probe per token and env (sends.env_id is
+  -- an envs.id or NULL): retries are looked for per env through the (token_id, env_id, time_ms)
+  -- index, an hour of sends at a time, not through all of a token's sends.
+  SELECT t.token_id, v.env_id
+  FROM (SELECT DISTINCT token_id FROM nr) t CROSS JOIN all_envs v
+  WHERE EXISTS (SELECT 1 FROM sends s WHERE s.token_id = t.token_id AND s.env_id IS v.env_id)
+), nr_cand AS (
+  -- The sends within an hour after each error, to its token (per env) and topic: read from the
+  -- sends_token index alone.
+  SELECT e.id AS error_id, e.t AS error_t, e.token_id, e.topic_id, e.apns_id, e.collapse_id, r.id AS retry_id, r.time_ms AS rt
+  FROM nr e CROSS JOIN nr_envs v ON v.token_id = e.token_id  -- in this order: an hour of sends per error
+  CROSS JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+  -- likelihood(): always true; it tells the planner nr is small (a temp table has no statistics), so
+  -- that it reads sends_token alone rather than building a Bloom filter over all of sends.
+  WHERE likelihood(e.id IS NOT NULL, 0.001)
+    AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
+), nr_rinfo AS MATERIALIZED (
+  -- Their apns-id, attempt and collapse-id, each send read once.
+  SELECT s.id, s.apns_id, s.attempt, s.collapse_id FROM sends s WHERE s.id IN (SELECT retry_id FROM nr_cand)
 ), nr_retries AS (
   -- Their retries; a retry that follows several such errors belongs to the latest one.
-  SELECT e.id AS error_id, e.t AS error_t, r.id AS retry_id
-  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
-  JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
-  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
-    AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
-    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
-    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
-                      AND e2.time_ms >= e.t AND e2.time_ms < r.time_ms
+  SELECT c.error_id, c.error_t, c.retry_id
+  FROM nr_cand c JOIN nr_rinfo r ON r.id = c.retry_id
+  WHERE CASE WHEN r.apns_id = c.apns_id OR r.attempt > 1 OR r.collapse_id = c.collapse_id THEN  -- the lookups after this test
+    NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = c.token_id AND x.time_ms > c.error_t AND x.time_ms <= c.rt)
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 CROSS JOIN sends e2 ON e2.token_id = c.token_id AND e2.env_id IS v2.env_id
+                      AND e2.time_ms >= c.error_t AND e2.time_ms < c.rt
                     JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
-                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
+                    WHERE v2.token_id = c.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND (e2.time_ms > c.error_t OR e2.id > c.error_id) AND e2.topic_id IS c.topic_id
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
+    ELSE 0 END
+), bo_errs AS (
+  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id, e.attempt FROM errs e
+  WHERE e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server')) AND e.token_id IS NOT NULL
+), backoff_t AS MATERIALIZED (
+  -- 429/5xx responses of the range with the time of their first retry (rt) and, when the error was
+  -- itself a retry of a 429/5xx, when that earlier attempt came (pt). Looked up per env (sends.env_id
+  -- is an envs.id or NULL) through the (token_id, env_id, time_ms) index, an hour of sends at a time.
+  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,
+         (SELECT min(x) FROM (
+           SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
+           UNION ALL SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rt,
+         (SELECT max(x) FROM (
+           SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IN (SELECT id FROM envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
+                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS x
+           UNION ALL SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IS NULL AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
+                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)))) AS pt
+  FROM bo_errs e
 ), backoff AS (
-  -- 429/5xx responses of the range with their first retry (rid) and, when the error was itself a
-  -- retry of a 429/5xx, when that earlier attempt came (pt).
-  SELECT e.id, e.time_ms AS t,
-         (SELECT r.id FROM sends r
-          WHERE r.token_id = e.token_id AND r.time_ms > e.time_ms AND r.time_ms <= e.time_ms + 3600000 AND r.kind IN (0, 2)
-            AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
-          ORDER BY r.time_ms, r.id LIMIT 1) AS rid,
-         (SELECT max(p.time_ms) FROM sends p
-          WHERE p.token_id = e.token_id AND p.time_ms < e.time_ms AND p.time_ms >= e.time_ms - 3600000 AND p.kind IN (0, 2)
-            AND p.status IS NOT NULL AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-            AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS pt
-  FROM responses e
-  WHERE e.status <> 200 AND e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-    AND e.time_ms >= :since AND e.time_ms < :until AND e.token_id IS NOT NULL
-    AND (:topic_id IS NULL OR e.topic_id = :topic_id) AND (:env_id IS NULL OR e.env_id = :env_id)
+  -- The first retry (rid): the least id of those at time rt.
+  SELECT e.id, e.t,
+         (SELECT min(x) FROM (
+           SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms = e.rt AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
+           UNION ALL SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms = e.rt AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rid,
+         e.pt
+  FROM backoff_t e
 ), retried AS (
-  SELECT b.id, b.t, r.id AS rid, (r.time_ms - b.t < 1000 OR (b.pt IS NOT NULL AND r.time_ms - b.t <= b.t - b.pt)) AS bad
+  SELECT b.id, b.t, r.id AS rid, coalesce(r.time_ms - b.t < 1000 OR r.time_ms - b.t <= b.t - b.pt, 0) AS bad  -- pt read once
   FROM backoff b JOIN sends r ON r.id = b.rid
 ), gone AS (
   -- As gone.sends_after_gone: responses after the token's first 410 with no registration of the
@@ -205,14 +259,12 @@ resp_rows AS NOT MATERIALIZED (
   WHERE k.malformed = 1 AND +s.time_ms >= :since AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), jwt AS (
-  SELECT s.id, s.time_ms AS t, (SELECT name FROM reasons WHERE id = s.reason_id) AS reason FROM responses s
-  WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
-    AND s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'))
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  SELECT e.id, e.t, (SELECT name FROM reasons WHERE id = e.reason_id) AS reason FROM errs e
+  WHERE e.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'))
 ), daily AS (
   -- Violations per rule and UTC day: count, first and last time, an example (a sends row id).
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, NULL FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, NULL AS f, NULL AS l, NULL AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, NULL, NULL, NULL FROM bg WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
@@ -276,7 +328,7 @@ resp_rows AS NOT MATERIALIZED (
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
   FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first
-        UNION ALL SELECT rule, 0, NULL, NULL, ex FROM bg_first)
+        UNION ALL SELECT rule, 0, f, l, ex FROM bg_first)
   GROUP BY rule
 )
 

@@ -29,9 +29,9 @@
 -- section: basics
 -- Used for the accepted share, auth-error, transport and rejects KPIs; :since/:until are the
 -- week's bounds. Rejected lines have no topic or env: under --topic/--env rejects is null.
-SELECT count(*) AS responses, coalesce(sum(status = 200), 0) AS accepted,
-       round(1.0 * sum(status = 200) / nullif(count(*), 0), 6) AS accepted_share,
-       coalesce(sum(category_id = (SELECT id FROM categories WHERE name = 'auth')), 0) AS auth_errors,
+SELECT count(*) AS responses, count(CASE WHEN status = 200 THEN 1 END) AS accepted,
+       round(1.0 * count(CASE WHEN status = 200 THEN 1 END) / nullif(count(*), 0), 6) AS accepted_share,
+       count(CASE WHEN category_id = (SELECT id FROM categories WHERE name = 'auth') THEN 1 END) AS auth_errors,
        CASE WHEN :topic IS NULL AND :env IS NULL THEN
          (SELECT coalesce(sum(rejects), 0) FROM sources WHERE first_time_ms < :until AND last_time_ms >= :since) END AS rejects
 FROM responses WHERE time_ms >= :since AND time_ms < :until
@@ -41,8 +41,8 @@ FROM responses WHERE time_ms >= :since AND time_ms < :until
 SELECT coalesce((SELECT name FROM reasons WHERE id = s.reason_id), '(none)') AS reason, s.status,
        (SELECT name FROM categories WHERE id = s.category_id) AS category, count(*) AS responses,
        count(DISTINCT s.token_id) AS tokens,
-       round(1.0 * count(*) / (SELECT count(*) FROM responses
-                              WHERE time_ms >= :since AND time_ms < :until
+       round(1.0 * count(*) / (SELECT sum(responses) FROM hourly_responses  -- the week's whole hours
+                              WHERE hour >= :since / 3600000 AND hour < :until / 3600000
                                 AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)), 6) AS response_share
 FROM responses s
 WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
@@ -53,12 +53,18 @@ GROUP BY s.reason_id, s.status, s.category_id ORDER BY responses DESC LIMIT 10;
 -- An incident: 5-minute windows where auth, server, rate or transport errors (no APNs response:
 -- TLS, DNS, timeouts) are at least 3 and at least 20% of the attempts (responses and transport
 -- failures), merged when less than 15 minutes apart.
-WITH b AS (
-  SELECT time_ms / 300000 AS k, count(*) AS responses,
-         sum(category_id IN (SELECT id FROM categories WHERE name IN ('auth', 'server', 'rate', 'transport'))) AS errors
-  FROM sends WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = 10)  -- 10: transport (a fixed id)
-    AND time_ms >= :since AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id) GROUP BY k
+WITH RECURSIVE ks(k) AS (
+  -- The week's 5-minute buckets, each read by its own range of the time index (no sort of the
+  -- week's sends by bucket); x packs the bucket's attempts (high 32 bits) and errors (low 32 bits).
+  SELECT :since / 300000 UNION ALL SELECT k + 1 FROM ks WHERE k < (:until - 1) / 300000
+), bx AS MATERIALIZED (
+  SELECT k, (SELECT (count(*) << 32) + count(CASE WHEN category_id IN (SELECT id FROM categories WHERE name IN ('auth', 'server', 'rate', 'transport')) THEN 1 END)
+             FROM sends WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
+               AND kind IN (0, 2) AND (status IS NOT NULL OR category_id = 10)  -- 10: transport (a fixed id)
+               AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)) AS x
+  FROM ks
+), b AS (
+  SELECT k, x >> 32 AS responses, x & 4294967295 AS errors FROM bx WHERE x > 0
 ), h AS (
   SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
   FROM b WHERE errors >= 3 AND errors >= 0.2 * responses
@@ -90,14 +96,25 @@ GROUP BY 1 ORDER BY error_rate DESC, responses DESC LIMIT 5;
 
 -- section: trend_daily
 -- Two weeks of days (the week before and this one), for the charts; days without responses are
--- filled with zeros by the runner, so an outage shows as a gap, not a shorter line.
+-- filled with zeros by the runner, so an outage shows as a gap, not a shorter line. Responses and
+-- 410s per day from hourly_responses (derived at ingest; the weeks are whole hours); the sends to a
+-- token in another env than its latest registration's, through the sends_token index per token.
 WITH d AS (
-  SELECT time_ms / 86400000 AS day, count(*) AS responses, sum(status = 410) AS gone,
-         sum(f.reg_env_id IS NOT NULL AND s.env_id IS NOT NULL AND s.env_id <> f.reg_env_id) AS mismatched_sends
-  FROM responses s LEFT JOIN token_facts f ON f.token_id = s.token_id
-  WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-  GROUP BY day
+  SELECT hour / 24 AS day, sum(responses) AS responses, sum(gone) AS gone
+  FROM hourly_responses
+  WHERE hour >= (:since - 604800000) / 3600000 AND hour < :until / 3600000
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+  GROUP BY hour / 24
+), mm AS (
+  SELECT s.time_ms / 86400000 AS day, count(*) AS mismatched_sends
+  FROM (SELECT s.time_ms FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.env_id < f.reg_env_id
+        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+          AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+        UNION ALL
+        SELECT s.time_ms FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.env_id > f.reg_env_id
+        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+          AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) s
+  GROUP BY 1
 ), bg AS (
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
     SELECT hour / 24 AS day, count(*) AS load FROM background_pushes
@@ -108,8 +125,8 @@ WITH d AS (
   ) GROUP BY day
 )
 SELECT bucket(d.day * 86400000, 'day') AS day, d.responses, round(1.0 * d.gone / d.responses, 6) AS gone_rate,
-       d.mismatched_sends, coalesce(bg.over_budget_sends, 0) AS over_budget_sends
-FROM d LEFT JOIN bg ON bg.day = d.day ORDER BY d.day;
+       coalesce(mm.mismatched_sends, 0) AS mismatched_sends, coalesce(bg.over_budget_sends, 0) AS over_budget_sends
+FROM d LEFT JOIN mm ON mm.day = d.day LEFT JOIN bg ON bg.day = d.day ORDER BY d.day;
 
 -- section: provider_hygiene
 -- The hygiene report's rules broken this week or last: violations per week, 'not observable'
@@ -129,12 +146,12 @@ resp_rows AS NOT MATERIALIZED (
          max(bucket_start(:until, 'hour'), min(bucket_start((:since - 604800000) + 3599999, 'hour'), :until)) AS e2,
          bucket_start((:since - 604800000) + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
 ), hyg_rows AS (
-  SELECT h.source_id AS src, h.hour / 24 AS day, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
+  SELECT h.source_id AS src, h.hour / 24 AS day, h.hour, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
          h.alert_logged AS alert_n, h.alert_empty AS alert_v, h.mutable_logged AS mutable_n, h.mutable_empty AS mutable_v
   FROM hygiene_hourly h, hyg_edge e
   WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
   UNION ALL
-  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, 1,
+  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
          s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
          s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
          s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
@@ -144,7 +161,7 @@ resp_rows AS NOT MATERIALIZED (
   WHERE s.time_ms >= (:since - 604800000) AND s.time_ms < e.e1
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   UNION ALL
-  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, 1,
+  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
          s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
          s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
          s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
@@ -156,7 +173,10 @@ resp_rows AS NOT MATERIALIZED (
 ), resp AS (
   SELECT src, day, sum(responses) AS n, max(with_headers > 0) AS headers, max(with_payload > 0) AS payload,
          max(with_ids > 0) AS ids, sum(untyped) AS untyped_v, sum(alert_n) AS alert_n, sum(alert_v) AS alert_v,
-         sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
+         sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v,
+         min(CASE WHEN untyped > 0 THEN hour END) AS untyped_h1, max(CASE WHEN untyped > 0 THEN hour END) AS untyped_h2,
+         min(CASE WHEN alert_v > 0 THEN hour END) AS alert_h1, max(CASE WHEN alert_v > 0 THEN hour END) AS alert_h2,
+         min(CASE WHEN mutable_v > 0 THEN hour END) AS mutable_h1, max(CASE WHEN mutable_v > 0 THEN hour END) AS mutable_h2
   FROM hyg_rows GROUP BY src, day
 ), resp_daily AS (
   SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
@@ -165,15 +185,16 @@ resp_rows AS NOT MATERIALIZED (
   FROM resp GROUP BY day
 ), resp_ends AS (
   SELECT rule, d1, d2,
-         (SELECT min(r.t) FROM resp_rows r WHERE r.t >= d1 * 86400000 AND r.t < (d1 + 1) * 86400000 AND CASE rule
+         (SELECT min(r.t) FROM resp_rows r WHERE r.t >= h1 * 3600000 AND r.t < (h1 + 1) * 3600000 AND CASE rule
             WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d1 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS f,
-         (SELECT max(r.t) FROM resp_rows r WHERE r.t >= d2 * 86400000 AND r.t < (d2 + 1) * 86400000 AND CASE rule
+         (SELECT max(r.t) FROM resp_rows r WHERE r.t >= h2 * 3600000 AND r.t < (h2 + 1) * 3600000 AND CASE rule
             WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d2 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS l
-  FROM (SELECT 'missing_push_type' AS rule, min(day) AS d1, max(day) AS d2 FROM resp_daily WHERE untyped_v > 0
-        UNION ALL SELECT 'alert_without_content', min(day), max(day) FROM resp_daily WHERE alert_v > 0
-        UNION ALL SELECT 'mutable_without_alert', min(day), max(day) FROM resp_daily WHERE mutable_v > 0)
+  FROM (SELECT 'missing_push_type' AS rule, min(day) AS d1, max(day) AS d2, min(untyped_h1) AS h1, max(untyped_h2) AS h2
+        FROM resp WHERE headers AND untyped_v > 0
+        UNION ALL SELECT 'alert_without_content', min(day), max(day), min(alert_h1), max(alert_h2) FROM resp WHERE alert_v > 0
+        UNION ALL SELECT 'mutable_without_alert', min(day), max(day), min(mutable_h1), max(mutable_h2) FROM resp WHERE mutable_v > 0)
   WHERE d1 IS NOT NULL
 ), resp_first AS (
   SELECT e.rule, e.f, e.l,
@@ -181,64 +202,101 @@ resp_rows AS NOT MATERIALIZED (
             WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = e.d1 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS ex
   FROM resp_ends e
+), bg_hours AS (
+  SELECT hour, count(*) AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
+         count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS p10_v
+  FROM background_pushes b
+  WHERE hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000 AND time_ms >= (:since - 604800000) AND time_ms < :until
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+  GROUP BY hour
 ), bg AS (
-  SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, min(alert_f) AS alert_f,
-         max(alert_l) AS alert_l, sum(p10_v) AS p10_v, min(p10_f) AS p10_f, max(p10_l) AS p10_l
-  FROM (
-    SELECT hour, count(*) AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
-           min(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_f, max(CASE WHEN with_alert = 1 THEN time_ms END) AS alert_l,
-           count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS p10_v,
-           min(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_f,
-           max(CASE WHEN coalesce(priority, 10) <> 5 THEN time_ms END) AS p10_l
-    FROM background_pushes b
-    WHERE hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000 AND time_ms >= (:since - 604800000) AND time_ms < :until
-      AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-    GROUP BY hour)
-  GROUP BY day
+  SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, sum(p10_v) AS p10_v
+  FROM bg_hours GROUP BY day
+), bg_ends AS (
+  SELECT rule,
+         (SELECT min(b.time_ms) FROM background_pushes b
+          WHERE b.hour = h1 AND b.time_ms >= (:since - 604800000) AND b.time_ms < :until
+            AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+            AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS f,
+         (SELECT max(b.time_ms) FROM background_pushes b
+          WHERE b.hour = h2 AND b.time_ms >= (:since - 604800000) AND b.time_ms < :until
+            AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+            AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS l
+  FROM (SELECT 'background_with_alert' AS rule, min(hour) AS h1, max(hour) AS h2 FROM bg_hours WHERE alert_v > 0
+        UNION ALL SELECT 'background_priority_10', min(hour), max(hour) FROM bg_hours WHERE p10_v > 0)
+  WHERE h1 IS NOT NULL
 ), bg_first AS (
-  SELECT rule, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
+  SELECT rule, f, l, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
                 WHERE b.hour = f / 3600000 AND b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
                   AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
                 ORDER BY x.id LIMIT 1) AS ex
-  FROM (SELECT 'background_with_alert' AS rule, min(alert_f) AS f FROM bg
-        UNION ALL SELECT 'background_priority_10', min(p10_f) FROM bg)
+  FROM bg_ends
   WHERE f IS NOT NULL
-), nr AS (
-  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id
-  FROM responses s JOIN categories c ON c.id = s.category_id AND c.never_retry = 1
+), errs AS (
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.attempt, s.category_id, s.reason_id
+  FROM responses s
   WHERE s.status <> 200 AND s.time_ms >= (:since - 604800000) AND s.time_ms < :until
-    AND s.token_id IS NOT NULL AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    AND (s.category_id IN (SELECT id FROM categories WHERE never_retry = 1 OR name IN ('rate', 'server'))
+         OR s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')))
+), all_envs AS (
+  SELECT id AS env_id FROM envs WHERE likelihood(id IS NOT NULL, 0.001) UNION ALL SELECT NULL
+), nr AS (
+  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id, e.collapse_id
+  FROM errs e WHERE e.token_id IS NOT NULL AND e.category_id IN (SELECT id FROM categories WHERE never_retry = 1)
 ), nr_envs AS (
-  SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
+  SELECT t.token_id, v.env_id
+  FROM (SELECT DISTINCT token_id FROM nr) t CROSS JOIN all_envs v
+  WHERE EXISTS (SELECT 1 FROM sends s WHERE s.token_id = t.token_id AND s.env_id IS v.env_id)
+), nr_cand AS (
+  SELECT e.id AS error_id, e.t AS error_t, e.token_id, e.topic_id, e.apns_id, e.collapse_id, r.id AS retry_id, r.time_ms AS rt
+  FROM nr e CROSS JOIN nr_envs v ON v.token_id = e.token_id  -- in this order: an hour of sends per error
+  CROSS JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+  WHERE likelihood(e.id IS NOT NULL, 0.001)
+    AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
+), nr_rinfo AS MATERIALIZED (
+  SELECT s.id, s.apns_id, s.attempt, s.collapse_id FROM sends s WHERE s.id IN (SELECT retry_id FROM nr_cand)
 ), nr_retries AS (
-  SELECT e.id AS error_id, e.t AS error_t, r.id AS retry_id
-  FROM nr e JOIN nr_envs v ON v.token_id = e.token_id
-  JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
-  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
-    AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
-    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
-    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
-                      AND e2.time_ms >= e.t AND e2.time_ms < r.time_ms
+  SELECT c.error_id, c.error_t, c.retry_id
+  FROM nr_cand c JOIN nr_rinfo r ON r.id = c.retry_id
+  WHERE CASE WHEN r.apns_id = c.apns_id OR r.attempt > 1 OR r.collapse_id = c.collapse_id THEN  -- the lookups after this test
+    NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = c.token_id AND x.time_ms > c.error_t AND x.time_ms <= c.rt)
+    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 CROSS JOIN sends e2 ON e2.token_id = c.token_id AND e2.env_id IS v2.env_id
+                      AND e2.time_ms >= c.error_t AND e2.time_ms < c.rt
                     JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
-                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
+                    WHERE v2.token_id = c.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                      AND (e2.time_ms > c.error_t OR e2.id > c.error_id) AND e2.topic_id IS c.topic_id
                       AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
+    ELSE 0 END
+), bo_errs AS (
+  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id, e.attempt FROM errs e
+  WHERE e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server')) AND e.token_id IS NOT NULL
+), backoff_t AS MATERIALIZED (
+  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,
+         (SELECT min(x) FROM (
+           SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
+           UNION ALL SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rt,
+         (SELECT max(x) FROM (
+           SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IN (SELECT id FROM envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
+                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS x
+           UNION ALL SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IS NULL AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
+                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)))) AS pt
+  FROM bo_errs e
 ), backoff AS (
-  SELECT e.id, e.time_ms AS t,
-         (SELECT r.id FROM sends r
-          WHERE r.token_id = e.token_id AND r.time_ms > e.time_ms AND r.time_ms <= e.time_ms + 3600000 AND r.kind IN (0, 2)
-            AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
-          ORDER BY r.time_ms, r.id LIMIT 1) AS rid,
-         (SELECT max(p.time_ms) FROM sends p
-          WHERE p.token_id = e.token_id AND p.time_ms < e.time_ms AND p.time_ms >= e.time_ms - 3600000 AND p.kind IN (0, 2)
-            AND p.status IS NOT NULL AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-            AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS pt
-  FROM responses e
-  WHERE e.status <> 200 AND e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-    AND e.time_ms >= (:since - 604800000) AND e.time_ms < :until AND e.token_id IS NOT NULL
-    AND (:topic_id IS NULL OR e.topic_id = :topic_id) AND (:env_id IS NULL OR e.env_id = :env_id)
+  SELECT e.id, e.t,
+         (SELECT min(x) FROM (
+           SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms = e.rt AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
+           UNION ALL SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms = e.rt AND r.kind IN (0, 2)
+                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rid,
+         e.pt
+  FROM backoff_t e
 ), retried AS (
-  SELECT b.id, b.t, r.id AS rid, (r.time_ms - b.t < 1000 OR (b.pt IS NOT NULL AND r.time_ms - b.t <= b.t - b.pt)) AS bad
+  SELECT b.id, b.t, r.id AS rid, coalesce(r.time_ms - b.t < 1000 OR r.time_ms - b.t <= b.t - b.pt, 0) AS bad  -- pt read once
   FROM backoff b JOIN sends r ON r.id = b.rid
 ), gone AS (
   SELECT s.id, s.time_ms AS t
@@ -254,13 +312,11 @@ resp_rows AS NOT MATERIALIZED (
   WHERE k.malformed = 1 AND +s.time_ms >= (:since - 604800000) AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), jwt AS (
-  SELECT s.id, s.time_ms AS t, (SELECT name FROM reasons WHERE id = s.reason_id) AS reason FROM responses s
-  WHERE s.status <> 200 AND s.time_ms >= (:since - 604800000) AND s.time_ms < :until
-    AND s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'))
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  SELECT e.id, e.t, (SELECT name FROM reasons WHERE id = e.reason_id) AS reason FROM errs e
+  WHERE e.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'))
 ), daily AS (
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, alert_f AS f, alert_l AS l, NULL AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, p10_f, p10_l, NULL FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, NULL AS f, NULL AS l, NULL AS ex FROM bg WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, NULL, NULL, NULL FROM bg WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
@@ -321,7 +377,7 @@ resp_rows AS NOT MATERIALIZED (
 ), totals AS (
   SELECT rule, sum(v) AS v, min(f) AS f, max(l) AS l, min(ex) AS ex
   FROM (SELECT rule, v, f, l, ex FROM daily UNION ALL SELECT rule, 0, f, l, ex FROM resp_first
-        UNION ALL SELECT rule, 0, NULL, NULL, ex FROM bg_first)
+        UNION ALL SELECT rule, 0, f, l, ex FROM bg_first)
   GROUP BY rule
 ),
 per_week AS (
