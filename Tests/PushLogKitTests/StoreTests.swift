@@ -87,6 +87,13 @@ final class StoreTests: XCTestCase {
         var apnsSteps: [String] = []
         while try apns.step() { apnsSteps.append(apns.string(3) ?? "") }
         XCTAssertTrue(apnsSteps.contains { $0.contains("sends_apns") }, "\(apnsSteps)")
+        // An incremental run's receipts find their pushes by key, never by a scan of background_pushes.
+        try db.exec("CREATE TEMP TABLE IF NOT EXISTS touched_receipts(apns_id PRIMARY KEY)")
+        let update = try db.prepare("EXPLAIN QUERY PLAN " + Derived.receiptsAnswered)
+        var updateSteps: [String] = []
+        while try update.step() { updateSteps.append(update.string(3) ?? "") }
+        XCTAssertTrue(updateSteps.contains { $0.contains("SEARCH background_pushes USING PRIMARY KEY") }, "\(updateSteps)")
+        XCTAssertFalse(updateSteps.contains { $0.contains("SCAN background_pushes") || $0.hasPrefix("SCAN s") }, "\(updateSteps)")
     }
 
     /// A push type logged in another case is the APNs push type: a `BACKGROUND` push counts in
