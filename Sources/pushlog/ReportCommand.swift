@@ -65,8 +65,9 @@ enum ReportCommand: Command {
         }
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc =
+        let doc = try db.readSnapshot {
             compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
+        }
         try checkRule(def, params: params, conditions: conditions, doc: doc, runner: runner)
         // Every condition is checked against the result before anything is printed.
         for c in conditions {
@@ -86,10 +87,10 @@ enum ReportCommand: Command {
             return try Watch.loop(every: watch, title: "pushlog report " + argv.joined(separator: " ")) {
                 // Parameters again each round: relative times (--since -2h) slide with the clock.
                 var p = try parseParams(args)
-                let d =
-                    try comparePrevious(args, def, &p)
-                    ? try runner.runComparingPrevious(name: reportName, params: p)
-                    : try runner.run(name: reportName, params: p)
+                let previous = try comparePrevious(args, def, &p)
+                let d = try db.readSnapshot {
+                    previous ? try runner.runComparingPrevious(name: reportName, params: p) : try runner.run(name: reportName, params: p)
+                }
                 return out.render(d, db: db)
             }
         }

@@ -63,4 +63,29 @@ final class DerivedTests: XCTestCase {
         let c = try assertIncrementalEqualsFull(late, tmp, "late")
         XCTAssertGreaterThan(c["background_pushes"]!.filter { $0[9] != .null }.count, 50)
     }
+
+    /// A token registered twice in one millisecond: its latest registration is the one with the
+    /// greater line hash (README), the same in every database, whatever order the lines came in.
+    func testLatestRegistrationOfATieIsTheGreaterLineHash() throws {
+        let tmp = TempDir()
+        let token = Self.token(7)
+        let lines = [
+            "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"register\",\"token\":\"\(token)\",\"device\":\"d1\",\"env\":\"sandbox\",\"app_version\":\"2.0\"}",
+            "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"register\",\"token\":\"\(token)\",\"device\":\"d1\",\"env\":\"production\",\"app_version\":\"1.0\"}",
+        ]
+        var picked: [[SQLValue]] = []
+        for (i, order) in [lines, lines.reversed()].enumerated() {
+            let db = tmp.file("t\(i).db")
+            _ = try ingest([tmp.write("r\(i).ndjson", order.joined(separator: "\n") + "\n")], db: db)
+            let expected = try rows(
+                "SELECT env_id, app_version_id FROM registers ORDER BY time_ms DESC, line_hash DESC LIMIT 1", db)
+            let facts = try rows("SELECT reg_env_id, reg_app_version_id FROM token_facts", db)
+            XCTAssertEqual(facts, expected)
+            picked.append(
+                try rows(
+                    "SELECT e.name, a.name FROM token_facts f JOIN envs e ON e.id = f.reg_env_id JOIN app_versions a ON a.id = f.reg_app_version_id",
+                    db)[0])
+        }
+        XCTAssertEqual(picked[0], picked[1], "the same registration wins whichever line came first")
+    }
 }

@@ -74,7 +74,7 @@ final class FaultTests: XCTestCase {
             try w.exec("ATTACH DATABASE '\(fresh)' AS f; INSERT INTO registers_load SELECT * FROM f.registers; DETACH DATABASE f")
         }
         XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone"]).status, 1)
-        for args in [["report", "gone"], ["trace", "dev-1"], ["tokens", "--gone"]] {
+        for args in [["report", "gone"], ["trace", "dev-1"], ["tokens", "--gone"], ["prune", "--before", "2030-01-01", "--yes"]] {
             let r = try Run.pushlog(["--db", db] + args)
             XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("has not finished") && r.stderr.contains("ingest DIR"), r.stderr)

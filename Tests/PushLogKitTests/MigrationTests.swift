@@ -122,6 +122,10 @@ final class MigrationTests: XCTestCase {
             CREATE INDEX registers_token ON registers(token_id, time_ms, env_id, app_version_id, device_id, user_id);
             CREATE INDEX registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id);
             CREATE INDEX receipts_apns ON receipts(apns_id, receipt_id, time_ms);
+            DROP INDEX sends_apns; CREATE INDEX sends_apns ON sends(apns_id);
+            -- A user's own view and index on a rebuilt table survive the migration.
+            CREATE VIEW my_registrations AS SELECT token_id, time_ms FROM registers;
+            CREATE INDEX my_index ON registers(user_id);
             PRAGMA user_version = 4;
             """)
         let records = try conn.scalarInt("SELECT (SELECT count(*) FROM registers) + (SELECT count(*) FROM receipts)") ?? 0
@@ -141,6 +145,13 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             try rows("SELECT name FROM pragma_index_info('sqlite_autoindex_receipts_1') WHERE seqno = 0", db), [[.text("apns_id")]])
         XCTAssertEqual(try count("SELECT (SELECT count(*) FROM receipts_v) + (SELECT count(*) FROM registers_v)", db: db), records)
+        XCTAssertEqual(try count("SELECT count(*) FROM my_registrations", db: db), try count("SELECT count(*) FROM registers", db: db))
+        XCTAssertEqual(try count("SELECT count(*) FROM sqlite_master WHERE name = 'my_index'", db: db), 1)
+        XCTAssertEqual(
+            try rows("SELECT sql FROM sqlite_master WHERE name = 'sends_apns'", db),
+            [[.text("CREATE INDEX sends_apns ON sends(substr(apns_id, 1, 8))")]])
+        // The planner's statistics describe the rebuilt tables.
+        XCTAssertGreaterThan(try count("SELECT count(*) FROM sqlite_stat1 WHERE tbl IN ('registers', 'receipts')", db: db), 0)
     }
 
     func emptyDir(_ tmp: TempDir) -> String {

@@ -169,13 +169,18 @@ enum Derived {
 
     /// Per-token facts: latest registration (env, app version, device) and first 410.
     /// `only` restricts the rebuild to tokens matching an SQL condition on `token_id`.
+    /// The latest registration is the greatest (time_ms, line_hash): two in the same millisecond
+    /// are ordered by their line hash, arbitrary but the same in every database.
     static func refreshTokenFacts(_ db: Database, only: String?) throws {
         let w = only ?? "1"
         try db.exec(
             """
             DELETE FROM token_facts WHERE \(w);
             INSERT INTO token_facts(token_id, last_reg, reg_env_id, reg_app_version_id, reg_device_id, reg_user_id)
-              SELECT token_id, max(time_ms), env_id, app_version_id, device_id, user_id FROM registers WHERE \(w) GROUP BY token_id;
+              SELECT r.token_id, r.time_ms, r.env_id, r.app_version_id, r.device_id, r.user_id
+              FROM (SELECT DISTINCT token_id FROM registers WHERE \(w)) AS k
+              JOIN registers r ON r.token_id = k.token_id AND (r.time_ms, r.line_hash) = (
+                SELECT x.time_ms, x.line_hash FROM registers x WHERE x.token_id = k.token_id ORDER BY x.time_ms DESC, x.line_hash DESC LIMIT 1);
             UPDATE token_facts SET first_reg = m.t
               FROM (SELECT token_id, min(time_ms) AS t FROM registers WHERE \(w) GROUP BY token_id) AS m
               WHERE m.token_id = token_facts.token_id;

@@ -15,6 +15,8 @@ public enum Retention {
         var n = 0
         try db.exec("BEGIN IMMEDIATE")
         do {
+            // Checked under the writer's lock: staged rows would escape the prune and come back.
+            if try ClusteredTable.unfinished(db) { throw StoreError.unfinishedIngest(path: db.path) }
             for table in ["sends", "registers", "settings", "receipts", "unregisters"] {
                 let s = try db.prepare("DELETE FROM \(table) WHERE time_ms < ?1")
                 s.bind(1, t)

@@ -31,6 +31,13 @@ public struct LogExport {
         var opts = options
         opts.recordsOnly = true
         let summary = try Ingester(db: db, options: opts).run(paths: paths)
+        // A load stopped by the database (a full disk) skips finalizing: its staged registrations
+        // and receipts are moved here, or the export fails rather than leave them out.
+        if try ClusteredTable.staged(db) {
+            try db.exec("BEGIN IMMEDIATE")
+            try ClusteredTable.moveStaged(db)
+            try db.exec("COMMIT")
+        }
         let rows = try RecordDump.run(db, since: since, until: until, ordered: sink is DayPartitionSink, into: sink)
         var rejects: [(String, Int64, String)] = []
         let r = try db.prepare(

@@ -148,7 +148,7 @@ public struct MetricsExport {
             """
             SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts UNION ALL
                                 SELECT max(time_ms) FROM settings UNION ALL SELECT max(time_ms) FROM unregisters UNION ALL
-                                SELECT max(last_time_ms) FROM sources WHERE n_receipt > 0)
+                                SELECT max(last_time_ms) FROM sources WHERE n_receipt > 0 AND EXISTS (SELECT 1 FROM receipts))
             """)
         {
             out.append(

@@ -17,7 +17,7 @@ extension Schema {
         ("token_id", "tokens.id of the device token"),
         (
             "apns_id",
-            "apns-id header: 16 bytes for a UUID (any case), else the text as logged; compare with apns_key('…'), read with apns_text(apns_id)"
+            "apns-id header: 16 bytes for a UUID (any case), else the text as logged; compare with apns_key('…') (through the index: substr(apns_id, 1, 8) = substr(apns_key('…'), 1, 8) AND apns_id = apns_key('…')), read with apns_text(apns_id)"
         ),
         ("env_id", "envs.id: production or sandbox"), ("topic_id", "topics.id: apns-topic (bundle id)"),
         ("push_type_id", "push_types.id: apns-push-type"),

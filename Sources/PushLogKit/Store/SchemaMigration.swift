@@ -33,7 +33,16 @@ enum SchemaMigration {
     /// order, so the new tables are packed; nothing else changes, and no derived fact depends on
     /// the order of the rows. Runs inside the caller's transaction.
     static func fromVersion4(_ db: Database) throws {
-        // The views name the tables (a rename checks them): out of the way until the end.
+        // The views name the tables (a rename checks them): out of the way until the end, the
+        // user's own too (kept as written, with any index of theirs on the two tables).
+        let ours = ["registers_device"] + Schema.retiredIndexes
+        let theirs = try names(
+            db,
+            """
+            SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND (type = 'view' AND name NOT IN (\(viewNames))
+              OR type = 'index' AND tbl_name IN ('registers', 'receipts') AND name NOT IN (\(ours.map { "'\($0)'" }.joined(separator: ", "))))
+            ORDER BY type = 'index', rowid
+            """)
         for view in try names(db, "SELECT name FROM sqlite_master WHERE type = 'view'") {
             try db.exec("DROP VIEW \"\(view)\"")
         }
@@ -54,8 +63,18 @@ enum SchemaMigration {
             try db.exec("DELETE FROM sqlite_stat1 WHERE tbl IN ('registers', 'receipts')")
         }
         try db.exec(Schema.views)
+        for sql in theirs { try db.exec(sql) }
+        try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
+        try db.exec("PRAGMA analysis_limit = 1000; ANALYZE registers; ANALYZE receipts; ANALYZE sends_apns")
+        // Token facts pick the latest registration by (time_ms, line_hash) now: the next finalize
+        // rebuilds every derived fact, so a migrated database answers as a fresh one.
+        try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
     }
+
+    /// pushlog's own views (Schema.views), which the migrations drop and create again.
+    static let viewNames = ["responses", "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v"]
+        .map { "'\($0)'" }.joined(separator: ", ")
 
     /// Push types in lower case, as the parser now writes them (EventBuilder.normalizePushType).
     static let pushType = """
