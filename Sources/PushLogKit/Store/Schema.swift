@@ -67,14 +67,14 @@ public enum Schema {
             latency_ms REAL, attempt INTEGER, error TEXT,
             UNIQUE(time_ms, line_hash)
         );
-        \(registersTable)
+        \(registers.ddl)
         CREATE TABLE settings(
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
             device_id INTEGER, user_id INTEGER, auth_id INTEGER NOT NULL, alert_setting_id INTEGER, sound_setting_id INTEGER,
             badge_setting_id INTEGER, lock_screen_id INTEGER, notification_center_id INTEGER,
             PRIMARY KEY(time_ms, line_hash)
         ) WITHOUT ROWID;
-        \(receiptsTable)
+        \(receipts.ddl)
         CREATE TABLE unregisters(
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
             token_id INTEGER NOT NULL, device_id INTEGER, user_id INTEGER,
@@ -178,9 +178,6 @@ public enum Schema {
             apns_id BLOB NOT NULL, device_id INTEGER, token_id INTEGER, receipt_id INTEGER, result_id INTEGER
             """,
         key: "apns_id, time_ms, line_hash")
-
-    static let registersTable = registers.ddl
-    static let receiptsTable = receipts.ddl
 
     /// `sends.apns_id` (as `column`) equal to `key` (a stored apns-id: a column or apns_key(…)),
     /// in the form that reads the sends_apns index: its 8-byte prefix first, then the whole id.

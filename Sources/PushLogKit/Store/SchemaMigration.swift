@@ -29,9 +29,9 @@ enum SchemaMigration {
     }
 
     /// Version 4 to 5: `registers` clustered by token and `receipts` by apns-id (their covering
-    /// indexes registers_token and receipts_apns become the tables). The rows are copied in key
-    /// order, so the new tables are packed; nothing else changes, and no derived fact depends on
-    /// the order of the rows. Runs inside the caller's transaction.
+    /// indexes registers_token and receipts_apns become the tables), and sends_apns on the
+    /// apns-id's first 8 bytes. The rows are copied in key order (the VACUUM after the migration
+    /// packs them). Runs inside the caller's transaction.
     static func fromVersion4(_ db: Database) throws {
         // The views name the tables (a rename checks them): out of the way until the end, the
         // user's own too (kept as written, with any index of theirs on the two tables).
@@ -46,16 +46,13 @@ enum SchemaMigration {
         for view in try names(db, "SELECT name FROM sqlite_master WHERE type = 'view'") {
             try db.exec("DROP VIEW \"\(view)\"")
         }
-        for (table, ddl, key) in [
-            ("registers", Schema.registersTable, "token_id, time_ms, line_hash"),
-            ("receipts", Schema.receiptsTable, "apns_id, time_ms, line_hash"),
-        ] {
+        for t in ClusteredTable.all {
             try db.exec(
                 """
-                ALTER TABLE \(table) RENAME TO v4_\(table);
-                \(ddl)
-                INSERT INTO \(table) SELECT * FROM v4_\(table) ORDER BY \(key);
-                DROP TABLE v4_\(table);
+                ALTER TABLE \(t.name) RENAME TO v4_\(t.name);
+                \(t.ddl)
+                INSERT INTO \(t.name) SELECT * FROM v4_\(t.name) ORDER BY \(t.key);
+                DROP TABLE v4_\(t.name);
                 """)
         }
         // Statistics of the old tables' indexes would mislead the planner until the next optimize.
