@@ -56,7 +56,9 @@ extension Schema {
                 "send, request and response records (one APNs attempt each); the `responses` view holds the responses, sends_v joins the names back",
             columns: sendsColumns),
         TableDoc(
-            name: "registers", meaning: "the app uploaded its device token",
+            name: "registers",
+            meaning:
+                "the app uploaded its device token; stored in token order (key: token_id, time_ms, line_hash); a first load stages them in registers_load until it ends",
             columns: [
                 ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
                 ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
@@ -79,7 +81,9 @@ extension Schema {
                 ("notification_center_id", "labels.id: notification-center setting"),
             ]),
         TableDoc(
-            name: "receipts", meaning: "the app saw a push (woke in background, presented, opened, …)",
+            name: "receipts",
+            meaning:
+                "the app saw a push (woke in background, presented, opened, …); stored in apns-id order (key: apns_id, time_ms, line_hash); a first load stages them in receipts_load until it ends",
             columns: [
                 ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
                 ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
