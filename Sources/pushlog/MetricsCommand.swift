@@ -38,7 +38,8 @@ enum MetricsCommand: Command {
         }
         let budget = try args.int("--budget", command: name) ?? 3
         let db = try Store.openForReading(path: ctx.dbPath)
-        let families = try MetricsExport(db: db).collect(since: since, until: until, budget: Int64(budget))
+        // One snapshot for every family: the figures of one scrape agree while an ingest commits.
+        let families = try db.readSnapshot { try MetricsExport(db: db).collect(since: since, until: until, budget: Int64(budget)) }
         let text = OpenMetricsRenderer.render(families)
         if let path = args.value("-o") ?? args.value("--output") {
             // Metrics hold no token or user: readable by the collector's user.

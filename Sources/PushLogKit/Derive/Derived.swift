@@ -176,14 +176,14 @@ enum Derived {
         try db.exec(
             """
             DELETE FROM token_facts WHERE \(w);
-            INSERT INTO token_facts(token_id, last_reg, reg_env_id, reg_app_version_id, reg_device_id, reg_user_id)
-              SELECT r.token_id, r.time_ms, r.env_id, r.app_version_id, r.device_id, r.user_id
+            -- One pass over the tokens; the first and latest registration of each are key lookups
+            -- (registers is keyed by token, then time).
+            INSERT INTO token_facts(token_id, first_reg, last_reg, reg_env_id, reg_app_version_id, reg_device_id, reg_user_id)
+              SELECT r.token_id, (SELECT min(x.time_ms) FROM registers x WHERE x.token_id = k.token_id), r.time_ms,
+                     r.env_id, r.app_version_id, r.device_id, r.user_id
               FROM (SELECT DISTINCT token_id FROM registers WHERE \(w)) AS k
               JOIN registers r ON r.token_id = k.token_id AND (r.time_ms, r.line_hash) = (
                 SELECT x.time_ms, x.line_hash FROM registers x WHERE x.token_id = k.token_id ORDER BY x.time_ms DESC, x.line_hash DESC LIMIT 1);
-            UPDATE token_facts SET first_reg = m.t
-              FROM (SELECT token_id, min(time_ms) AS t FROM registers WHERE \(w) GROUP BY token_id) AS m
-              WHERE m.token_id = token_facts.token_id;
             INSERT OR IGNORE INTO token_facts(token_id) SELECT id FROM tokens WHERE \(w.replacingOccurrences(of: "token_id", with: "id"));
             UPDATE token_facts SET malformed = 1 WHERE \(w) AND token_id IN (SELECT id FROM tokens WHERE malformed = 1);
             UPDATE token_facts SET first_410 = g.t, first_410_ts = g.ts

@@ -3,94 +3,84 @@ import Foundation
 
 /// Deterministic SQL functions the reports need and SQLite lacks.
 enum Functions {
+    typealias Scalar = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+
+    /// Registers a deterministic scalar function of `arguments` arguments.
+    static func define(_ db: Database, _ name: String, _ arguments: Int32, _ body: Scalar) throws {
+        try db.check(sqlite3_create_function_v2(db.handle, name, arguments, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, body, nil, nil, nil))
+    }
+
+    /// Sets a function's result to `text` (copied by SQLite).
+    static func resultText(_ ctx: OpaquePointer?, _ text: String) {
+        _ = text.withCString { pushlog_result_text_transient(ctx, $0, -1) }
+    }
+
     static func register(_ db: Database) throws {
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         // apns_key(text) -> the stored form of an apns-id (ApnsIDKey): a blob for a UUID, else the text.
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "apns_key", 1, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) == SQLITE_TEXT, let p = sqlite3_value_text(argv[0]) else {
-                        if let argv { sqlite3_result_value(ctx, argv[0]) } else { sqlite3_result_null(ctx) }
-                        return
-                    }
-                    let text = UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0])))
-                    var key: (UInt64, UInt64) = (0, 0)
-                    if let n = ApnsIDKey.encode(text, into: &key) {
-                        _ = withUnsafeBytes(of: &key) { pushlog_result_blob_transient(ctx, $0.baseAddress!, Int32(n)) }
-                    } else {
-                        sqlite3_result_value(ctx, argv[0])
-                    }
-                }, nil, nil, nil))
+        try define(db, "apns_key", 1) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) == SQLITE_TEXT, let p = sqlite3_value_text(argv[0]) else {
+                if let argv { sqlite3_result_value(ctx, argv[0]) } else { sqlite3_result_null(ctx) }
+                return
+            }
+            let text = UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0])))
+            var key: (UInt64, UInt64) = (0, 0)
+            if let n = ApnsIDKey.encode(text, into: &key) {
+                _ = withUnsafeBytes(of: &key) { pushlog_result_blob_transient(ctx, $0.baseAddress!, Int32(n)) }
+            } else {
+                sqlite3_result_value(ctx, argv[0])
+            }
+        }
         // apns_text(key) -> the apns-id as logged (inverse of apns_key).
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "apns_text", 1, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) == SQLITE_BLOB else {
-                        if let argv { sqlite3_result_value(ctx, argv[0]) } else { sqlite3_result_null(ctx) }
-                        return
-                    }
-                    let p = sqlite3_value_blob(argv[0])?.assumingMemoryBound(to: UInt8.self)
-                    let s = ApnsIDKey.text(UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0]))))
-                    _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
-                }, nil, nil, nil))
+        try define(db, "apns_text", 1) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) == SQLITE_BLOB else {
+                if let argv { sqlite3_result_value(ctx, argv[0]) } else { sqlite3_result_null(ctx) }
+                return
+            }
+            let p = sqlite3_value_blob(argv[0])?.assumingMemoryBound(to: UInt8.self)
+            let s = ApnsIDKey.text(UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0]))))
+            Functions.resultText(ctx, s)
+        }
         // iso_week(ms) -> '2026-W45'
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "iso_week", 1, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-                    let s = TimeFormat.isoWeek(ms: sqlite3_value_int64(argv[0]))
-                    _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
-                }, nil, nil, nil))
+        try define(db, "iso_week", 1) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+            let s = TimeFormat.isoWeek(ms: sqlite3_value_int64(argv[0]))
+            Functions.resultText(ctx, s)
+        }
         // iso_week_start(ms) -> ms of that week's Monday 00:00 UTC
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "iso_week_start", 1, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-                    sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: sqlite3_value_int64(argv[0])))
-                }, nil, nil, nil))
+        try define(db, "iso_week_start", 1) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+            sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: sqlite3_value_int64(argv[0])))
+        }
         // bucket(ms, 'minute'|'5m'|'hour'|'day'|'week') -> label
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "bucket", 2, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
-                        sqlite3_result_null(ctx); return
-                    }
-                    let s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
-                    _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
-                }, nil, nil, nil))
+        try define(db, "bucket", 2) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
+                sqlite3_result_null(ctx); return
+            }
+            let s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
+            Functions.resultText(ctx, s)
+        }
         // bucket_start(ms, unit) -> ms at the start of the bucket (cheap per row; label groups with bucket())
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "bucket_start", 2, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
-                        sqlite3_result_null(ctx); return
-                    }
-                    let ms = sqlite3_value_int64(argv[0])
-                    let step: Int64
-                    switch u[0] {
-                    case 0x6D: step = 60_000  // minute
-                    case 0x35: step = 300_000  // 5m
-                    case 0x68: step = 3_600_000  // hour
-                    case 0x77: sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: ms)); return  // week
-                    default: step = 86_400_000  // day
-                    }
-                    sqlite3_result_int64(ctx, TimeFormat.floorDiv(ms, step) * step)
-                }, nil, nil, nil))
+        try define(db, "bucket_start", 2) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
+                sqlite3_result_null(ctx); return
+            }
+            let ms = sqlite3_value_int64(argv[0])
+            let step: Int64
+            switch u[0] {
+            case 0x6D: step = 60_000  // minute
+            case 0x35: step = 300_000  // 5m
+            case 0x68: step = 3_600_000  // hour
+            case 0x77: sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: ms)); return  // week
+            default: step = 86_400_000  // day
+            }
+            sqlite3_result_int64(ctx, TimeFormat.floorDiv(ms, step) * step)
+        }
         // rfc3339(ms) -> '2026-11-02T14:00:00.000Z'
-        try db.check(
-            sqlite3_create_function_v2(
-                db.handle, "rfc3339", 1, flags, nil,
-                { ctx, _, argv in
-                    guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-                    let s = TimeFormat.rfc3339(ms: sqlite3_value_int64(argv[0]))
-                    _ = s.withCString { pushlog_result_text_transient(ctx, $0, -1) }
-                }, nil, nil, nil))
+        try define(db, "rfc3339", 1) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
+            let s = TimeFormat.rfc3339(ms: sqlite3_value_int64(argv[0]))
+            Functions.resultText(ctx, s)
+        }
         // median(x): aggregate, mean of the two middle values for an even count.
         try db.check(
             sqlite3_create_function_v2(
