@@ -8,7 +8,7 @@ public struct DataCoverage {
     func span() throws -> (Int64, Int64)? {
         // One min() or max() per SELECT, so each is a single probe of a (time_ms, …) key instead
         // of a scan; the aggregate skips the NULL of an empty table. Registrations are keyed by
-        // token: their span is the first and latest registration of each token (token_facts).
+        // token: their span comes from token_facts (a scan, but of one small row per token).
         let s = try db.prepare(
             """
             SELECT min(lo), max(hi) FROM (

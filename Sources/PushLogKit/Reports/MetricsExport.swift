@@ -141,9 +141,9 @@ public struct MetricsExport {
             MetricFamily(
                 name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
                 samples: [([], Double(rejects))]))
-        // One probe per table: sends, settings and unregisters are keyed by time first; registers
-        // (keyed by token) through token_facts' latest registrations; receipts (keyed by apns-id)
-        // have no time order, so the newest receipt is the newest one read from a source still held.
+        // sends, settings and unregisters are keyed by time first (one probe each); registers are
+        // keyed by token, so their newest is token_facts' (one small row per token); receipts have
+        // no time order, so the newest receipt is the newest one read from a source still held.
         if let newest = try db.scalarInt(
             """
             SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts UNION ALL
