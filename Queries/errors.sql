@@ -12,13 +12,16 @@
 -- Failures and transport failures in the range, two scans so each uses its partial index; read
 -- once for both sections. rname: the reason's name; transport: from the second scan.
 e AS (
-  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.apns_id, s.collapse_id, s.status,
-         (SELECT name FROM reasons WHERE id = s.reason_id) AS rname, s.error, s.category_id, 0 AS transport
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.status,
+         (SELECT name FROM reasons WHERE id = s.reason_id) AS rname,
+         -- the error text only where no reason names the failure: sends_errors holds every other
+         -- column of this scan, so only those rows are looked up
+         CASE WHEN s.reason_id IS NULL THEN (SELECT x.error FROM sends x WHERE x.id = s.id) END AS error, s.category_id, 0 AS transport
   FROM responses s
   WHERE s.status <> 200 AND s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   UNION ALL
-  SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.apns_id, s.collapse_id, s.status,
+  SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.status,
          (SELECT name FROM reasons WHERE id = s.reason_id), s.error, s.category_id, 1
   FROM sends s
   WHERE s.category_id = 10 AND s.time_ms >= :since AND s.time_ms < :until  -- 10: transport (a fixed id; the partial index sends_transport)
@@ -36,24 +39,10 @@ e AS (
 -- is the sum of this column.
 -- Transport failures (category transport: no APNs response at all, e.g. TLS, DNS, timeouts) are
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
-WITH nr AS (
-  SELECT e.* FROM e JOIN categories c ON c.id = e.category_id AND c.never_retry = 1 WHERE e.token_id IS NOT NULL
-), nr_envs AS (
-  SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
-), retries AS (
-  SELECT e.id AS error_id, count(*) AS n
-  FROM nr_envs v CROSS JOIN nr e ON e.token_id = v.token_id
-  CROSS JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
-  WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
-    AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
-    AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
-    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
-                      AND e2.time_ms >= e.t AND e2.time_ms < r.time_ms
-                    JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
-                    WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
-                      AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
-  GROUP BY e.id
+-- The retries are found at ingest (table retry_links): whether a response is such a retry depends
+-- only on its token's sends and registrations, never on this report's range or filters.
+WITH retries AS (
+  SELECT l.error_id, count(*) AS n FROM retry_links l WHERE l.error_id IN (SELECT id FROM e) GROUP BY l.error_id
 )
 SELECT e.status, coalesce(CASE WHEN e.transport THEN e.error ELSE e.rname END, '') AS reason,
        coalesce((SELECT name FROM categories WHERE id = e.category_id), 'unknown') AS category,

@@ -233,43 +233,19 @@ resp_rows AS NOT MATERIALIZED (
   FROM bg_ends
   WHERE f IS NOT NULL
 ), errs AS (
-  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id, s.attempt, s.category_id, s.reason_id
+  SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.category_id, s.reason_id
   FROM responses s
   WHERE s.status <> 200 AND s.time_ms >= (:since - 604800000) AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
     AND (s.category_id IN (SELECT id FROM categories WHERE never_retry = 1 OR name IN ('rate', 'server'))
          OR s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')))
-), all_envs AS (
-  SELECT id AS env_id FROM envs WHERE likelihood(id IS NOT NULL, 0.001) UNION ALL SELECT NULL
 ), nr AS (
-  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id, e.collapse_id
+  SELECT e.id, e.t
   FROM errs e WHERE e.token_id IS NOT NULL AND e.category_id IN (SELECT id FROM categories WHERE never_retry = 1)
-), nr_envs AS (
-  SELECT t.token_id, v.env_id
-  FROM (SELECT DISTINCT token_id FROM nr) t CROSS JOIN all_envs v
-  WHERE EXISTS (SELECT 1 FROM sends s WHERE s.token_id = t.token_id AND s.env_id IS v.env_id)
-), nr_cand AS (
-  SELECT e.id AS error_id, e.t AS error_t, e.token_id, e.topic_id, e.apns_id, e.collapse_id, r.id AS retry_id, r.time_ms AS rt
-  FROM nr e CROSS JOIN nr_envs v ON v.token_id = e.token_id  -- in this order: an hour of sends per error
-  CROSS JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
-  WHERE likelihood(e.id IS NOT NULL, 0.001)
-    AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
-), nr_rinfo AS MATERIALIZED (
-  SELECT s.id, s.apns_id, s.attempt, s.collapse_id FROM sends s WHERE s.id IN (SELECT retry_id FROM nr_cand)
 ), nr_retries AS (
-  SELECT c.error_id, c.error_t, c.retry_id
-  FROM nr_cand c JOIN nr_rinfo r ON r.id = c.retry_id
-  WHERE CASE WHEN r.apns_id = c.apns_id OR r.attempt > 1 OR r.collapse_id = c.collapse_id THEN  -- the lookups after this test
-    NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = c.token_id AND x.time_ms > c.error_t AND x.time_ms <= c.rt)
-    AND NOT EXISTS (SELECT 1 FROM nr_envs v2 CROSS JOIN sends e2 ON e2.token_id = c.token_id AND e2.env_id IS v2.env_id
-                      AND e2.time_ms >= c.error_t AND e2.time_ms < c.rt
-                    JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
-                    WHERE v2.token_id = c.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
-                      AND (e2.time_ms > c.error_t OR e2.id > c.error_id) AND e2.topic_id IS c.topic_id
-                      AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id))
-    ELSE 0 END
+  SELECT n.id AS error_id, n.t AS error_t, l.retry_id FROM nr n JOIN retry_links l ON l.error_id = n.id
 ), bo_errs AS (
-  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id, e.attempt FROM errs e
+  SELECT e.id, e.t, e.token_id, e.topic_id, x.apns_id, x.attempt FROM errs e JOIN sends x ON x.id = e.id
   WHERE e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server')) AND e.token_id IS NOT NULL
 ), backoff_t AS MATERIALIZED (
   SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,

@@ -123,6 +123,7 @@ final class MigrationTests: XCTestCase {
             CREATE INDEX registers_device ON registers(device_id, time_ms, token_id, auth_id, user_id);
             CREATE INDEX receipts_apns ON receipts(apns_id, receipt_id, time_ms);
             DROP INDEX sends_apns; CREATE INDEX sends_apns ON sends(apns_id);
+            \(MigrationTests.version5Changes)
             -- A user's own view and index on a rebuilt table survive the migration.
             CREATE VIEW my_registrations AS SELECT token_id, time_ms FROM registers;
             CREATE INDEX my_index ON registers(user_id);
@@ -152,6 +153,34 @@ final class MigrationTests: XCTestCase {
             [[.text("CREATE INDEX sends_apns ON sends(substr(apns_id, 1, 8))")]])
         // The planner's statistics describe the rebuilt tables.
         XCTAssertGreaterThan(try count("SELECT count(*) FROM sqlite_stat1 WHERE tbl IN ('registers', 'receipts')", db: db), 0)
+    }
+
+    /// What version 6 added, undone: the retry_links table and the covering sends_errors.
+    static let version5Changes = """
+        DROP TABLE retry_links;
+        DROP INDEX sends_errors; CREATE INDEX sends_errors ON sends(time_ms) WHERE status <> 200;
+        """
+
+    func testVersion5MigratesWithRetryLinksFoundFromTheRecords() throws {
+        let tmp = TempDir()
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
+        let expected = try reports(fresh)
+        let links = try rows("SELECT error_id, retry_id FROM retry_links ORDER BY 1, 2", fresh)
+        XCTAssertFalse(links.isEmpty, "the fixtures retry some non-retryable errors")
+        let db = tmp.file("v5.db")
+        try FileManager.default.copyItem(atPath: fresh, toPath: db)
+        try Database(path: db, readOnly: false).exec("\(MigrationTests.version5Changes) PRAGMA user_version = 5;")
+        // A reader refuses the old version and says how to migrate it.
+        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0)
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        XCTAssertEqual(try rows("SELECT error_id, retry_id FROM retry_links ORDER BY 1, 2", db), links)
+        XCTAssertEqual(try reports(db), expected)
+        XCTAssertEqual(
+            try rows("SELECT sql FROM sqlite_master WHERE name = 'sends_errors'", db),
+            try rows("SELECT sql FROM sqlite_master WHERE name = 'sends_errors'", fresh))
     }
 
     func emptyDir(_ tmp: TempDir) -> String {

@@ -9,6 +9,7 @@ enum Derived {
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
         try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: nil) }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.rebuild(db) }
+        try PhaseTimer.measure("retry links") { try RetryLinks.rebuild(db) }
     }
 
     /// Rebuilds the facts of the given tokens and devices only (a small ingest into a large
@@ -47,6 +48,7 @@ enum Derived {
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: filter) }
         try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: newRows) }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.add(db, after: newRows.sends) }
+        try PhaseTimer.measure("retry links") { try RetryLinks.refresh(db, sendsAfter: newRows.sends) }
     }
 
     /// What a run added (see `refresh(_:tokens:devices:newRows:)`): the send rows above the

@@ -218,6 +218,10 @@ extension Schema {
                 ("mutable_empty", "... with no alert"),
             ]),
         TableDoc(
+            name: "retry_links",
+            meaning: "derived: each retry of a token-gone, token-bad or request error (errors.retried_non_retryable)",
+            columns: [("error_id", "sends.id of the error"), ("retry_id", "sends.id of a retry that belongs to it")]),
+        TableDoc(
             name: "meta", meaning: "pushlog's own state",
             columns: [
                 ("key", "derived_stale: 1 while derived facts await a rebuild; sources_canonical"), ("value", "its value"),

@@ -1,8 +1,8 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 5
+    public static let version: Int64 = 6
 
-    /// The tables of version 5 (store v3, README "Store"). Record tables hold small integer ids
+    /// The tables of version 6 (store v3, README "Store"). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
     /// and their identity (time_ms, line_hash) in their key; the `*_v` views join the text back.
     static let tables = """
@@ -155,6 +155,18 @@ public enum Schema {
             mutable_empty INTEGER NOT NULL,      -- ... without alert
             PRIMARY KEY(hour, source_id, topic_id, env_id)
         ) WITHOUT ROWID;
+        \(retryLinks)
+        """
+
+    /// Every retry of a response that must never be retried (version 6; RetryLinks), a table of
+    /// its own so the migration from version 5 can create it.
+    static let retryLinks = """
+        -- Retries of a response that must never be retried (errors.retried_non_retryable, hygiene's
+        -- non_retryable_retried): the sends ids of the error and of each of its retries. RetryLinks.
+        CREATE TABLE retry_links(
+            error_id INTEGER NOT NULL, retry_id INTEGER NOT NULL,
+            PRIMARY KEY(error_id, retry_id)
+        ) WITHOUT ROWID;
         """
 
     /// Registrations, clustered by token: the per-token reads (token facts, "registered again?",
@@ -280,7 +292,15 @@ public enum Schema {
         ("unregisters_token", "CREATE INDEX IF NOT EXISTS unregisters_token ON unregisters(token_id, time_ms)"),
         ("rejects_source", "CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id, line)"),
         ("sends_gone", "CREATE INDEX IF NOT EXISTS sends_gone ON sends(token_id, time_ms) WHERE status = 410"),
-        ("sends_errors", "CREATE INDEX IF NOT EXISTS sends_errors ON sends(time_ms) WHERE status <> 200"),
+        // Failures (2 % of sends), covering what errors, hygiene and silent read of them: their
+        // scans touch no sends rows (0.13 -> 0.04 s at 2.5 M records, for 0.8 MB more).
+        (
+            "sends_errors",
+            """
+            CREATE INDEX IF NOT EXISTS sends_errors ON sends(time_ms, status, reason_id, category_id, token_id, topic_id, env_id, push_type_id, kind) \
+            WHERE status <> 200
+            """
+        ),
         // Transport failures (no status), for the errors report and the weekly incidents.
         ("sends_transport", "CREATE INDEX IF NOT EXISTS sends_transport ON sends(time_ms) WHERE category_id = \(transportCategory)"),
         ("sends_unjoined", "CREATE INDEX IF NOT EXISTS sends_unjoined ON sends(apns_id) WHERE kind = 2 AND token_id IS NULL"),
@@ -315,7 +335,7 @@ public enum Schema {
     }
 
     /// Brings a writable database to the current version: creates it, or migrates a database of
-    /// versions 1-4 in place (SchemaMigration), in one transaction, so a run killed half-way
+    /// versions 1-5 in place (SchemaMigration), in one transaction, so a run killed half-way
     /// leaves the old database and the next run starts over.
     static func migrate(_ db: Database) throws {
         let current = try db.scalarInt("PRAGMA user_version") ?? 0
@@ -330,6 +350,9 @@ public enum Schema {
                 try createSecondaryIndexes(db)
             } else if current == 4 {
                 try SchemaMigration.fromVersion4(db)
+                try SchemaMigration.fromVersion5(db)
+            } else if current == 5 {
+                try SchemaMigration.fromVersion5(db)
             } else {
                 try SchemaMigration.fromStoreV2(db)
             }

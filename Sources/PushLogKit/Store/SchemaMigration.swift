@@ -1,5 +1,6 @@
 /// Migrates an older database to the current schema in place: store v2 (schema versions 1-3:
-/// text columns, 128-bit identity) by `fromStoreV2`, version 4 by `fromVersion4`.
+/// text columns, 128-bit identity) by `fromStoreV2`, version 4 by `fromVersion4` then
+/// `fromVersion5`, version 5 by `fromVersion5`.
 ///
 /// Both run inside the caller's transaction. `fromStoreV2`: the old tables are renamed, the new
 /// ones created, the records copied with their ids (strings become dimension ids, UUID
@@ -67,6 +68,15 @@ enum SchemaMigration {
         // Token facts pick the latest registration by (time_ms, line_hash) now: the next finalize
         // rebuilds every derived fact, so a migrated database answers as a fresh one.
         try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
+    }
+
+    /// Version 5 to 6: `retry_links`, found from the records (errors and hygiene read it), and
+    /// sends_errors covering what they read of a failure.
+    static func fromVersion5(_ db: Database) throws {
+        try db.exec(Schema.retryLinks)
+        try RetryLinks.rebuild(db)
+        try Schema.dropOutdatedIndexes(db)
+        try Schema.createSecondaryIndexes(db)
     }
 
     /// pushlog's own views (Schema.views), which the migrations drop and create again.
