@@ -6,7 +6,7 @@
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 -- param: rule  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
--- materialize: resp, resp_daily, errs, nr, bg_hours, bg, nr_retries, backoff, retried, gone, odd, jwt, daily, rule_list
+-- materialize: resp, resp_daily, errs, nr, bg_hours, bg, nr_retries, retried, gone, odd, jwt, daily, rule_list
 
 -- common:
 -- A response is a send or response record with a status (one attempt). Every violation is a
@@ -177,40 +177,12 @@ resp_rows AS NOT MATERIALIZED (
   -- follows several such errors belongs to the latest one.
   SELECT n.id AS error_id, n.t AS error_t, l.retry_id FROM nr n JOIN retry_links l ON l.error_id = n.id
 ), bo_errs AS (
-  -- with their apns-id and attempt, looked up by row id (few rows)
-  SELECT e.id, e.t, e.token_id, e.topic_id, x.apns_id, x.attempt FROM errs e JOIN sends x ON x.id = e.id
+  SELECT e.id, e.t FROM errs e
   WHERE e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server')) AND e.token_id IS NOT NULL
-), backoff_t AS MATERIALIZED (
-  -- 429/5xx responses of the range with the time of their first retry (rt) and, when the error was
-  -- itself a retry of a 429/5xx, when that earlier attempt came (pt). Looked up per env (sends.env_id
-  -- is an envs.id or NULL) through the (token_id, env_id, time_ms) index, an hour of sends at a time.
-  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,
-         (SELECT min(x) FROM (
-           SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
-           UNION ALL SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rt,
-         (SELECT max(x) FROM (
-           SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IN (SELECT id FROM envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
-                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS x
-           UNION ALL SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IS NULL AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
-                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)))) AS pt
-  FROM bo_errs e
-), backoff AS (
-  -- The first retry (rid): the least id of those at time rt.
-  SELECT e.id, e.t,
-         (SELECT min(x) FROM (
-           SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms = e.rt AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
-           UNION ALL SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms = e.rt AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rid,
-         e.pt
-  FROM backoff_t e
 ), retried AS (
-  SELECT b.id, b.t, r.id AS rid, coalesce(r.time_ms - b.t < 1000 OR r.time_ms - b.t <= b.t - b.pt, 0) AS bad  -- pt read once
-  FROM backoff b JOIN sends r ON r.id = b.rid
+  -- Their first retries and whether each came too soon, found at ingest (backoff_retries, with
+  -- the definition above).
+  SELECT e.id, e.t, l.retry_id AS rid, l.too_soon AS bad FROM bo_errs e JOIN backoff_retries l ON l.error_id = e.id
 ), gone AS (
   -- As gone.sends_after_gone: responses after the token's first 410 with no registration of the
   -- token between that 410's APNs timestamp (or time) and the send.

@@ -245,35 +245,10 @@ resp_rows AS NOT MATERIALIZED (
 ), nr_retries AS (
   SELECT n.id AS error_id, n.t AS error_t, l.retry_id FROM nr n JOIN retry_links l ON l.error_id = n.id
 ), bo_errs AS (
-  SELECT e.id, e.t, e.token_id, e.topic_id, x.apns_id, x.attempt FROM errs e JOIN sends x ON x.id = e.id
+  SELECT e.id, e.t FROM errs e
   WHERE e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server')) AND e.token_id IS NOT NULL
-), backoff_t AS MATERIALIZED (
-  SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,
-         (SELECT min(x) FROM (
-           SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
-           UNION ALL SELECT (SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000 AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rt,
-         (SELECT max(x) FROM (
-           SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IN (SELECT id FROM envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
-                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)) AS x
-           UNION ALL SELECT (SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND p.env_id IS NULL AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000 AND p.kind IN (0, 2) AND p.status IS NOT NULL
-                   AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
-                   AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)))) AS pt
-  FROM bo_errs e
-), backoff AS (
-  SELECT e.id, e.t,
-         (SELECT min(x) FROM (
-           SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IN (SELECT id FROM envs) AND r.time_ms = e.rt AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)) AS x
-           UNION ALL SELECT (SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND r.env_id IS NULL AND r.time_ms = e.rt AND r.kind IN (0, 2)
-                   AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)))) AS rid,
-         e.pt
-  FROM backoff_t e
 ), retried AS (
-  SELECT b.id, b.t, r.id AS rid, coalesce(r.time_ms - b.t < 1000 OR r.time_ms - b.t <= b.t - b.pt, 0) AS bad  -- pt read once
-  FROM backoff b JOIN sends r ON r.id = b.rid
+  SELECT e.id, e.t, l.retry_id AS rid, l.too_soon AS bad FROM bo_errs e JOIN backoff_retries l ON l.error_id = e.id
 ), gone AS (
   SELECT s.id, s.time_ms AS t
   FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.time_ms > f.first_410

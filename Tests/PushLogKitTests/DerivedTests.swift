@@ -11,7 +11,7 @@ final class DerivedTests: XCTestCase {
             ("token_facts", "token_id"), ("token_runs", "device_id, start"), ("device_facts", "unit"),
             ("token_stale", "token_id, stale_from"), ("background_pushes", "hour, token_id, time_ms, line_hash"),
             ("hourly_responses", "hour, topic_id, env_id"), ("hygiene_hourly", "hour, source_id, topic_id, env_id"),
-            ("retry_links", "error_id, retry_id"),
+            ("retry_links", "error_id, retry_id"), ("backoff_retries", "error_id"),
         ] {
             let s = try c.prepare("SELECT * FROM \(table) ORDER BY \(order)")
             var rows: [[SQLValue]] = []
@@ -58,6 +58,7 @@ final class DerivedTests: XCTestCase {
         XCTAssertGreaterThan(b["token_runs"]!.count, 100)
         XCTAssertGreaterThan(b["background_pushes"]!.count, 100)
         XCTAssertGreaterThan(b["retry_links"]!.count, 0)
+        XCTAssertGreaterThan(b["backoff_retries"]!.count, 0)
         // Receipts a run later than their pushes: every provider file first, then the app's.
         let provider = files.filter { $0.contains("/provider/") }, app = files.filter { !$0.contains("/provider/") }
         XCTAssertFalse(provider.isEmpty || app.isEmpty)

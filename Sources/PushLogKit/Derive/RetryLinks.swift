@@ -1,12 +1,15 @@
-/// `retry_links`: every retry of a response that must never be retried, as the errors report's
-/// retried_non_retryable and the hygiene rule non_retryable_retried define it (Queries/errors.sql).
-/// Whether a response is such a retry depends only on its token's sends and registrations, never
-/// on a report's range or filters, so it is found once here rather than by every report (it was
-/// the largest part of errors and hygiene: 0.2–0.3 s at 2.5 M records).
+/// The retries reports count, found at ingest. `retry_links`: every retry of a response that must
+/// never be retried, as the errors report's retried_non_retryable and the hygiene rule
+/// non_retryable_retried define it (Queries/errors.sql). `backoff_retries`: the first retry of each
+/// 429 or 5xx response and whether it came too soon (hygiene's retry_without_backoff).
+/// Both depend only on the token's sends and registrations, never on a report's range or filters,
+/// so they are found once here rather than by every report (they were the largest part of errors
+/// and hygiene: 0.2–0.3 s and 0.1 s at 2.5 M records).
 enum RetryLinks {
-    /// Finds every link again (after a bulk load, a crash, a join of split responses, a prune).
+    /// Finds every retry again (after a bulk load, a crash, a join of split responses, a prune).
     static func rebuild(_ db: Database) throws {
         try db.exec("DELETE FROM retry_links; \(insert(errorsWhere: "1"))")
+        try db.exec("DELETE FROM backoff_retries; \(insertBackoff(errorsWhere: "1"))")
     }
 
     /// Finds again the links of the tokens that the send rows above `sendsAfter` name, or that a
@@ -20,7 +23,10 @@ enum RetryLinks {
             INSERT OR IGNORE INTO retry_tokens(id) SELECT id FROM temp.touched_tokens;
             DELETE FROM retry_links WHERE error_id IN (
               SELECT s.id FROM sends s WHERE s.token_id IN (SELECT id FROM temp.retry_tokens) AND s.status <> 200);
+            DELETE FROM backoff_retries WHERE error_id IN (
+              SELECT s.id FROM sends s WHERE s.token_id IN (SELECT id FROM temp.retry_tokens) AND s.status <> 200);
             \(insert(errorsWhere: "s.token_id IN (SELECT id FROM temp.retry_tokens)"))
+            \(insertBackoff(errorsWhere: "s.token_id IN (SELECT id FROM temp.retry_tokens)"))
             """)
     }
 
@@ -54,5 +60,55 @@ enum RetryLinks {
                             AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
                             AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id));
         """
+    }
+
+    /// The first retries of the 429 and 5xx responses matching `errorsWhere` (Queries/hygiene.sql,
+    /// retry_without_backoff): a later response to the same token and topic within one hour with
+    /// the same apns-id or attempt > 1, the least row id at the least time. too_soon: it came under
+    /// 1 s after the error, or no later than the interval before the error when the error was itself
+    /// a retry of a 429/5xx (pt). Each lookup reads sends_token per env (sends.env_id is an envs.id
+    /// or NULL), an hour of the token's sends at a time.
+    static func insertBackoff(errorsWhere filter: String) -> String {
+        func firstRetry(_ envs: String) -> String {
+            """
+            SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND \(envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+              AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
+            """
+        }
+        func previousAttempt(_ envs: String) -> String {
+            """
+            SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND \(envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000
+              AND p.kind IN (0, 2) AND p.status IS NOT NULL AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+              AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)
+            """
+        }
+        func retryID(_ envs: String) -> String {
+            """
+            SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND \(envs) AND r.time_ms = e.rt
+              AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
+            """
+        }
+        let known = "r.env_id IN (SELECT id FROM envs)", none = "r.env_id IS NULL"
+        let knownP = "p.env_id IN (SELECT id FROM envs)", noneP = "p.env_id IS NULL"
+        return """
+            INSERT INTO backoff_retries(error_id, retry_id, too_soon)
+            WITH bo_errs AS (
+              SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.attempt
+              FROM sends s
+              WHERE s.status <> 200 AND s.kind IN (0, 2) AND s.token_id IS NOT NULL AND (\(filter))
+                AND s.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+            ), timed AS MATERIALIZED (
+              SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,
+                     (SELECT min(x) FROM (SELECT (\(firstRetry(known))) AS x UNION ALL SELECT (\(firstRetry(none))))) AS rt,
+                     (SELECT max(x) FROM (SELECT (\(previousAttempt(knownP))) AS x UNION ALL SELECT (\(previousAttempt(noneP))))) AS pt
+              FROM bo_errs e
+            ), firsts AS (
+              SELECT e.id, e.t, e.pt,
+                     (SELECT min(x) FROM (SELECT (\(retryID(known))) AS x UNION ALL SELECT (\(retryID(none))))) AS rid
+              FROM timed e WHERE e.rt IS NOT NULL
+            )
+            SELECT b.id, r.id, coalesce(r.time_ms - b.t < 1000 OR r.time_ms - b.t <= b.t - b.pt, 0)
+            FROM firsts b JOIN sends r ON r.id = b.rid;
+            """
     }
 }

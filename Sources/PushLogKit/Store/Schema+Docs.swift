@@ -222,6 +222,13 @@ extension Schema {
             meaning: "derived: each retry of a token-gone, token-bad or request error (errors.retried_non_retryable)",
             columns: [("error_id", "sends.id of the error"), ("retry_id", "sends.id of a retry that belongs to it")]),
         TableDoc(
+            name: "backoff_retries",
+            meaning: "derived: the first retry of each 429 or 5xx response (hygiene's retry_without_backoff)",
+            columns: [
+                ("error_id", "sends.id of the 429/5xx response"), ("retry_id", "sends.id of its first retry"),
+                ("too_soon", "1 when it came under 1 s after the error, or no later than the interval before it"),
+            ]),
+        TableDoc(
             name: "meta", meaning: "pushlog's own state",
             columns: [
                 ("key", "derived_stale: 1 while derived facts await a rebuild; sources_canonical"), ("value", "its value"),

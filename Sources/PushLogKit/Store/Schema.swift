@@ -158,8 +158,8 @@ public enum Schema {
         \(retryLinks)
         """
 
-    /// Every retry of a response that must never be retried (version 6; RetryLinks), a table of
-    /// its own so the migration from version 5 can create it.
+    /// The retries reports count (version 6; RetryLinks), apart so the migration from version 5
+    /// can create them.
     static let retryLinks = """
         -- Retries of a response that must never be retried (errors.retried_non_retryable, hygiene's
         -- non_retryable_retried): the sends ids of the error and of each of its retries. RetryLinks.
@@ -167,6 +167,13 @@ public enum Schema {
             error_id INTEGER NOT NULL, retry_id INTEGER NOT NULL,
             PRIMARY KEY(error_id, retry_id)
         ) WITHOUT ROWID;
+        -- The first retry of each 429 or 5xx response, and whether it came too soon (hygiene's
+        -- retry_without_backoff). RetryLinks.
+        CREATE TABLE backoff_retries(
+            error_id INTEGER PRIMARY KEY,        -- sends.id of the 429/5xx response
+            retry_id INTEGER NOT NULL,           -- sends.id of its first retry
+            too_soon INTEGER NOT NULL            -- 1: under 1 s after it, or no later than the interval before it
+        );
         """
 
     /// Registrations, clustered by token: the per-token reads (token facts, "registered again?",
