@@ -126,12 +126,23 @@ resp_rows AS NOT MATERIALIZED (
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS ex
   FROM resp_ends e
 ), bg_hours AS (
-  -- Background pushes as the silent report reads them (background_pushes, derived at ingest), per
-  -- hour (the table's order: no sort of every push).
-  SELECT hour, count(*) AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
-         count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS p10_v
-  FROM background_pushes b
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+  -- Background pushes as the silent report reads them, per hour: whole hours from
+  -- background_hourly, the partial hours at the ends from background_pushes (hyg_edge), each part
+  -- in its table's order (no sort of every push); no hour is in two parts.
+  SELECT b.hour, sum(b.pushes) AS n, sum(b.priorities) AS priorities, sum(b.with_alert) AS alert_v, sum(b.priority_not_5) AS p10_v
+  FROM background_hourly b, hyg_edge e
+  WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  GROUP BY b.hour
+  UNION ALL
+  SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
+  FROM background_pushes, hyg_edge e
+  WHERE hour BETWEEN :since / 3600000 AND e.e1 / 3600000 AND time_ms >= :since AND time_ms < e.e1
+    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+  GROUP BY hour
+  UNION ALL
+  SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
+  FROM background_pushes, hyg_edge e
+  WHERE hour BETWEEN e.e2 / 3600000 AND :until / 3600000 AND time_ms >= e.e2 AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
 ), bg AS (

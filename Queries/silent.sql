@@ -8,28 +8,55 @@
 -- param: env  only responses sent to this env
 -- param: by  by_bucket by a dimension: topic, env, app_version (no by_bucket without --by)
 
+-- common:
+-- Whole UTC hours of the range [h0, h1) are read from background_hourly (per hour, token, topic
+-- and env, derived at ingest); the partial hours at its ends, [since, e1) and [e2, until), from
+-- background_pushes. The three parts have no hour in common.
+edge AS (
+  SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
+         max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
+         bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
+),
+token_hours AS (
+  -- Per clock hour and token (each part in its table's order: no sort): n background pushes, the
+  -- accepted ones (the load), priority_not_5, with_alert, the accepted ones with a receipt and
+  -- their receipt lags (ms) as a list. count(CASE ...) rather than sum(a = b): the same count,
+  -- cheaper in SQLite.
+  SELECT sum(b.pushes) AS n, sum(b.accepted) AS accepted, sum(b.priority_not_5) AS priority_not_5, sum(b.with_alert) AS with_alert,
+         sum(b.received) AS received, group_concat(b.lags) AS lags
+  FROM background_hourly b, edge e
+  WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  GROUP BY b.hour, b.token_id
+  UNION ALL
+  SELECT count(*), count(CASE WHEN status = 200 THEN 1 END), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END),
+         count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
+         group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
+  FROM background_pushes p, edge e
+  WHERE p.hour BETWEEN :since / 3600000 AND e.e1 / 3600000 AND p.time_ms >= :since AND p.time_ms < e.e1
+    AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
+  GROUP BY p.hour, p.token_id
+  UNION ALL
+  SELECT count(*), count(CASE WHEN status = 200 THEN 1 END), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END),
+         count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
+         group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
+  FROM background_pushes p, edge e
+  WHERE p.hour BETWEEN e.e2 / 3600000 AND :until / 3600000 AND p.time_ms >= e.e2 AND p.time_ms < :until
+    AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
+  GROUP BY p.hour, p.token_id
+)
+
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
 -- alert, sound or badge; counted when APNs answered it (background_pushes, derived at ingest). Load of a
 -- token-hour: accepted background pushes to the token in one UTC clock hour.
 -- over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing priority is APNs'
 -- default, 10.
-WITH h AS (
-  -- One pass over the background pushes, grouped by clock hour and token (the table's order: no
-  -- sort). count(CASE ...) rather than sum(a = b): the same count, cheaper in SQLite.
-  SELECT count(*) AS n, count(CASE WHEN status = 200 THEN 1 END) AS accepted,
-         count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END) AS priority_not_5,
-         count(CASE WHEN with_alert = 1 THEN 1 END) AS with_alert
-  FROM background_pushes
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-  GROUP BY hour, token_id
-), t AS (
+WITH t AS (
   SELECT coalesce(sum(n), 0) AS background_sends, coalesce(sum(accepted), 0) AS accepted,
          coalesce(sum(priority_not_5), 0) AS priority_not_5, coalesce(sum(with_alert), 0) AS with_alert,
          count(CASE WHEN accepted > 0 THEN 1 END) AS token_hours,
          coalesce(sum(max(0, accepted - :budget)), 0) AS over_budget_sends
-  FROM h
+  FROM token_hours
 )
 SELECT t.background_sends, t.accepted, t.token_hours, t.over_budget_sends,
        round(1.0 * t.over_budget_sends / nullif(t.accepted, 0), 6) AS over_budget_share,
@@ -42,26 +69,15 @@ FROM t;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
--- receipt time minus response time, in seconds.
-WITH g AS (
-  -- Accepted pushes by clock hour and token (the table's order: no sort): the load, and the lags
-  -- (ms) of those with a receipt as a list, so each lag lands in its token-hour's rate class
-  -- without a window over every push.
-  SELECT count(*) AS load, count(receipt_ms) AS received, group_concat(receipt_ms - time_ms) AS lags
-  FROM background_pushes
-  WHERE status = 200 AND hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-  GROUP BY hour, token_id
-), c AS (
-  SELECT CASE WHEN load <= 3 THEN load WHEN load <= 6 THEN 4 ELSE 7 END AS k, sum(load) AS accepted,
-         sum(received) AS received, '[' || group_concat(lags) || ']' AS lags
-  FROM g GROUP BY 1
-), m AS (
-  SELECT c.k, median(j.value / 1000.0) AS med FROM c, json_each(c.lags) j GROUP BY c.k
+-- receipt time minus response time, in seconds. A push's rate is its token-hour's load.
+WITH c AS (
+  SELECT CASE WHEN accepted <= 3 THEN accepted WHEN accepted <= 6 THEN 4 ELSE 7 END AS k, sum(accepted) AS accepted,
+         sum(received) AS received, median_list(lags, 1000.0) AS med
+  FROM token_hours WHERE accepted > 0 GROUP BY 1
 )
 SELECT CASE c.k WHEN 1 THEN '1' WHEN 2 THEN '2' WHEN 3 THEN '3' WHEN 4 THEN '4-6' ELSE '7+' END AS rate,
-       c.accepted, c.received, round(1.0 * c.received / c.accepted, 6) AS receipt_rate, round(m.med, 3) AS median_lag_s
-FROM c LEFT JOIN m ON m.k = c.k ORDER BY c.k;
+       c.accepted, c.received, round(1.0 * c.received / c.accepted, 6) AS receipt_rate, round(c.med, 3) AS median_lag_s
+FROM c ORDER BY c.k;
 
 -- section: by_bucket
 -- Only with --by: the summary's figures per topic, env or app_version (of the token's latest

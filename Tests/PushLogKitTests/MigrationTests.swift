@@ -155,9 +155,9 @@ final class MigrationTests: XCTestCase {
         XCTAssertGreaterThan(try count("SELECT count(*) FROM sqlite_stat1 WHERE tbl IN ('registers', 'receipts')", db: db), 0)
     }
 
-    /// What version 6 added, undone: the retry tables and the covering sends_errors.
+    /// What version 6 added, undone: its derived tables and the covering sends_errors.
     static let version5Changes = """
-        DROP TABLE retry_links; DROP TABLE backoff_retries;
+        DROP TABLE retry_links; DROP TABLE backoff_retries; DROP TABLE background_hourly;
         DROP INDEX sends_errors; CREATE INDEX sends_errors ON sends(time_ms) WHERE status <> 200;
         """
 

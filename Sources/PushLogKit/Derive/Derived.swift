@@ -8,6 +8,7 @@ enum Derived {
         try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
         try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: nil) }
+        try PhaseTimer.measure("background hourly") { try BackgroundHourly.rebuild(db) }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.rebuild(db) }
         try PhaseTimer.measure("retry links") { try RetryLinks.rebuild(db) }
     }
@@ -47,6 +48,9 @@ enum Derived {
         }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: filter) }
         try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: newRows) }
+        try PhaseTimer.measure("background hourly") {
+            try BackgroundHourly.refresh(db, sendsAfter: newRows.sends, receipts: !newRows.receipts.isEmpty)
+        }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.add(db, after: newRows.sends) }
         try PhaseTimer.measure("retry links") { try RetryLinks.refresh(db, sendsAfter: newRows.sends) }
     }

@@ -87,21 +87,60 @@ enum Functions {
                 db.handle, "median", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil,
                 { ctx, _, argv in
                     guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { return }
-                    let slot = sqlite3_aggregate_context(ctx, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))!
-                        .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-                    if slot.pointee == nil { slot.pointee = Unmanaged.passRetained(MedianBox()).toOpaque() }
-                    Unmanaged<MedianBox>.fromOpaque(slot.pointee!).takeUnretainedValue().values.append(sqlite3_value_double(argv[0]))
-                },
-                { ctx in
-                    let slot = sqlite3_aggregate_context(ctx, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-                    guard let slot, let raw = slot.pointee else { sqlite3_result_null(ctx); return }
-                    let box = Unmanaged<MedianBox>.fromOpaque(raw).takeRetainedValue()
-                    slot.pointee = nil
-                    if let m = Stats.median(box.values) { sqlite3_result_double(ctx, m) } else { sqlite3_result_null(ctx) }
-                }, nil))
+                    Functions.medianBox(ctx).values.append(sqlite3_value_double(argv[0]))
+                }, Functions.medianResult, nil))
+        // median_list(list, divisor): aggregate, the median of every integer in comma-separated
+        // lists (background_hourly.lags), each divided by divisor first, as median(v / divisor)
+        // over the values one by one would give it.
+        try db.check(
+            sqlite3_create_function_v2(
+                db.handle, "median_list", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil,
+                { ctx, _, argv in
+                    guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let p = sqlite3_value_text(argv[0]) else { return }
+                    let divisor = sqlite3_value_double(argv[1])
+                    let box = Functions.medianBox(ctx)
+                    Functions.integers(UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(argv[0])))) {
+                        box.values.append(Double($0) / divisor)
+                    }
+                }, Functions.medianResult, nil))
     }
 
     final class MedianBox { var values: [Double] = [] }
+
+    /// The values an aggregate median collects, kept in its aggregate context.
+    static func medianBox(_ ctx: OpaquePointer?) -> MedianBox {
+        let slot = sqlite3_aggregate_context(ctx, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))!
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        if slot.pointee == nil { slot.pointee = Unmanaged.passRetained(MedianBox()).toOpaque() }
+        return Unmanaged<MedianBox>.fromOpaque(slot.pointee!).takeUnretainedValue()
+    }
+
+    /// The final step of both medians: NULL when no value came.
+    static let medianResult: @convention(c) (OpaquePointer?) -> Void = { ctx in
+        let slot = sqlite3_aggregate_context(ctx, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        guard let slot, let raw = slot.pointee else { sqlite3_result_null(ctx); return }
+        let box = Unmanaged<MedianBox>.fromOpaque(raw).takeRetainedValue()
+        slot.pointee = nil
+        if let m = Stats.median(box.values) { sqlite3_result_double(ctx, m) } else { sqlite3_result_null(ctx) }
+    }
+
+    /// Calls `body` with each integer of a comma-separated list (an optional minus sign, digits).
+    static func integers(_ text: UnsafeBufferPointer<UInt8>, _ body: (Int64) -> Void) {
+        var value: Int64 = 0, negative = false, digits = false
+        for c in text {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = value &* 10 &+ Int64(c &- UInt8(ascii: "0"))
+                digits = true
+            case UInt8(ascii: "-"):
+                negative = true
+            default:  // the comma
+                if digits { body(negative ? -value : value) }
+                value = 0; negative = false; digits = false
+            }
+        }
+        if digits { body(negative ? -value : value) }
+    }
 }
 
 /// Small statistics helpers shared by SQL functions and Swift code.

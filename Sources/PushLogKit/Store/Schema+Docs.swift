@@ -201,6 +201,16 @@ extension Schema {
                 ("env_id", "envs.id"), ("receipt_ms", "time of the first background receipt (accepted pushes)"),
             ]),
         TableDoc(
+            name: "background_hourly",
+            meaning: "derived: background pushes per UTC hour, token, topic and env (the silent report, hygiene's background rules)",
+            columns: [
+                ("hour", "time_ms / 3600000"), ("token_id", "tokens.id (0 when none)"), ("topic_id", "topics.id (0 when absent)"),
+                ("env_id", "envs.id (0 when absent)"), ("pushes", "background pushes answered"), ("accepted", "... with status 200"),
+                ("priorities", "... with a priority logged"), ("priority_not_5", "... whose priority is not 5 (missing: 10)"),
+                ("with_alert", "... whose payload has alert, sound or badge"),
+                ("received", "accepted ones with a background receipt"), ("lags", "their receipt lags in ms, comma-separated"),
+            ]),
+        TableDoc(
             name: "hourly_responses", meaning: "derived: responses and 410s per UTC hour, topic and env",
             columns: [
                 ("hour", "time_ms / 3600000"), ("topic_id", "topics.id (0 when absent)"), ("env_id", "envs.id (0 when absent)"),

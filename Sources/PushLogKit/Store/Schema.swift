@@ -155,12 +155,12 @@ public enum Schema {
             mutable_empty INTEGER NOT NULL,      -- ... without alert
             PRIMARY KEY(hour, source_id, topic_id, env_id)
         ) WITHOUT ROWID;
-        \(retryLinks)
+        \(version6Tables)
         """
 
-    /// The retries reports count (version 6; RetryLinks), apart so the migration from version 5
-    /// can create them.
-    static let retryLinks = """
+    /// The derived tables of version 6 (RetryLinks, BackgroundHourly), apart so the migration from
+    /// version 5 can create them.
+    static let version6Tables = """
         -- Retries of a response that must never be retried (errors.retried_non_retryable, hygiene's
         -- non_retryable_retried): the sends ids of the error and of each of its retries. RetryLinks.
         CREATE TABLE retry_links(
@@ -174,6 +174,20 @@ public enum Schema {
             retry_id INTEGER NOT NULL,           -- sends.id of its first retry
             too_soon INTEGER NOT NULL            -- 1: under 1 s after it, or no later than the interval before it
         );
+        -- Background pushes per UTC clock hour, token, topic and env (0 when absent), as the silent
+        -- report and hygiene's background rules count them: they read whole hours here and
+        -- background_pushes only for the partial hours at the ends of a range. BackgroundHourly.
+        CREATE TABLE background_hourly(
+            hour INTEGER NOT NULL, token_id INTEGER NOT NULL, topic_id INTEGER NOT NULL, env_id INTEGER NOT NULL,
+            pushes INTEGER NOT NULL,             -- background pushes answered
+            accepted INTEGER NOT NULL,           -- ... with status 200
+            priorities INTEGER NOT NULL,         -- ... with a priority logged
+            priority_not_5 INTEGER NOT NULL,     -- ... whose priority is not 5 (missing: APNs' default, 10)
+            with_alert INTEGER NOT NULL,         -- ... whose payload has alert, sound or badge
+            received INTEGER NOT NULL,           -- accepted ones with a background receipt
+            lags TEXT,                           -- their receipt lags (ms), comma-separated
+            PRIMARY KEY(hour, token_id, topic_id, env_id)
+        ) WITHOUT ROWID;
         """
 
     /// Registrations, clustered by token: the per-token reads (token facts, "registered again?",

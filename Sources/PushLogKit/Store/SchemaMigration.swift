@@ -70,11 +70,13 @@ enum SchemaMigration {
         try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
     }
 
-    /// Version 5 to 6: `retry_links`, found from the records (errors and hygiene read it), and
-    /// sends_errors covering what they read of a failure.
+    /// Version 5 to 6: `retry_links` and `backoff_retries`, found from the records, and
+    /// `background_hourly`, counted from background_pushes; sends_errors covering what reports
+    /// read of a failure.
     static func fromVersion5(_ db: Database) throws {
-        try db.exec(Schema.retryLinks)
+        try db.exec(Schema.version6Tables)
         try RetryLinks.rebuild(db)
+        try BackgroundHourly.rebuild(db)
         try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
     }
