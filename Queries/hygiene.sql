@@ -136,13 +136,13 @@ resp_rows AS NOT MATERIALIZED (
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
   FROM background_pushes, hyg_edge e
-  WHERE hour BETWEEN :since / 3600000 AND e.e1 / 3600000 AND time_ms >= :since AND time_ms < e.e1
+  WHERE time_ms >= :since AND time_ms < e.e1
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
   FROM background_pushes, hyg_edge e
-  WHERE hour BETWEEN e.e2 / 3600000 AND :until / 3600000 AND time_ms >= e.e2 AND time_ms < :until
+  WHERE time_ms >= e.e2 AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
 ), bg AS (
@@ -152,22 +152,21 @@ resp_rows AS NOT MATERIALIZED (
   -- The first and last violation of the background rules, looked up in their first and last hour.
   SELECT rule,
          (SELECT min(b.time_ms) FROM background_pushes b
-          WHERE b.hour = h1 AND b.time_ms >= :since AND b.time_ms < :until
+          WHERE b.time_ms >= max(h1 * 3600000, :since) AND b.time_ms < min((h1 + 1) * 3600000, :until)
             AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
             AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS f,
          (SELECT max(b.time_ms) FROM background_pushes b
-          WHERE b.hour = h2 AND b.time_ms >= :since AND b.time_ms < :until
+          WHERE b.time_ms >= max(h2 * 3600000, :since) AND b.time_ms < min((h2 + 1) * 3600000, :until)
             AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
             AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS l
   FROM (SELECT 'background_with_alert' AS rule, min(hour) AS h1, max(hour) AS h2 FROM bg_hours WHERE alert_v > 0
         UNION ALL SELECT 'background_priority_10', min(hour), max(hour) FROM bg_hours WHERE p10_v > 0)
   WHERE h1 IS NOT NULL
 ), bg_first AS (
-  -- The example of the background rules: the first violation, looked up by its time.
-  SELECT rule, f, l, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
-                WHERE b.hour = f / 3600000 AND b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
-                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
-                ORDER BY x.id LIMIT 1) AS ex
+  -- The example of the background rules: the first violation (the least id at its time).
+  SELECT rule, f, l, (SELECT min(b.id) FROM background_pushes b
+                WHERE b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS ex
   FROM bg_ends
   WHERE f IS NOT NULL
 ), errs AS (

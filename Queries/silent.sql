@@ -18,7 +18,7 @@ edge AS (
          bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
 ),
 token_hours AS (
-  -- Per clock hour and token (each part in its table's order: no sort): n background pushes, the
+  -- Per clock hour and token (whole hours in their table's order: no sort): n background pushes, the
   -- accepted ones (the load), priority_not_5, with_alert, the accepted ones with a receipt and
   -- their receipt lags (ms) as a list. count(CASE ...) rather than sum(a = b): the same count,
   -- cheaper in SQLite.
@@ -32,7 +32,7 @@ token_hours AS (
          count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
          group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
   FROM background_pushes p, edge e
-  WHERE p.hour BETWEEN :since / 3600000 AND e.e1 / 3600000 AND p.time_ms >= :since AND p.time_ms < e.e1
+  WHERE p.time_ms >= :since AND p.time_ms < e.e1
     AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
   GROUP BY p.hour, p.token_id
   UNION ALL
@@ -40,14 +40,14 @@ token_hours AS (
          count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
          group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
   FROM background_pushes p, edge e
-  WHERE p.hour BETWEEN e.e2 / 3600000 AND :until / 3600000 AND p.time_ms >= e.e2 AND p.time_ms < :until
+  WHERE p.time_ms >= e.e2 AND p.time_ms < :until
     AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
   GROUP BY p.hour, p.token_id
 )
 
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
--- alert, sound or badge; counted when APNs answered it (background_pushes, derived at ingest). Load of a
+-- alert, sound or badge; counted when APNs answered it (the background_pushes view of sends). Load of a
 -- token-hour: accepted background pushes to the token in one UTC clock hour.
 -- over_budget_sends = sum of max(0, load - budget). priority_not_5: a missing priority is APNs'
 -- default, 10.
@@ -90,7 +90,7 @@ WITH p AS (
          status, priority, with_alert,
          CASE WHEN status = 200 THEN row_number() OVER (PARTITION BY hour, token_id, status = 200 ORDER BY time_ms, line_hash) END AS nth
   FROM background_pushes b
-  WHERE hour BETWEEN :since / 3600000 AND :until / 3600000 AND time_ms >= :since AND time_ms < :until
+  WHERE time_ms >= :since AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
 ), buckets AS (
   SELECT k, count(*) AS background_sends, coalesce(sum(status = 200), 0) AS accepted,

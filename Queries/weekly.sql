@@ -115,11 +115,27 @@ WITH d AS (
         WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) s
   GROUP BY 1
+), bg_edge AS (
+  -- Whole UTC hours [h0, h1) of the two weeks, and the partial hours at their ends, [start, e1)
+  -- and [e2, until), as the silent report splits its range.
+  SELECT min(bucket_start(:since - 604800000 + 3599999, 'hour'), :until) AS e1,
+         max(bucket_start(:until, 'hour'), min(bucket_start(:since - 604800000 + 3599999, 'hour'), :until)) AS e2,
+         bucket_start(:since - 604800000 + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
 ), bg AS (
+  -- Over-budget sends per day from the token-hour loads (accepted background pushes): whole hours
+  -- from background_hourly, the partial hours from background_pushes.
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
-    SELECT hour / 24 AS day, count(*) AS load FROM background_pushes
-    WHERE status = 200 AND hour BETWEEN (:since - 604800000) / 3600000 AND :until / 3600000
-      AND time_ms >= :since - 604800000 AND time_ms < :until
+    SELECT b.hour / 24 AS day, sum(b.accepted) AS load FROM background_hourly b, bg_edge e
+    WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+    GROUP BY b.hour, b.token_id
+    UNION ALL
+    SELECT hour / 24, count(*) FROM background_pushes, bg_edge e
+    WHERE status = 200 AND time_ms >= :since - 604800000 AND time_ms < e.e1
+      AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
+    GROUP BY hour, token_id
+    UNION ALL
+    SELECT hour / 24, count(*) FROM background_pushes, bg_edge e
+    WHERE status = 200 AND time_ms >= e.e2 AND time_ms < :until
       AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
     GROUP BY hour, token_id
   ) GROUP BY day
@@ -210,13 +226,13 @@ resp_rows AS NOT MATERIALIZED (
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
   FROM background_pushes, hyg_edge e
-  WHERE hour BETWEEN (:since - 604800000) / 3600000 AND e.e1 / 3600000 AND time_ms >= (:since - 604800000) AND time_ms < e.e1
+  WHERE time_ms >= (:since - 604800000) AND time_ms < e.e1
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
   FROM background_pushes, hyg_edge e
-  WHERE hour BETWEEN e.e2 / 3600000 AND :until / 3600000 AND time_ms >= e.e2 AND time_ms < :until
+  WHERE time_ms >= e.e2 AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
 ), bg AS (
@@ -225,21 +241,20 @@ resp_rows AS NOT MATERIALIZED (
 ), bg_ends AS (
   SELECT rule,
          (SELECT min(b.time_ms) FROM background_pushes b
-          WHERE b.hour = h1 AND b.time_ms >= (:since - 604800000) AND b.time_ms < :until
+          WHERE b.time_ms >= max(h1 * 3600000, (:since - 604800000)) AND b.time_ms < min((h1 + 1) * 3600000, :until)
             AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
             AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS f,
          (SELECT max(b.time_ms) FROM background_pushes b
-          WHERE b.hour = h2 AND b.time_ms >= (:since - 604800000) AND b.time_ms < :until
+          WHERE b.time_ms >= max(h2 * 3600000, (:since - 604800000)) AND b.time_ms < min((h2 + 1) * 3600000, :until)
             AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
             AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS l
   FROM (SELECT 'background_with_alert' AS rule, min(hour) AS h1, max(hour) AS h2 FROM bg_hours WHERE alert_v > 0
         UNION ALL SELECT 'background_priority_10', min(hour), max(hour) FROM bg_hours WHERE p10_v > 0)
   WHERE h1 IS NOT NULL
 ), bg_first AS (
-  SELECT rule, f, l, (SELECT x.id FROM background_pushes b JOIN sends x ON x.time_ms = b.time_ms AND x.line_hash = b.line_hash
-                WHERE b.hour = f / 3600000 AND b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
-                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END
-                ORDER BY x.id LIMIT 1) AS ex
+  SELECT rule, f, l, (SELECT min(b.id) FROM background_pushes b
+                WHERE b.time_ms = f AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+                  AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS ex
   FROM bg_ends
   WHERE f IS NOT NULL
 ), errs AS (

@@ -158,6 +158,12 @@ final class MigrationTests: XCTestCase {
     /// What version 6 added, undone: its derived tables and the covering sends_errors.
     static let version5Changes = """
         DROP TABLE retry_links; DROP TABLE backoff_retries; DROP TABLE background_hourly;
+        DROP VIEW background_pushes; DROP INDEX sends_background;
+        CREATE TABLE background_pushes(
+            hour INTEGER NOT NULL, token_id INTEGER NOT NULL, time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL,
+            status INTEGER NOT NULL, priority INTEGER, with_alert INTEGER NOT NULL, topic_id INTEGER, env_id INTEGER, receipt_ms INTEGER,
+            PRIMARY KEY(hour, token_id, time_ms, line_hash)
+        ) WITHOUT ROWID;
         DROP INDEX sends_errors; CREATE INDEX sends_errors ON sends(time_ms) WHERE status <> 200;
         """
 

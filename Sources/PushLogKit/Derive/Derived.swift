@@ -7,7 +7,6 @@ enum Derived {
         try PhaseTimer.measure("devices") { try DevicePass(db: db, only: false).run() }
         try PhaseTimer.measure("user-only facts") { try refreshUserOnlyFacts(db) }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
-        try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: nil) }
         try PhaseTimer.measure("background hourly") { try BackgroundHourly.rebuild(db) }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.rebuild(db) }
         try PhaseTimer.measure("retry links") { try RetryLinks.rebuild(db) }
@@ -47,9 +46,8 @@ enum Derived {
             try refreshUserOnlyFacts(db)
         }
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: filter) }
-        try PhaseTimer.measure("background pushes") { try refreshBackground(db, newRows: newRows) }
         try PhaseTimer.measure("background hourly") {
-            try BackgroundHourly.refresh(db, sendsAfter: newRows.sends, receipts: !newRows.receipts.isEmpty)
+            try BackgroundHourly.refresh(db, sendsAfter: newRows.sends, receipts: newRows.receipts)
         }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.add(db, after: newRows.sends) }
         try PhaseTimer.measure("retry links") { try RetryLinks.refresh(db, sendsAfter: newRows.sends) }
@@ -64,58 +62,6 @@ enum Derived {
         static func now(_ db: Database) throws -> RowMarks {
             RowMarks(sends: try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM sends") ?? 0)
         }
-    }
-
-    /// Builds `background_pushes`: fully (`newRows` nil), or adds the background pushes among the
-    /// new send rows and sets the receipt time of the pushes a new receipt answers. Send rows never
-    /// change after insert except by a join of split responses or a prune, and both refresh fully.
-    static func refreshBackground(_ db: Database, newRows: RowMarks?) throws {
-        let select = """
-            SELECT time_ms / 3600000, coalesce(token_id, 0), time_ms, line_hash, status, priority,
-                   coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0), topic_id, env_id,
-                   CASE WHEN status = 200 AND apns_id IS NOT NULL THEN \(receiptTime("sends.apns_id")) END
-            FROM sends
-            """
-        let rule = "kind IN (0, 2) AND status IS NOT NULL AND (\(Schema.backgroundRule))"
-        let insert =
-            "INSERT OR IGNORE INTO background_pushes(hour, token_id, time_ms, line_hash, status, priority, with_alert, topic_id, env_id, receipt_ms)"
-        guard let newRows else {
-            // One scan of sends in row order (about time order), so the rows land near the end of the tree.
-            try db.exec("DELETE FROM background_pushes; \(insert) \(select) WHERE \(rule)")
-            return
-        }
-        try db.exec("\(insert) \(select) WHERE rowid > \(newRows.sends) AND \(rule)")
-        guard !newRows.receipts.isEmpty else { return }
-        // Older pushes that a new receipt answers, found through the apns_id index of sends.
-        try db.exec("CREATE TEMP TABLE IF NOT EXISTS touched_receipts(apns_id PRIMARY KEY); DELETE FROM touched_receipts")
-        let ins = try db.prepare("INSERT OR IGNORE INTO touched_receipts(apns_id) VALUES (?1)")
-        for a in newRows.receipts {
-            ApnsIDKey.bind(ins, 1, text: a)
-            try ins.run()
-        }
-        try db.exec(receiptsAnswered)
-    }
-
-    /// The first background receipt (label 9, seeded) for an apns-id.
-    static func receiptTime(_ apnsID: String) -> String {
-        "(SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = \(apnsID) AND rc.receipt_id = 9)"
-    }
-
-    /// Sets the receipt time of the background pushes whose apns-ids are in temp.touched_receipts
-    /// (the receipts a run wrote). Its plan is pinned by a test: written as a join, SQLite scanned
-    /// background_pushes once per receipt (a day's files took 152 s at 2.5 M records).
-    static var receiptsAnswered: String {
-        """
-        UPDATE background_pushes SET receipt_ms = n.receipt_ms FROM (
-          SELECT s.time_ms / 3600000 AS hour, coalesce(s.token_id, 0) AS token_id, s.time_ms, s.line_hash,
-                 \(receiptTime("s.apns_id")) AS receipt_ms
-          -- the prefixes first, so the IN list drives sends_apns (a join here scans background_pushes)
-          FROM sends s
-          WHERE substr(s.apns_id, 1, 8) IN (SELECT substr(apns_id, 1, 8) FROM temp.touched_receipts)
-            AND s.apns_id IN (SELECT apns_id FROM temp.touched_receipts)) AS n
-        WHERE background_pushes.status = 200 AND background_pushes.hour = n.hour AND background_pushes.token_id = n.token_id
-          AND background_pushes.time_ms = n.time_ms AND background_pushes.line_hash = n.line_hash;
-        """
     }
 
     /// Opt-in facts for observations without a device (settings or registrations that name only

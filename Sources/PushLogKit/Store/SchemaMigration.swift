@@ -34,6 +34,8 @@ enum SchemaMigration {
     /// apns-id's first 8 bytes. The rows are copied in key order (the VACUUM after the migration
     /// packs them). Runs inside the caller's transaction.
     static func fromVersion4(_ db: Database) throws {
+        // A view of this name replaces the table in version 6 (fromVersion5, which follows).
+        try db.exec("DROP TABLE background_pushes")
         // The views name the tables (a rename checks them): out of the way until the end, the
         // user's own too (kept as written, with any index of theirs on the two tables).
         let ours = ["registers_device"] + Schema.retiredIndexes
@@ -70,20 +72,26 @@ enum SchemaMigration {
         try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
     }
 
-    /// Version 5 to 6: `retry_links` and `backoff_retries`, found from the records, and
-    /// `background_hourly`, counted from background_pushes; sends_errors covering what reports
+    /// Version 5 to 6: `retry_links` and `backoff_retries`, found from the records;
+    /// `background_hourly`; the table `background_pushes` (a second copy of background sends)
+    /// becomes a view of sends with its index sends_background; sends_errors covers what reports
     /// read of a failure.
     static func fromVersion5(_ db: Database) throws {
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'background_pushes'") == 1 {
+            try db.exec("DROP TABLE background_pushes; \(Schema.backgroundPushesView)")
+        }
         try db.exec(Schema.version6Tables)
-        try RetryLinks.rebuild(db)
-        try BackgroundHourly.rebuild(db)
         try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
+        try RetryLinks.rebuild(db)
+        try BackgroundHourly.rebuild(db)
     }
 
     /// pushlog's own views (Schema.views), which the migrations drop and create again.
-    static let viewNames = ["responses", "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v"]
-        .map { "'\($0)'" }.joined(separator: ", ")
+    static let viewNames = [
+        "responses", "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v", "background_pushes",
+    ]
+    .map { "'\($0)'" }.joined(separator: ", ")
 
     /// Push types in lower case, as the parser now writes them (EventBuilder.normalizePushType).
     static let pushType = """
