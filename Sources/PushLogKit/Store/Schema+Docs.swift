@@ -193,12 +193,12 @@ extension Schema {
                 ("last_reg", "time of the latest registration"),
             ]),
         TableDoc(
-            name: "background_pushes", meaning: "derived: background pushes answered by APNs (the silent report)",
+            name: "background_pushes", meaning: "view: background pushes answered by APNs (the silent report), from sends",
             columns: [
-                ("hour", "time_ms / 3600000"), ("token_id", "tokens.id (0 when none)"), ("time_ms", "response time"),
-                ("line_hash", "the record's line hash (with time_ms: the sends row)"), ("status", "HTTP status"),
-                ("priority", "apns-priority"), ("with_alert", "payload has alert, sound or badge"), ("topic_id", "topics.id"),
-                ("env_id", "envs.id"), ("receipt_ms", "time of the first background receipt (accepted pushes)"),
+                ("id", "sends.id"), ("time_ms", "response time"), ("hour", "time_ms / 3600000"), ("token_id", "tokens.id (0 when none)"),
+                ("line_hash", "the record's line hash"), ("status", "HTTP status"), ("priority", "apns-priority"),
+                ("with_alert", "payload has alert, sound or badge"), ("topic_id", "topics.id"), ("env_id", "envs.id"),
+                ("receipt_ms", "time of the first background receipt (accepted pushes)"),
             ]),
         TableDoc(
             name: "background_hourly",
