@@ -130,19 +130,19 @@ resp_rows AS NOT MATERIALIZED (
   -- background_hourly, the partial hours at the ends from background_pushes (hyg_edge), each part
   -- in its table's order (no sort of every push); no hour is in two parts.
   SELECT b.hour, sum(b.pushes) AS n, sum(b.priorities) AS priorities, sum(b.with_alert) AS alert_v, sum(b.priority_not_5) AS p10_v
-  FROM background_hourly b, hyg_edge e
-  WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  FROM background_hourly b
+  WHERE b.hour >= (SELECT h0 FROM hyg_edge) AND b.hour < (SELECT h1 FROM hyg_edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
   GROUP BY b.hour
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes, hyg_edge e
-  WHERE time_ms >= :since AND time_ms < e.e1
+  FROM background_pushes
+  WHERE time_ms >= :since AND time_ms < (SELECT e1 FROM hyg_edge)
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes, hyg_edge e
-  WHERE time_ms >= e.e2 AND time_ms < :until
+  FROM background_pushes
+  WHERE time_ms >= (SELECT e2 FROM hyg_edge) AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
 ), bg AS (

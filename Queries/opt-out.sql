@@ -74,9 +74,12 @@ FROM c GROUP BY w ORDER BY w;
 -- turned off during the period = turned_off; turn_off_rate = turned_off / on_at_start. Units that
 -- opted in during the period are not in it. Without --since it has no value.
 WITH units AS (
-  SELECT CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = user_id), unit) ELSE unit END AS who,
-         min(opted_in) AS opt_in, min(opted_out) AS off
-  FROM device_facts GROUP BY 1
+  -- Per device: device_facts has one row per unit (no grouping: the weekly page asks this for
+  -- twelve weeks); per user, its devices' earliest facts.
+  SELECT opted_in AS opt_in, opted_out AS off FROM device_facts WHERE :unit IS NOT 'user'
+  UNION ALL
+  SELECT min(opted_in), min(opted_out) FROM device_facts WHERE :unit = 'user'
+  GROUP BY coalesce((SELECT name FROM users WHERE id = user_id), unit)
 ), base AS (
   SELECT * FROM units WHERE opt_in < :since AND (off IS NULL OR off >= :since)
 )

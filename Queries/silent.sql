@@ -11,7 +11,9 @@
 -- common:
 -- Whole UTC hours of the range [h0, h1) are read from background_hourly (per hour, token, topic
 -- and env, derived at ingest); the partial hours at its ends, [since, e1) and [e2, until), from
--- background_pushes. The three parts have no hour in common.
+-- background_pushes. The three parts have no hour in common. The bounds are scalar subqueries,
+-- not a join, so the whole hours are grouped in key order (no sort) and the ends read through
+-- sends_background.
 edge AS (
   SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
          max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
@@ -24,23 +26,23 @@ token_hours AS (
   -- cheaper in SQLite.
   SELECT sum(b.pushes) AS n, sum(b.accepted) AS accepted, sum(b.priority_not_5) AS priority_not_5, sum(b.with_alert) AS with_alert,
          sum(b.received) AS received, group_concat(b.lags) AS lags
-  FROM background_hourly b, edge e
-  WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  FROM background_hourly b
+  WHERE b.hour >= (SELECT h0 FROM edge) AND b.hour < (SELECT h1 FROM edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
   GROUP BY b.hour, b.token_id
   UNION ALL
   SELECT count(*), count(CASE WHEN status = 200 THEN 1 END), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END),
          count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
          group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
-  FROM background_pushes p, edge e
-  WHERE p.time_ms >= :since AND p.time_ms < e.e1
+  FROM background_pushes p
+  WHERE p.time_ms >= :since AND p.time_ms < (SELECT e1 FROM edge)
     AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
   GROUP BY p.hour, p.token_id
   UNION ALL
   SELECT count(*), count(CASE WHEN status = 200 THEN 1 END), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END),
          count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
          group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
-  FROM background_pushes p, edge e
-  WHERE p.time_ms >= e.e2 AND p.time_ms < :until
+  FROM background_pushes p
+  WHERE p.time_ms >= (SELECT e2 FROM edge) AND p.time_ms < :until
     AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
   GROUP BY p.hour, p.token_id
 )

@@ -125,17 +125,17 @@ WITH d AS (
   -- Over-budget sends per day from the token-hour loads (accepted background pushes): whole hours
   -- from background_hourly, the partial hours from background_pushes.
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
-    SELECT b.hour / 24 AS day, sum(b.accepted) AS load FROM background_hourly b, bg_edge e
-    WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+    SELECT b.hour / 24 AS day, sum(b.accepted) AS load FROM background_hourly b
+    WHERE b.hour >= (SELECT h0 FROM bg_edge) AND b.hour < (SELECT h1 FROM bg_edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
     GROUP BY b.hour, b.token_id
     UNION ALL
-    SELECT hour / 24, count(*) FROM background_pushes, bg_edge e
-    WHERE status = 200 AND time_ms >= :since - 604800000 AND time_ms < e.e1
+    SELECT hour / 24, count(*) FROM background_pushes
+    WHERE status = 200 AND time_ms >= :since - 604800000 AND time_ms < (SELECT e1 FROM bg_edge)
       AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
     GROUP BY hour, token_id
     UNION ALL
-    SELECT hour / 24, count(*) FROM background_pushes, bg_edge e
-    WHERE status = 200 AND time_ms >= e.e2 AND time_ms < :until
+    SELECT hour / 24, count(*) FROM background_pushes
+    WHERE status = 200 AND time_ms >= (SELECT e2 FROM bg_edge) AND time_ms < :until
       AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
     GROUP BY hour, token_id
   ) GROUP BY day
@@ -220,19 +220,19 @@ resp_rows AS NOT MATERIALIZED (
   FROM resp_ends e
 ), bg_hours AS (
   SELECT b.hour, sum(b.pushes) AS n, sum(b.priorities) AS priorities, sum(b.with_alert) AS alert_v, sum(b.priority_not_5) AS p10_v
-  FROM background_hourly b, hyg_edge e
-  WHERE b.hour >= e.h0 AND b.hour < e.h1 AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  FROM background_hourly b
+  WHERE b.hour >= (SELECT h0 FROM hyg_edge) AND b.hour < (SELECT h1 FROM hyg_edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
   GROUP BY b.hour
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes, hyg_edge e
-  WHERE time_ms >= (:since - 604800000) AND time_ms < e.e1
+  FROM background_pushes
+  WHERE time_ms >= (:since - 604800000) AND time_ms < (SELECT e1 FROM hyg_edge)
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
   UNION ALL
   SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes, hyg_edge e
-  WHERE time_ms >= e.e2 AND time_ms < :until
+  FROM background_pushes
+  WHERE time_ms >= (SELECT e2 FROM hyg_edge) AND time_ms < :until
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour
 ), bg AS (

@@ -83,6 +83,7 @@ enum SchemaMigration {
         try db.exec(Schema.version6Tables)
         try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
+        try db.exec("PRAGMA analysis_limit = 1000; ANALYZE sends_errors; ANALYZE sends_background")
         try RetryLinks.rebuild(db)
         try BackgroundHourly.rebuild(db)
     }
