@@ -56,8 +56,9 @@ resp_rows AS NOT MATERIALIZED (
   WHERE s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), hyg_edge AS (
-  -- Whole UTC hours of the range [h0, h1) are read from hygiene_hourly (derived at ingest); the
-  -- partial hours at its ends, [since, e1) and [e2, until), from sends.
+  -- Whole UTC hours of the range [h0, h1) are read from hygiene_hourly and background_hourly
+  -- (derived at ingest); the partial hours at its ends, [since, e1) and [e2, until), from sends
+  -- and the background_pushes view.
   SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
          max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
          bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1

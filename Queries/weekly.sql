@@ -115,29 +115,14 @@ WITH d AS (
         WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) s
   GROUP BY 1
-), bg_edge AS (
-  -- Whole UTC hours [h0, h1) of the two weeks, and the partial hours at their ends, [start, e1)
-  -- and [e2, until), as the silent report splits its range.
-  SELECT min(bucket_start(:since - 604800000 + 3599999, 'hour'), :until) AS e1,
-         max(bucket_start(:until, 'hour'), min(bucket_start(:since - 604800000 + 3599999, 'hour'), :until)) AS e2,
-         bucket_start(:since - 604800000 + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
 ), bg AS (
-  -- Over-budget sends per day from the token-hour loads (accepted background pushes): whole hours
-  -- from background_hourly, the partial hours from background_pushes.
+  -- Over-budget sends per day from the token-hour loads (accepted background pushes) of
+  -- background_hourly (derived at ingest; the weeks are whole hours, as for d).
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
     SELECT b.hour / 24 AS day, sum(b.accepted) AS load FROM background_hourly b
-    WHERE b.hour >= (SELECT h0 FROM bg_edge) AND b.hour < (SELECT h1 FROM bg_edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+    WHERE b.hour >= (:since - 604800000) / 3600000 AND b.hour < :until / 3600000
+      AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
     GROUP BY b.hour, b.token_id
-    UNION ALL
-    SELECT hour / 24, count(*) FROM background_pushes
-    WHERE status = 200 AND time_ms >= :since - 604800000 AND time_ms < (SELECT e1 FROM bg_edge)
-      AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-    GROUP BY hour, token_id
-    UNION ALL
-    SELECT hour / 24, count(*) FROM background_pushes
-    WHERE status = 200 AND time_ms >= (SELECT e2 FROM bg_edge) AND time_ms < :until
-      AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-    GROUP BY hour, token_id
   ) GROUP BY day
 )
 SELECT bucket(d.day * 86400000, 'day') AS day, d.responses, round(1.0 * d.gone / d.responses, 6) AS gone_rate,

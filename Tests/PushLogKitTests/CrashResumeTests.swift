@@ -5,13 +5,17 @@ import XCTest
 /// kill -9 during an ingest, then a re-run: every count equals an uninterrupted ingest.
 final class CrashResumeTests: XCTestCase {
     func counts(_ db: String) throws -> [Int64] {
-        try ["sends", "registers", "settings", "receipts", "token_facts", "token_runs", "device_facts", "token_stale", "background_pushes"]
-            .map {
-                try count("SELECT count(*) FROM \($0)", db: db)
-            } + [
-                try count("SELECT count(receipt_ms) + coalesce(sum(receipt_ms - time_ms), 0) FROM background_pushes", db: db),
-                try count("SELECT sum(responses) * 1000 + sum(gone) FROM hourly_responses", db: db),
-            ]
+        try [
+            "sends", "registers", "settings", "receipts", "token_facts", "token_runs", "device_facts", "token_stale", "background_hourly",
+            "retry_links", "backoff_retries",
+        ]
+        .map {
+            try count("SELECT count(*) FROM \($0)", db: db)
+        } + [
+            try count("SELECT count(receipt_ms) + coalesce(sum(receipt_ms - time_ms), 0) FROM background_pushes", db: db),
+            try count("SELECT sum(pushes) * 1000 + sum(accepted) + sum(received) * 7 + sum(length(lags)) FROM background_hourly", db: db),
+            try count("SELECT sum(responses) * 1000 + sum(gone) FROM hourly_responses", db: db),
+        ]
     }
 
     func testKillNineAtSeveralPointsThenResume() throws {

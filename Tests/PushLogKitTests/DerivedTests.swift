@@ -99,4 +99,26 @@ final class DerivedTests: XCTestCase {
         }
         XCTAssertEqual(picked[0], picked[1], "the same registration wins whichever line came first")
     }
+
+    /// Hours before 1970 are whole clock hours too (rounded down, as bucket_start rounds): a push
+    /// at 23:30 on 1969-12-31 is not in hour 0, and a later run's push in that hour is counted in it.
+    func testBackgroundHoursBefore1970AreClockHours() throws {
+        let tmp = TempDir()
+        func push(_ time: String, _ n: Int) -> String {
+            "{\"time\":\"\(time)\",\"event\":\"send\",\"token\":\"\(Self.token(1))\",\"apns_id\":\"id-\(n)\",\"env\":\"production\","
+                + "\"topic\":\"com.example.shop\",\"push_type\":\"background\",\"priority\":5,\"status\":200}\n"
+        }
+        let db = tmp.file("old.db")
+        _ = try ingest([tmp.write("a.ndjson", push("1969-12-31T23:30:00Z", 1) + push("1970-01-01T00:30:00Z", 2))], db: db)
+        XCTAssertEqual(
+            try rows("SELECT hour, pushes FROM background_hourly ORDER BY hour", db), [[.int(-1), .int(1)], [.int(0), .int(1)]])
+        let since = try Run.pushlog(["--db", db, "report", "silent", "--since", "1970-01-01T00:00:00Z", "--format", "csv"])
+        XCTAssertTrue(since.stdout.contains("background_sends,accepted,token_hours") && since.stdout.contains("\n1,1,1,"), since.stdout)
+        // A later run adds a push in each of those hours: counted as a full rebuild counts them.
+        let s = try ingest([tmp.write("b.ndjson", push("1969-12-31T23:40:00Z", 3) + push("1969-12-31T22:30:00Z", 4))], db: db)
+        XCTAssertFalse(s.failed)
+        XCTAssertEqual(
+            try rows("SELECT hour, pushes FROM background_hourly ORDER BY hour", db),
+            [[.int(-2), .int(1)], [.int(-1), .int(2)], [.int(0), .int(1)]])
+    }
 }

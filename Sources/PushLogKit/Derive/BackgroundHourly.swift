@@ -33,7 +33,7 @@ enum BackgroundHourly {
         try db.exec(
             """
             CREATE TEMP TABLE IF NOT EXISTS touched_hours(hour INTEGER PRIMARY KEY); DELETE FROM touched_hours;
-            INSERT OR IGNORE INTO touched_hours(hour) SELECT time_ms / 3600000 FROM sends WHERE rowid > \(rowid);
+            INSERT OR IGNORE INTO touched_hours(hour) SELECT \(Schema.hourOf("time_ms")) FROM sends WHERE rowid > \(rowid);
             CREATE TEMP TABLE IF NOT EXISTS touched_receipts(apns_id PRIMARY KEY); DELETE FROM touched_receipts;
             """)
         let ins = try db.prepare("INSERT OR IGNORE INTO touched_receipts(apns_id) VALUES (?1)")
@@ -53,10 +53,12 @@ enum BackgroundHourly {
 
     /// The hours of the pushes that the apns-ids in temp.touched_receipts answer. Its plan is
     /// pinned by a test: the prefixes first, so the IN list drives sends_apns (no scan of sends).
-    static let receiptHours = """
+    static var receiptHours: String {
+        """
         INSERT OR IGNORE INTO touched_hours(hour)
-          SELECT s.time_ms / 3600000 FROM sends s
+          SELECT \(Schema.hourOf("s.time_ms")) FROM sends s
           WHERE substr(s.apns_id, 1, 8) IN (SELECT substr(apns_id, 1, 8) FROM temp.touched_receipts)
             AND s.apns_id IN (SELECT apns_id FROM temp.touched_receipts);
         """
+    }
 }

@@ -9,11 +9,11 @@ enum Derived {
         try PhaseTimer.measure("stale intervals") { try refreshStaleIntervals(db, only: nil) }
         try PhaseTimer.measure("background hourly") { try BackgroundHourly.rebuild(db) }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.rebuild(db) }
-        try PhaseTimer.measure("retry links") { try RetryLinks.rebuild(db) }
+        try PhaseTimer.measure("retries") { try Retries.rebuild(db) }
     }
 
-    /// Rebuilds the facts of the given tokens and devices only (a small ingest into a large
-    /// database). Falls back to a full refresh when split responses were joined (their tokens are
+    /// Rebuilds the facts of the given tokens and devices only, and the hourly counts and retries
+    /// of the hours and tokens the run's new rows fall in (a small ingest into a large database). Falls back to a full refresh when split responses were joined (their tokens are
     /// not known beforehand). Must give the same tables as `refresh` (tested).
     /// Send rows with a rowid above `newRows.sends` are the ones this run added (rowids only grow:
     /// a new row gets the largest rowid plus one); `newRows.receipts` are its receipts' apns-ids.
@@ -50,7 +50,7 @@ enum Derived {
             try BackgroundHourly.refresh(db, sendsAfter: newRows.sends, receipts: newRows.receipts)
         }
         try PhaseTimer.measure("hourly responses") { try HourlyResponses.add(db, after: newRows.sends) }
-        try PhaseTimer.measure("retry links") { try RetryLinks.refresh(db, sendsAfter: newRows.sends) }
+        try PhaseTimer.measure("retries") { try Retries.refresh(db, sendsAfter: newRows.sends) }
     }
 
     /// What a run added (see `refresh(_:tokens:devices:newRows:)`): the send rows above the

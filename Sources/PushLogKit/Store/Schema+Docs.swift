@@ -195,10 +195,10 @@ extension Schema {
         TableDoc(
             name: "background_pushes", meaning: "view: background pushes answered by APNs (the silent report), from sends",
             columns: [
-                ("id", "sends.id"), ("time_ms", "response time"), ("hour", "time_ms / 3600000"), ("token_id", "tokens.id (0 when none)"),
-                ("line_hash", "the record's line hash"), ("status", "HTTP status"), ("priority", "apns-priority"),
-                ("with_alert", "payload has alert, sound or badge"), ("topic_id", "topics.id"), ("env_id", "envs.id"),
-                ("receipt_ms", "time of the first background receipt (accepted pushes)"),
+                ("hour", "UTC clock hour: time_ms / 3600000, rounded down"), ("token_id", "tokens.id (0 when none)"),
+                ("time_ms", "response time"), ("line_hash", "the record's line hash"), ("status", "HTTP status"),
+                ("priority", "apns-priority"), ("with_alert", "payload has alert, sound or badge"), ("topic_id", "topics.id"),
+                ("env_id", "envs.id"), ("receipt_ms", "time of the first background receipt (accepted pushes)"), ("id", "sends.id"),
             ]),
         TableDoc(
             name: "background_hourly",

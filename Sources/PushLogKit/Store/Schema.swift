@@ -146,17 +146,17 @@ public enum Schema {
         \(version6Tables)
         """
 
-    /// The derived tables of version 6 (RetryLinks, BackgroundHourly), apart so the migration from
+    /// The derived tables of version 6 (Retries, BackgroundHourly), apart so the migration from
     /// version 5 can create them.
     static let version6Tables = """
         -- Retries of a response that must never be retried (errors.retried_non_retryable, hygiene's
-        -- non_retryable_retried): the sends ids of the error and of each of its retries. RetryLinks.
+        -- non_retryable_retried): the sends ids of the error and of each of its retries. Retries.
         CREATE TABLE retry_links(
             error_id INTEGER NOT NULL, retry_id INTEGER NOT NULL,
             PRIMARY KEY(error_id, retry_id)
         ) WITHOUT ROWID;
         -- The first retry of each 429 or 5xx response, and whether it came too soon (hygiene's
-        -- retry_without_backoff). RetryLinks.
+        -- retry_without_backoff). Retries.
         CREATE TABLE backoff_retries(
             error_id INTEGER PRIMARY KEY,        -- sends.id of the 429/5xx response
             retry_id INTEGER NOT NULL,           -- sends.id of its first retry
@@ -285,15 +285,21 @@ public enum Schema {
     static let backgroundWhere = "kind IN (0, 2) AND status IS NOT NULL AND (\(backgroundRule))"
 
     /// `background_pushes`: the background pushes APNs answered (SPEC §4 silent), read from sends
-    /// through sends_background. receipt_ms: the first background receipt (label 9, seeded) for
-    /// an accepted push's apns-id.
+    /// through sends_background, in the columns of the table it replaced (and the sends id).
+    /// receipt_ms: the first background receipt (label 9, seeded) for an accepted push's apns-id.
     static let backgroundPushesView = """
-        CREATE VIEW background_pushes AS SELECT id, time_ms, time_ms / 3600000 AS hour, coalesce(token_id, 0) AS token_id,
-          line_hash, status, priority, coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0) AS with_alert, topic_id, env_id,
+        CREATE VIEW background_pushes AS SELECT \(hourOf("time_ms")) AS hour, coalesce(token_id, 0) AS token_id, time_ms, line_hash,
+          status, priority, coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0) AS with_alert, topic_id, env_id,
           CASE WHEN status = 200 AND apns_id IS NOT NULL THEN
-            (SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt_id = 9) END AS receipt_ms
+            (SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt_id = 9) END AS receipt_ms, id
           FROM sends WHERE \(backgroundWhere);
         """
+
+    /// The UTC clock hour of a time in ms (hours since 1970, rounded down as bucket_start rounds:
+    /// SQLite's integer division rounds toward zero, which would put the hour before 1970 into hour 0).
+    static func hourOf(_ ms: String) -> String {
+        "((\(ms) - CASE WHEN \(ms) < 0 THEN 3599999 ELSE 0 END) / 3600000)"
+    }
 
     /// The id of the transport category (no APNs response), seeded in ReasonCategory order.
     static var transportCategory: Int { ReasonCategory.allCases.firstIndex(of: .transport)! + 1 }

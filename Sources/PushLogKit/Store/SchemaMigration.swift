@@ -2,7 +2,7 @@
 /// text columns, 128-bit identity) by `fromStoreV2`, version 4 by `fromVersion4` then
 /// `fromVersion5`, version 5 by `fromVersion5`.
 ///
-/// Both run inside the caller's transaction. `fromStoreV2`: the old tables are renamed, the new
+/// Each runs inside the caller's transaction. `fromStoreV2`: the old tables are renamed, the new
 /// ones created, the records copied with their ids (strings become dimension ids, UUID
 /// apns-ids 16 bytes, the identity's two hash halves folded as the writer folds them), the old
 /// tables dropped and the derived facts rebuilt. A run killed at any point rolls back to the
@@ -84,8 +84,11 @@ enum SchemaMigration {
         try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
         try db.exec("PRAGMA analysis_limit = 1000; ANALYZE sends_errors; ANALYZE sends_background")
-        try RetryLinks.rebuild(db)
-        try BackgroundHourly.rebuild(db)
+        // After fromVersion4 the next finalize rebuilds every derived fact anyway.
+        if try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") == 0 {
+            try Retries.rebuild(db)
+            try BackgroundHourly.rebuild(db)
+        }
     }
 
     /// pushlog's own views (Schema.views), which the migrations drop and create again.

@@ -5,28 +5,37 @@
 /// Both depend only on the token's sends and registrations, never on a report's range or filters,
 /// so they are found once here rather than by every report (they were the largest part of errors
 /// and hygiene: 0.2–0.3 s and 0.1 s at 2.5 M records).
-enum RetryLinks {
+enum Retries {
     /// Finds every retry again (after a bulk load, a crash, a join of split responses, a prune).
     static func rebuild(_ db: Database) throws {
         try db.exec("DELETE FROM retry_links; \(insert(errorsWhere: "1"))")
         try db.exec("DELETE FROM backoff_retries; \(insertBackoff(errorsWhere: "1"))")
     }
 
-    /// Finds again the links of the tokens that the send rows above `sendsAfter` name, or that a
-    /// run's registrations touched (temp.touched_tokens): a new send can be a retry or a later
-    /// error, a new registration ends a token's retries, and every link stays within one token.
+    /// Finds again the retries of the errors near what a run added. A link never leaves its token,
+    /// and a send at time n can only change the links of errors of its token from n − 1 h (it
+    /// retries them, or is a later error that takes their retries) to n + 1 h (it is the earlier
+    /// attempt a backoff is measured from). So for each token of the send rows above `sendsAfter`
+    /// the errors between its new sends' first time − 1 h and last time + 1 h are re-derived;
+    /// for a token whose registrations the run touched (temp.touched_tokens; a registration ends
+    /// retries), all of its errors.
     static func refresh(_ db: Database, sendsAfter rowid: Int64) throws {
+        let near = "EXISTS (SELECT 1 FROM temp.retry_tokens k WHERE k.id = s.token_id AND s.time_ms BETWEEN k.lo AND k.hi)"
         try db.exec(
             """
-            CREATE TEMP TABLE IF NOT EXISTS retry_tokens(id INTEGER PRIMARY KEY); DELETE FROM retry_tokens;
-            INSERT OR IGNORE INTO retry_tokens(id) SELECT token_id FROM sends WHERE rowid > \(rowid) AND token_id IS NOT NULL;
-            INSERT OR IGNORE INTO retry_tokens(id) SELECT id FROM temp.touched_tokens;
+            CREATE TEMP TABLE IF NOT EXISTS retry_tokens(id INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL);
+            DELETE FROM retry_tokens;
+            INSERT INTO retry_tokens(id, lo, hi)
+              SELECT token_id, min(time_ms) - 3600000, max(time_ms) + 3600000 FROM sends
+              WHERE rowid > \(rowid) AND token_id IS NOT NULL GROUP BY token_id;
+            INSERT INTO retry_tokens(id, lo, hi) SELECT id, -9000000000000000000, 9000000000000000000 FROM temp.touched_tokens WHERE true
+              ON CONFLICT(id) DO UPDATE SET lo = excluded.lo, hi = excluded.hi;
             DELETE FROM retry_links WHERE error_id IN (
-              SELECT s.id FROM sends s WHERE s.token_id IN (SELECT id FROM temp.retry_tokens) AND s.status <> 200);
+              SELECT s.id FROM sends s WHERE s.token_id IN (SELECT id FROM temp.retry_tokens) AND s.status <> 200 AND \(near));
             DELETE FROM backoff_retries WHERE error_id IN (
-              SELECT s.id FROM sends s WHERE s.token_id IN (SELECT id FROM temp.retry_tokens) AND s.status <> 200);
-            \(insert(errorsWhere: "s.token_id IN (SELECT id FROM temp.retry_tokens)"))
-            \(insertBackoff(errorsWhere: "s.token_id IN (SELECT id FROM temp.retry_tokens)"))
+              SELECT s.id FROM sends s WHERE s.token_id IN (SELECT id FROM temp.retry_tokens) AND s.status <> 200 AND \(near));
+            \(insert(errorsWhere: "s.token_id IN (SELECT id FROM temp.retry_tokens) AND \(near)"))
+            \(insertBackoff(errorsWhere: "s.token_id IN (SELECT id FROM temp.retry_tokens) AND \(near)"))
             """)
     }
 
