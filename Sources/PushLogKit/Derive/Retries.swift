@@ -26,8 +26,8 @@ enum Retries {
             CREATE TEMP TABLE IF NOT EXISTS retry_tokens(id INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL);
             DELETE FROM retry_tokens;
             INSERT INTO retry_tokens(id, lo, hi)
-              SELECT token_id, min(time_ms) - 3600000, max(time_ms) + 3600000 FROM sends
-              WHERE rowid > \(rowid) AND token_id IS NOT NULL GROUP BY token_id;
+              SELECT token_id, min(time_ms) - 3600000, max(time_ms) + 3600000 FROM sends NOT INDEXED  -- the new rows by rowid, not
+              WHERE rowid > \(rowid) AND token_id IS NOT NULL GROUP BY token_id;                      -- all of sends_token in its order
             INSERT INTO retry_tokens(id, lo, hi) SELECT id, -9000000000000000000, 9000000000000000000 FROM temp.touched_tokens WHERE true
               ON CONFLICT(id) DO UPDATE SET lo = excluded.lo, hi = excluded.hi;
             DELETE FROM retry_links WHERE error_id IN (
