@@ -7,6 +7,7 @@
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
 -- param: by  by_bucket by a dimension: topic, env, app_version (no by_bucket without --by)
+-- materialize: token_hours
 
 -- common:
 -- Whole UTC hours of the range [h0, h1) are read from background_hourly (per hour, token, topic
