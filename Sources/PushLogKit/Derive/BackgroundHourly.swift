@@ -25,6 +25,16 @@ enum BackgroundHourly {
     struct Cell {
         var pushes: Int64 = 0, accepted: Int64 = 0, priorities: Int64 = 0, priorityNot5: Int64 = 0, withAlert: Int64 = 0
         var lags: [Int64] = []
+
+        /// Adds the push of the scan's current row (pushColumns 4...7).
+        mutating func add(_ s: Statement) {
+            pushes += 1
+            if s.int(4) == 200 { accepted += 1 }
+            if !s.isNull(5) { priorities += 1 }
+            if s.isNull(5) || s.int(5) != 5 { priorityNot5 += 1 }  // a missing priority is APNs' default, 10
+            if s.int(6) == 1 { withAlert += 1 }
+            if !s.isNull(7) { lags.append(s.int(7)) }
+        }
     }
 
     /// Counts the pushes `sql` returns (pushColumns) into background_hourly an hour at a time,
@@ -65,19 +75,8 @@ enum BackgroundHourly {
                 try flush()
                 hour = h
             }
-            let key = Key(token: scan.int(1), topic: scan.int(2), env: scan.int(3))
-            var c = cells[key] ?? Cell()
-            c.pushes += 1
-            if scan.int(4) == 200 { c.accepted += 1 }
-            if !scan.isNull(5) {
-                c.priorities += 1
-                if scan.int(5) != 5 { c.priorityNot5 += 1 }
-            } else {
-                c.priorityNot5 += 1  // a missing priority is APNs' default, 10
-            }
-            if scan.int(6) == 1 { c.withAlert += 1 }
-            if !scan.isNull(7) { c.lags.append(scan.int(7)) }
-            cells[key] = c
+            // In place: a copy of the cell taken out and put back would copy its lags on append.
+            cells[Key(token: scan.int(1), topic: scan.int(2), env: scan.int(3)), default: Cell()].add(scan)
         }
         try flush()
     }

@@ -13,8 +13,9 @@ enum Derived {
     }
 
     /// Rebuilds the facts of the given tokens and devices only, and the hourly counts and retries
-    /// of the hours and tokens the run's new rows fall in (a small ingest into a large database). Falls back to a full refresh when split responses were joined (their tokens are
-    /// not known beforehand). Must give the same tables as `refresh` (tested).
+    /// of the hours and tokens the run's new rows fall in (a small ingest into a large database).
+    /// Falls back to a full refresh when split responses were joined (their tokens are not known
+    /// beforehand). Must give the same tables as `refresh` (tested).
     /// Send rows with a rowid above `newRows.sends` are the ones this run added (rowids only grow:
     /// a new row gets the largest rowid plus one); `newRows.receipts` are its receipts' apns-ids.
     static func refresh(
