@@ -23,6 +23,20 @@ final class DemoWeeklyTests: XCTestCase {
         let runner = try ReportRunner(db: db)
         XCTAssertEqual(try WeeklyReport.defaultWeek(db: db), result.lastWeek)
         let weekly = try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek))
+        // In a read snapshot the page's runs share both cores (ReportLanes, on a second connection
+        // that sees the same state); while a pushlog writer holds the lock, they run on one. Both
+        // give the page a plain run gives. (The CLI's writers leave DB.lock; the library's ingest
+        // here does not, and without it a reader cannot tell that no writer runs.)
+        XCTAssertNil(try db.readSnapshot { try runner.companion() })
+        _ = try WriterLock(databasePath: dbPath)
+        XCTAssertNotNil(try db.readSnapshot { try runner.companion() })
+        let twoLanes = try db.readSnapshot { try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek)) }
+        XCTAssertEqual(JSONRenderer.render(twoLanes), JSONRenderer.render(weekly))
+        try withExtendedLifetime(try WriterLock(databasePath: dbPath)) {
+            XCTAssertNil(try db.readSnapshot { try runner.companion() })
+            let oneLane = try db.readSnapshot { try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek)) }
+            XCTAssertEqual(JSONRenderer.render(oneLane), JSONRenderer.render(weekly))
+        }
         let kpis = try XCTUnwrap(weekly.section("kpis"))
         let declared = try XCTUnwrap(runner.catalog.report("weekly")).kpis
         XCTAssertEqual(kpis.rows.count, declared.count)

@@ -24,6 +24,10 @@ struct WeeklyReport {
     }
 
     func run(_ p: ReportParams) throws -> ResultDocument {
+        // The second connection first: its snapshot and this one's begin again together, so
+        // what is read below (the default week too) is what every run sees.
+        let companion = try runner.companion()
+        defer { companion?.db.endCompanion() }
         guard try DataCoverage(db: runner.db).span() != nil else {
             throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
         }
@@ -37,18 +41,40 @@ struct WeeklyReport {
         let weeklyDef = def
         let filtered = p.topic != nil || p.env != nil
 
-        // Each mission report once per week, only the sections the KPIs read.
-        var cache: [String: (ResultDocument, ResultDocument)] = [:]
-        func docs(_ name: String) throws -> (ResultDocument, ResultDocument) {
-            if let d = cache[name] { return d }
+        // Every run the page needs is independent of the others: each mission report once per
+        // week (only the sections the KPIs read), the page's own sections, and the turn-off rate
+        // of the last eight weeks. ReportLanes runs them on both cores, in one snapshot.
+        var jobs: [ReportLanes.Job] = []
+        var kpiJobs: [String: Int] = [:]  // report -> index of its this-week job (the week before is next)
+        let shownKPIs = weeklyDef.kpis.filter { !(filtered && $0.wholeDataOnly) }  // the others stay empty
+        for name in shownKPIs.map(\.report) where kpiJobs[name] == nil {
             guard let def = name == weeklyDef.name ? weeklyDef : runner.catalog.report(name) else {
                 throw CatalogError("\(weeklyDef.name): the \(name) report its KPIs read is missing from the catalog")
             }
-            let only = Set(weeklyDef.kpis.filter { $0.report == name }.map(\.section))
-            let d = (try runner.run(def, params: this, only: only), try runner.run(def, params: last, only: only))
-            cache[name] = d
-            return d
+            let only = Set(shownKPIs.filter { $0.report == name }.map(\.section))
+            kpiJobs[name] = jobs.count
+            jobs.append { try $0.run(def, params: this, only: only) }
+            jobs.append { try $0.run(def, params: last, only: only) }
         }
+        // The page's own sections one job each (basics is among the KPIs' runs), unless they share
+        // a materialized CTE: then one job, which computes it once.
+        let own = weeklyDef.sections.map(\.name).filter { $0 != "basics" }
+        let ownGroups = weeklyDef.materialize.isEmpty ? own.map { [$0] } : [own]
+        let ownFirst = jobs.count
+        for group in ownGroups { jobs.append { try $0.run(weeklyDef, params: this, only: Set(group)) } }
+        let trendWeeks = stride(from: 7, through: 0, by: -1).map { start - Int64($0) * WeeklyReport.week }
+        let optDef = filtered ? nil : runner.catalog.report("opt-out")
+        let trendFirst = jobs.count
+        if let optDef {
+            for ws in trendWeeks {
+                jobs.append {
+                    try $0.run(
+                        optDef, params: ReportParams(since: ws, until: ws + WeeklyReport.week, unit: p.unit), only: ["turn_off_rate"])
+                }
+            }
+        }
+        let docs = try ReportLanes.run(jobs, on: runner, companion: companion)
+
         var kpi = ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change", "source"])
         for k in weeklyDef.kpis {
             let (name, report, section, column) = (k.name, k.report, k.section, k.column)
@@ -56,7 +82,7 @@ struct WeeklyReport {
                 kpi.rows.append([.text(name), .null, .null, .null, .text("\(report).\(column) (not split by topic/env)")])
                 continue
             }
-            let (a, b) = try docs(report)
+            let (a, b) = (docs[kpiJobs[report]!], docs[kpiJobs[report]! + 1])
             let x = a.section(section)?.first(column) ?? .null
             let y = b.section(section)?.first(column) ?? .null
             var change: SQLValue = .null
@@ -66,9 +92,10 @@ struct WeeklyReport {
             }
             kpi.rows.append([.text(name), x, y, change, .text("\(report).\(column)")])
         }
-        var doc = try runner.run(weeklyDef, params: this)
-        doc.sections.removeAll { $0.name == "basics" }
-        doc.sections.insert(kpi, at: 0)
+        let ownSections = docs[ownFirst..<ownFirst + ownGroups.count].flatMap(\.sections)
+        var doc = ResultDocument(
+            report: weeklyDef.name, title: weeklyDef.title, params: this.shown(for: weeklyDef),
+            sections: [kpi] + own.compactMap { name in ownSections.first { $0.name == name } })
         if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
             doc.sections[i] = BucketFill.fill(
                 doc.sections[i], label: "day", unit: .day,
@@ -88,14 +115,13 @@ struct WeeklyReport {
             doc.notes.append(
                 "filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
                     + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")
-        } else if let optDef = runner.catalog.report("opt-out") {
+        } else if optDef != nil {
             // The turn-off rate of the last eight weeks, each against the units on at its start.
             var t = ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"])
-            for k in stride(from: 7, through: 0, by: -1) {
-                let ws = start - Int64(k) * WeeklyReport.week
-                let d = try runner.run(
-                    optDef, params: ReportParams(since: ws, until: ws + WeeklyReport.week, unit: p.unit), only: ["turn_off_rate"])
-                t.rows.append([.text(TimeFormat.isoWeek(ms: ws)), d.section("turn_off_rate")?.first("turn_off_rate") ?? .null])
+            for (k, ws) in trendWeeks.enumerated() {
+                t.rows.append([
+                    .text(TimeFormat.isoWeek(ms: ws)), docs[trendFirst + k].section("turn_off_rate")?.first("turn_off_rate") ?? .null,
+                ])
             }
             doc.sections.append(t)
         }

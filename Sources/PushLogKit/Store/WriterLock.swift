@@ -26,3 +26,17 @@ public final class WriterLock {
         close(fd)
     }
 }
+
+extension WriterLock {
+    /// Runs `body` while no pushlog writer can commit: under a shared flock on `DB.lock`, taken
+    /// without waiting. Nil, and `body` not run, when a writer holds the lock or the lock file
+    /// cannot be opened (a database no pushlog writer has touched, a directory it cannot read).
+    static func whileNoWriter<T>(databasePath: String, _ body: () throws -> T) rethrows -> T? {
+        let fd = open(databasePath + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return nil }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+}
