@@ -17,7 +17,21 @@ public final class ReportRunner {
         guard let def = catalog.report(name) else {
             throw CatalogError("no report named '\(name)' (see: pushlog reports)")
         }
-        return try run(def, params: params)
+        return try runOnLanes(def, params: params)
+    }
+
+    /// A report whose sections share no materialized CTE runs them on both cores (ReportLanes),
+    /// when a companion connection can be had; the document is the one `run` gives.
+    func runOnLanes(_ def: ReportDefinition, params: ReportParams) throws -> ResultDocument {
+        let names = ReportRunner.sectionNames(def)
+        guard names.count >= 2, def.origin != "built-in" || def.materialize.isEmpty, let other = try companion() else {
+            return try run(def, params: params)
+        }
+        defer { other.db.endCompanion() }
+        let docs = try ReportLanes.run(names.map { n in { try $0.run(def, params: params, only: [n]) } }, on: self, companion: other)
+        var doc = docs[0]
+        doc.sections = docs.flatMap(\.sections)
+        return doc
     }
 
     public func run(_ def: ReportDefinition, params: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
