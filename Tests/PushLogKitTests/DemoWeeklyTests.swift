@@ -32,6 +32,11 @@ final class DemoWeeklyTests: XCTestCase {
         XCTAssertNotNil(try db.readSnapshot { try runner.companion() })
         let twoLanes = try db.readSnapshot { try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek)) }
         XCTAssertEqual(JSONRenderer.render(twoLanes), JSONRenderer.render(weekly))
+        for def in runner.catalog.reports where def.kpis.isEmpty {  // the others' sections, likewise
+            let p = ReportParams(since: TimeArgument.week(result.lastWeek))
+            let lanes = try db.readSnapshot { try runner.run(name: def.name, params: p) }
+            XCTAssertEqual(JSONRenderer.render(lanes), JSONRenderer.render(try runner.run(def, params: p)), def.name)
+        }
         try withExtendedLifetime(try WriterLock(databasePath: dbPath)) {
             XCTAssertNil(try db.readSnapshot { try runner.companion() })
             let oneLane = try db.readSnapshot { try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek)) }
