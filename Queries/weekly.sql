@@ -85,13 +85,20 @@ SELECT rfc3339(w.ws) AS window_start, rfc3339(w.we) AS window_end, (w.we - w.ws)
 FROM w ORDER BY w.ws;
 
 -- section: worst_app_versions
-SELECT coalesce((SELECT name FROM app_versions WHERE id = f.reg_app_version_id), '(unknown)') AS app_version, count(*) AS responses,
-       sum(s.status <> 200) AS errors, round(1.0 * sum(s.status <> 200) / count(*), 6) AS error_rate,
-       sum(s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken')) AS bad_device_token,
-       coalesce(sum(f.malformed), 0) AS malformed_token_sends
-FROM responses s LEFT JOIN token_facts f ON f.token_id = s.token_id
-WHERE s.time_ms >= :since AND s.time_ms < :until
-  AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+-- app_version is that of the token's latest registration. The week's responses are counted per
+-- token first, from the covering index sends_token read whole (+time_ms: no time plan), then
+-- joined to each token's facts: reading a week's rows by time looks each one up in `sends` and
+-- sorts them (at 25 M records 5.1 s against 2.4 s).
+SELECT coalesce((SELECT name FROM app_versions WHERE id = f.reg_app_version_id), '(unknown)') AS app_version, sum(p.n) AS responses,
+       sum(p.e) AS errors, round(1.0 * sum(p.e) / sum(p.n), 6) AS error_rate, sum(p.b) AS bad_device_token,
+       coalesce(sum(p.n * f.malformed), 0) AS malformed_token_sends
+FROM (SELECT s.token_id, count(*) AS n, sum(s.status <> 200) AS e,
+             sum(s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken')) AS b
+      FROM responses s
+      WHERE +s.time_ms >= :since AND +s.time_ms < :until
+        AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+      GROUP BY s.token_id) p
+LEFT JOIN token_facts f ON f.token_id = p.token_id
 GROUP BY 1 ORDER BY error_rate DESC, responses DESC LIMIT 5;
 
 -- section: trend_daily
