@@ -23,23 +23,27 @@ final class DemoWeeklyTests: XCTestCase {
         let runner = try ReportRunner(db: db)
         XCTAssertEqual(try WeeklyReport.defaultWeek(db: db), result.lastWeek)
         let weekly = try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek))
-        // In a read snapshot the page's runs share both cores (ReportLanes, on a second connection
-        // that sees the same state); while a pushlog writer holds the lock, they run on one. Both
-        // give the page a plain run gives. (The CLI's writers leave DB.lock; the library's ingest
-        // here does not, and without it a reader cannot tell that no writer runs.)
-        XCTAssertNil(try db.readSnapshot { try runner.companion() })
+        // In a read snapshot with lanes the page's runs share both cores (ReportLanes, on a second
+        // connection whose snapshot began with this one's); while a pushlog writer holds the lock
+        // there is no second connection. Both give the page a plain run gives. (The CLI's writers
+        // leave DB.lock; the library's ingest here does not, and without it a reader cannot tell
+        // that no writer runs.)
+        let page = ReportParams(week: result.lastWeek)
+        XCTAssertNil(try db.readSnapshot(lanes: true) { try runner.companion() })
         _ = try WriterLock(databasePath: dbPath)
-        XCTAssertNotNil(try db.readSnapshot { try runner.companion() })
-        let twoLanes = try db.readSnapshot { try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek)) }
+        XCTAssertNotNil(try db.readSnapshot(lanes: true) { try runner.companion() })
+        XCTAssertNil(try db.readSnapshot { try runner.companion() })
+        let twoLanes = try db.readSnapshot(lanes: true) { try runner.run(name: "weekly", params: page) }
         XCTAssertEqual(JSONRenderer.render(twoLanes), JSONRenderer.render(weekly))
+        let since = TimeArgument.week(result.lastWeek)
         for def in runner.catalog.reports where def.kpis.isEmpty {  // the others' sections, likewise
-            let p = ReportParams(since: TimeArgument.week(result.lastWeek))
-            let lanes = try db.readSnapshot { try runner.run(name: def.name, params: p) }
+            let p = ReportParams(since: since)
+            let lanes = try db.readSnapshot(lanes: true) { try runner.run(name: def.name, params: p) }
             XCTAssertEqual(JSONRenderer.render(lanes), JSONRenderer.render(try runner.run(def, params: p)), def.name)
         }
         try withExtendedLifetime(try WriterLock(databasePath: dbPath)) {
-            XCTAssertNil(try db.readSnapshot { try runner.companion() })
-            let oneLane = try db.readSnapshot { try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek)) }
+            XCTAssertNil(try db.readSnapshot(lanes: true) { try runner.companion() })
+            let oneLane = try db.readSnapshot(lanes: true) { try runner.run(name: "weekly", params: page) }
             XCTAssertEqual(JSONRenderer.render(oneLane), JSONRenderer.render(weekly))
         }
         let kpis = try XCTUnwrap(weekly.section("kpis"))
@@ -124,5 +128,24 @@ final class DemoWeeklyTests: XCTestCase {
         let points = html.components(separatedBy: "data-points=\"").dropFirst().map { Int($0.prefix { $0.isNumber }) ?? 0 }
         XCTAssertEqual(points.count, charts)
         XCTAssertTrue(points.allSatisfy { $0 > 0 }, "a chart without data: \(points)")
+
+        // Last, as it changes the data: a commit that falls between two runs of one snapshot
+        // (`--compare previous` runs the report twice) is seen by neither run, on either lane.
+        // A connection of its own: the statements above still hold this one's read open.
+        let reader = try ReportRunner(db: try Store.openForReading(path: dbPath))
+        let writer = try Store.openForWriting(path: dbPath)
+        let (before, after, lanes) = try reader.db.readSnapshot(lanes: true) { () throws -> (String, String, Bool) in
+            let a = JSONRenderer.render(try reader.run(name: "gone", params: ReportParams()))
+            try writer.exec("DELETE FROM hourly_responses")  // what gone counts whole hours from
+            return (a, JSONRenderer.render(try reader.run(name: "gone", params: ReportParams())), try reader.companion() != nil)
+        }
+        XCTAssertTrue(lanes)
+        XCTAssertEqual(after, before)
+        XCTAssertNotEqual(JSONRenderer.render(try reader.run(name: "gone", params: ReportParams())), before)
+        // A statement still stepping holds its connection's old snapshot (BEGIN keeps it): no
+        // second connection then, which would see the new state.
+        let pending = try db.prepare("SELECT 1 FROM sqlite_master")
+        XCTAssertTrue(try pending.step())
+        XCTAssertNil(try db.readSnapshot(lanes: true) { try runner.companion() })
     }
 }

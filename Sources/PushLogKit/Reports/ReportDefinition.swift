@@ -1,7 +1,7 @@
 import Foundation
 
 /// One report of the catalog: a `.sql` file with a header and named sections.
-public struct ReportDefinition {
+public struct ReportDefinition: Sendable {
     public var name: String
     public var title: String
     public var description: String

@@ -1,12 +1,15 @@
 import Foundation
 
 /// Runs independent report runs two at a time, on a runner's connection and on its companion's,
-/// which sees the same committed state (ReportRunner.companion), one per core. Each
+/// which sees the same committed state (`Database.readSnapshot(lanes: true)`), one per core. Each
 /// lane takes the next job in order, so a list that ends with small jobs ends evenly. Without a
-/// companion (a pushlog writer is running) the jobs run here, one after another. The results
-/// come back in the jobs' order whichever lane ran them.
+/// companion the jobs run here, one after another. The results come back in the jobs' order
+/// whichever lane ran them, and a failure is the one the earliest failing job gave, as one lane
+/// would have reported it.
 enum ReportLanes {
-    typealias Job = (ReportRunner) throws -> ResultDocument
+    /// One run; `@Sendable`, so what a job captures is checked: only values, never a runner or a
+    /// connection of either lane (each lane passes its own).
+    typealias Job = @Sendable (ReportRunner) throws -> ResultDocument
 
     static func run(_ jobs: [Job], on runner: ReportRunner, companion: ReportRunner?) throws -> [ResultDocument] {
         guard jobs.count > 1, let other = companion else { return try jobs.map { try $0(runner) } }
@@ -23,14 +26,16 @@ enum ReportLanes {
         return try queue.results()
     }
 
-    /// The jobs, the next one to take and what each gave; shared by the two lanes under a lock.
+    /// The jobs, the next one to take and what each gave. Unchecked Sendable because every
+    /// mutable field is read and written under `lock` only, and each runner (a connection, not
+    /// shareable) is used by one thread: `companion` by the second lane's, the caller's by its own.
     private final class Queue: @unchecked Sendable {
         let jobs: [Job]
         let companion: ReportRunner
-        var next = 0
-        var docs: [ResultDocument?]
-        var failure: Error?
-        let lock = NSLock()
+        private var next = 0
+        private var docs: [ResultDocument?]
+        private var failures: [Int: Error] = [:]
+        private let lock = NSLock()
 
         init(_ jobs: [Job], companion: ReportRunner) {
             self.jobs = jobs
@@ -38,38 +43,40 @@ enum ReportLanes {
             docs = Array(repeating: nil, count: jobs.count)
         }
 
-        /// Takes jobs until none is left or one failed (the rest are not started).
+        /// Takes jobs until none is left or one failed (later ones are not started; the earlier
+        /// ones were all taken already, so the earliest failure is among those that ran).
         func work(_ runner: ReportRunner) {
             while let i = take() {
                 do {
                     let d = try jobs[i](runner)
                     lock.withLock { docs[i] = d }
                 } catch {
-                    lock.withLock { failure = failure ?? error }
+                    lock.withLock { failures[i] = error }
                 }
             }
         }
 
-        func take() -> Int? {
+        private func take() -> Int? {
             lock.withLock {
-                guard failure == nil, next < jobs.count else { return nil }
+                guard failures.isEmpty, next < jobs.count else { return nil }
                 next += 1
                 return next - 1
             }
         }
 
         func results() throws -> [ResultDocument] {
-            if let failure { throw failure }
-            return docs.map { $0! }
+            try lock.withLock {
+                if let first = failures.keys.min() { throw failures[first]! }
+                return docs.map { $0! }
+            }
         }
     }
 }
 
 extension ReportRunner {
-    /// A runner on a companion connection (Database.companionReader), or nil; the caller ends
-    /// its read transaction (`db.endCompanion()`).
+    /// A runner on the companion connection of the read snapshot in progress
+    /// (`Database.readSnapshot(lanes: true)`), or nil.
     func companion() throws -> ReportRunner? {
-        guard let other = try db.companionReader() else { return nil }
-        return try ReportRunner(db: other, catalog: catalog)
+        try db.companion.map { try ReportRunner(db: $0, catalog: catalog) }
     }
 }

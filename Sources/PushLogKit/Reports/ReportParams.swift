@@ -1,6 +1,6 @@
 /// The parameters a report can bind (`:since`, `:until`, `:by`, ...). Unset ones bind NULL
 /// or the report's declared default.
-public struct ReportParams {
+public struct ReportParams: Sendable {
     public var since: Int64?
     public var until: Int64?
     public var by: String?

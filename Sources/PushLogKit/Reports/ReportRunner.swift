@@ -27,14 +27,15 @@ public final class ReportRunner {
     func runOnLanes(_ def: ReportDefinition, params: ReportParams) throws -> ResultDocument {
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil  // as `run` does
         let names = def.sections.map(\.name).filter { !(skipBuckets && $0 == "by_bucket") }
-        guard names.count >= 2, def.origin != "built-in" || def.materialize.isEmpty, let other = try companion() else {
+        // A job runs the sections of its name: a user's report that repeats a name runs on one lane.
+        guard names.count >= 2, Set(names).count == names.count, def.origin != "built-in" || def.materialize.isEmpty,
+            let other = try companion()
+        else {
             return try run(def, params: params)
         }
-        defer { other.db.endCompanion() }
         let docs = try ReportLanes.run(names.map { n in { try $0.run(def, params: params, only: [n]) } }, on: self, companion: other)
-        let sections = docs.flatMap(\.sections)
         var doc = docs[0]
-        doc.sections = names.compactMap { n in sections.first { $0.name == n } }
+        doc.sections = docs.flatMap(\.sections)
         return doc
     }
 

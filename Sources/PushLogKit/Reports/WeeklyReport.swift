@@ -24,10 +24,6 @@ struct WeeklyReport {
     }
 
     func run(_ p: ReportParams) throws -> ResultDocument {
-        // The second connection first: its snapshot and this one's begin again together, so
-        // what is read below (the default week too) is what every run sees.
-        let companion = try runner.companion()
-        defer { companion?.db.endCompanion() }
         guard try DataCoverage(db: runner.db).span() != nil else {
             throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
         }
@@ -36,8 +32,8 @@ struct WeeklyReport {
         let this = ReportParams(
             since: start, until: start + WeeklyReport.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
         var last = this
-        last.since = start - WeeklyReport.week
-        last.until = start
+        (last.since, last.until) = (start - WeeklyReport.week, start)
+        let lastWeek = last
         let weeklyDef = def
         let filtered = p.topic != nil || p.env != nil
 
@@ -54,12 +50,12 @@ struct WeeklyReport {
             let only = Set(shownKPIs.filter { $0.report == name }.map(\.section))
             kpiJobs[name] = jobs.count
             jobs.append { try $0.run(def, params: this, only: only) }
-            jobs.append { try $0.run(def, params: last, only: only) }
+            jobs.append { try $0.run(def, params: lastWeek, only: only) }
         }
         // The page's own sections one job each (basics is among the KPIs' runs), unless they share
-        // a materialized CTE: then one job, which computes it once.
+        // a materialized CTE (one job, which computes it once) or a name (a user's KPI report).
         let own = weeklyDef.sections.map(\.name).filter { $0 != "basics" }
-        let ownGroups = weeklyDef.materialize.isEmpty ? own.map { [$0] } : [own]
+        let ownGroups = weeklyDef.materialize.isEmpty && Set(own).count == own.count ? own.map { [$0] } : [own]
         let ownFirst = jobs.count
         for group in ownGroups { jobs.append { try $0.run(weeklyDef, params: this, only: Set(group)) } }
         let trendWeeks = stride(from: 7, through: 0, by: -1).map { start - Int64($0) * WeeklyReport.week }
@@ -73,7 +69,7 @@ struct WeeklyReport {
                 }
             }
         }
-        let docs = try ReportLanes.run(jobs, on: runner, companion: companion)
+        let docs = try ReportLanes.run(jobs, on: runner, companion: runner.companion())
 
         var kpi = ResultTable(name: "kpis", columns: ["metric", "this_week", "last_week", "change", "source"])
         for k in weeklyDef.kpis {
@@ -92,10 +88,9 @@ struct WeeklyReport {
             }
             kpi.rows.append([.text(name), x, y, change, .text("\(report).\(column)")])
         }
-        let ownSections = docs[ownFirst..<ownFirst + ownGroups.count].flatMap(\.sections)
         var doc = ResultDocument(
             report: weeklyDef.name, title: weeklyDef.title, params: this.shown(for: weeklyDef),
-            sections: [kpi] + own.compactMap { name in ownSections.first { $0.name == name } })
+            sections: [kpi] + docs[ownFirst..<ownFirst + ownGroups.count].flatMap(\.sections))
         if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
             doc.sections[i] = BucketFill.fill(
                 doc.sections[i], label: "day", unit: .day,

@@ -5,9 +5,32 @@ extension Database {
     /// report's sections and its KPIs agree while an ingest commits), and a first load whose rows
     /// are still staged (ClusteredTable) is refused in that same state; a check made once at opening
     /// would pass a `--watch` loop that started before the load.
-    public func readSnapshot<T>(_ body: () throws -> T) throws -> T {
+    ///
+    /// With `lanes`, a second read-only connection is opened first, and both read transactions
+    /// begin together (`companion`, for ReportLanes). SQLite here has no snapshot API, so they
+    /// begin while a shared lock on `DB.lock` shows that no pushlog writer runs: no commit can
+    /// fall between them. Without that lock (a writer holds it, or there is no `DB.lock`) there is
+    /// no companion, and a report runs on this connection alone.
+    public func readSnapshot<T>(lanes: Bool = false, _ body: () throws -> T) throws -> T {
+        // Opened before the lock, so the lock is held only while the two transactions begin. Not
+        // while a statement of this connection is still stepping: its read stays open and BEGIN
+        // keeps that older snapshot.
+        let other =
+            lanes && companion == nil && !hasStatementInProgress ? try? Store.openForReading(path: path, unfinished: true) : nil
         try withoutReadOnlyGuard { try exec("BEGIN") }
         do {
+            if let other {
+                companion =
+                    try WriterLock.whileNoWriter(databasePath: path) { () throws -> Database? in
+                        try startReading()
+                        return try? other.withoutReadOnlyGuard { () throws -> Database in
+                            try other.exec("BEGIN")
+                            try other.startReading()
+                            return other
+                        }
+                    } ?? nil
+            }
+            defer { endCompanion() }
             if try ClusteredTable.unfinished(self) { throw StoreError.unfinishedIngest(path: path) }
             let result = try body()
             try withoutReadOnlyGuard { try exec("COMMIT") }
@@ -17,31 +40,25 @@ extension Database {
             throw error
         }
     }
-}
 
-extension Database {
-    /// A second read-only connection that sees the same committed state as this one, so a
-    /// report's independent sections can run on the other core; nil when that cannot be
-    /// guaranteed (a pushlog writer is running: the sections then run here, one after another).
-    /// Without SQLite's snapshot API, both read transactions start again while no writer can
-    /// commit: call inside `readSnapshot`, before reading anything whose result must agree.
-    func companionReader() throws -> Database? {
-        guard sqlite3_get_autocommit(handle) == 0 else { return nil }  // no snapshot to share
-        let pair = try WriterLock.whileNoWriter(databasePath: path) { () throws -> Database in
-            let other = try Store.openForReading(path: path)
-            try withoutReadOnlyGuard { try exec("COMMIT; BEGIN") }
-            try other.withoutReadOnlyGuard { try other.exec("BEGIN") }
-            // A read transaction takes its snapshot at its first read, not at BEGIN.
-            _ = try scalarInt("SELECT count(*) FROM sqlite_master")
-            _ = try other.scalarInt("SELECT count(*) FROM sqlite_master")
-            return other
+    /// Whether a statement of this connection has stepped and not been reset or finalized.
+    private var hasStatementInProgress: Bool {
+        var s = sqlite3_next_stmt(handle, nil)
+        while let stmt = s {
+            if sqlite3_stmt_busy(stmt) != 0 { return true }
+            s = sqlite3_next_stmt(handle, stmt)
         }
-        if try ClusteredTable.unfinished(self) { throw StoreError.unfinishedIngest(path: path) }
-        return pair
+        return false
     }
 
-    /// Ends a companion's read transaction (its connection closes when released).
-    func endCompanion() {
-        try? withoutReadOnlyGuard { try exec("COMMIT") }
+    /// A read transaction takes its snapshot at its first read, not at BEGIN.
+    private func startReading() throws {
+        _ = try scalarInt("SELECT count(*) FROM sqlite_master")
+    }
+
+    private func endCompanion() {
+        guard let other = companion else { return }
+        try? other.withoutReadOnlyGuard { try other.exec("COMMIT") }
+        companion = nil
     }
 }

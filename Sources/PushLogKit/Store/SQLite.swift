@@ -6,6 +6,8 @@ public final class Database {
     let handle: OpaquePointer
     let path: String
     let readOnly: Bool
+    /// A second read-only connection on this one's snapshot, while `readSnapshot(lanes: true)` runs.
+    var companion: Database?
 
     /// Process-wide SQLite settings, applied once before the first connection opens.
     static let configured: Bool = { pushlog_config_no_memstatus() == SQLITE_OK }()
