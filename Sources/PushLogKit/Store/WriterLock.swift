@@ -41,8 +41,9 @@ public final class WriterLock {
 extension WriterLock {
     /// Runs `body` while no pushlog writer can commit: under a shared flock on `DB.lock`, taken
     /// without waiting (the CLI's writers hold the lock from before they open the database until
-    /// they close it; a program that writes through PushLogKit must take a WriterLock too). Nil, and `body` not run, when a writer holds the lock or the lock file
-    /// cannot be opened (a database no pushlog writer has touched, a directory it cannot read).
+    /// they close it; a program that writes through PushLogKit must take a WriterLock too). Nil,
+    /// and `body` not run, when a writer holds the lock or the lock file cannot be opened (a
+    /// database no pushlog writer has touched, a directory it cannot read).
     static func whileNoWriter<T>(databasePath: String, _ body: () throws -> T) rethrows -> T? {
         let fd = open(databasePath + ".lock", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
