@@ -65,7 +65,7 @@ enum ReportCommand: Command {
         }
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc = try db.readSnapshot(lanes: true) {
+        let doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: params)) {
             compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
         }
         try checkRule(def, params: params, conditions: conditions, doc: doc, runner: runner)
@@ -88,7 +88,7 @@ enum ReportCommand: Command {
                 // Parameters again each round: relative times (--since -2h) slide with the clock.
                 var p = try parseParams(args)
                 let previous = try comparePrevious(args, def, &p)
-                let d = try db.readSnapshot(lanes: true) {
+                let d = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: p)) {
                     previous ? try runner.runComparingPrevious(name: reportName, params: p) : try runner.run(name: reportName, params: p)
                 }
                 return out.render(d, db: db)

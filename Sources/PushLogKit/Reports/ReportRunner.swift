@@ -20,19 +20,29 @@ public final class ReportRunner {
         return try runOnLanes(def, params: params)
     }
 
-    /// A report whose sections share no materialized CTE runs them on both cores (ReportLanes),
-    /// one job per section, when a companion connection can be had; the document is the one `run`
-    /// gives. (Each lane materializing the shared CTEs itself gained nothing measurable: at 25 M
-    /// records silent, errors, env-mismatch and hygiene took as long, the materializing dominates.)
-    func runOnLanes(_ def: ReportDefinition, params: ReportParams) throws -> ResultDocument {
+    /// Whether `run(name:params:)` can use a second connection (`readSnapshot(lanes:)`): the
+    /// weekly page's runs, or a report's sections when there are two or more that share no
+    /// materialized CTE and no name (a job runs the sections of its name). (Each lane
+    /// materializing the shared CTEs itself gained nothing measurable: at 25 M records silent,
+    /// errors, env-mismatch and hygiene took as long, the materializing dominates.) Opening the
+    /// connection costs a few milliseconds, spent only when this holds.
+    public static func runsOnLanes(_ def: ReportDefinition, params: ReportParams) -> Bool {
+        if !def.kpis.isEmpty { return true }
+        let names = laneSections(def, params)
+        return names.count >= 2 && Set(names).count == names.count && (def.origin != "built-in" || def.materialize.isEmpty)
+    }
+
+    /// The sections `run` prints, in order.
+    static func laneSections(_ def: ReportDefinition, _ params: ReportParams) -> [String] {
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil  // as `run` does
-        let names = def.sections.map(\.name).filter { !(skipBuckets && $0 == "by_bucket") }
-        // A job runs the sections of its name: a user's report that repeats a name runs on one lane.
-        guard names.count >= 2, Set(names).count == names.count, def.origin != "built-in" || def.materialize.isEmpty,
-            let other = try companion()
-        else {
-            return try run(def, params: params)
-        }
+        return def.sections.map(\.name).filter { !(skipBuckets && $0 == "by_bucket") }
+    }
+
+    /// The report's sections one job each on both cores (ReportLanes) when `runsOnLanes` and a
+    /// companion connection is there; the document is the one `run` gives.
+    func runOnLanes(_ def: ReportDefinition, params: ReportParams) throws -> ResultDocument {
+        let names = ReportRunner.laneSections(def, params)
+        guard ReportRunner.runsOnLanes(def, params: params), let other = try companion() else { return try run(def, params: params) }
         let docs = try ReportLanes.run(names.map { n in { try $0.run(def, params: params, only: [n]) } }, on: self, companion: other)
         var doc = docs[0]
         doc.sections = docs.flatMap(\.sections)
