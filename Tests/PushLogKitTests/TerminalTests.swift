@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// The binary at a real terminal: a pseudo-terminal of its own (Tests/Tools/pty-session.py)
+/// whose session and foreground process group are pushlog's, the real `less`, keys typed.
+final class TerminalTests: XCTestCase {
+    struct Session: Decodable {
+        let exit: Int32?
+        let hung: Bool
+        let transcript: String
+    }
+
+    /// Runs `args` in a pty of `rows` lines, typing each step's keys once its text is shown.
+    static func session(_ args: [String], env: [String: String] = [:], rows: Int = 10, steps: [(String, String)] = []) throws -> Session {
+        let driver = Fixtures.root.appendingPathComponent("Tests/Tools/pty-session.py").path
+        var argv = [driver, "--rows", String(rows), "--cols", "100", "--timeout", "10"]
+        for (text, keys) in steps { argv += ["--expect", text, "--send", keys] }
+        argv += ["--", "/usr/bin/env"] + env.map { "\($0.key)=\($0.value)" } + [Fixtures.binary] + args
+        let r = try Shell.run((["python3"] + argv).map { "'\($0)'" }.joined(separator: " ") + " < /dev/null")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return try JSONDecoder().decode(Session.self, from: Data(r.stdout.utf8))
+    }
+
+    static let hundredRows = ["query", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) SELECT i FROM n"]
+
+    func testLongOutputPagesInTheForegroundAndQReturnsToTheShell() throws {
+        guard Shell.has("less"), Shell.has("python3") else { throw XCTSkip("needs less and python3") }
+        let db = IngestedFixtures.reports
+        let s = try Self.session(["--db", db] + Self.hundredRows, env: ["PAGER": "less"], steps: [(":", "q")])
+        XCTAssertFalse(s.hung, "the pager was stopped or never quit:\n\(s.transcript)")
+        XCTAssertEqual(s.exit, 0)
+        XCTAssertTrue(s.transcript.contains("7"), s.transcript)
+        XCTAssertFalse(s.transcript.contains("100"), "less showed the first screen only:\n\(s.transcript)")
+    }
+
+    func testDefaultPagerToo() throws {
+        guard Shell.has("less"), Shell.has("python3") else { throw XCTSkip("needs less and python3") }
+        let s = try Self.session(["--db", IngestedFixtures.reports] + Self.hundredRows, steps: [(":", "G"), ("100", "q")])
+        XCTAssertFalse(s.hung, s.transcript)
+        XCTAssertEqual(s.exit, 0)
+        XCTAssertTrue(s.transcript.contains("100"), "G went to the end:\n\(s.transcript)")
+    }
+
+    func testPagerThatCannotStartMeansPlainOutput() throws {
+        guard Shell.has("python3") else { throw XCTSkip("needs python3") }
+        let s = try Self.session(["--db", IngestedFixtures.reports] + Self.hundredRows, env: ["PAGER": "no-such-pager-here"])
+        XCTAssertFalse(s.hung, s.transcript)
+        XCTAssertEqual(s.exit, 0)
+        XCTAssertTrue(s.transcript.contains("100"), s.transcript)
+    }
+}
