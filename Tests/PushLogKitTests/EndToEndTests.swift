@@ -34,7 +34,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("truncated"), bad.stderr)
 
-        // Reports in json: the SPEC shape, numbers as numbers.
+        // Reports in json: {report, params, sections}, numbers as numbers.
         let rep = try Run.pushlog(["--db", db, "report", "gone", "--format", "json"])
         XCTAssertEqual(rep.status, 0, rep.stderr)
         let doc = try JSONSerialization.jsonObject(with: Data(rep.stdout.utf8)) as! [String: Any]

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// Inputs that are not logs (issue 11 item 13, issue 12 item 6): refused whole with one line,
+/// Inputs that are not logs: refused whole with one line,
 /// never stored as rejects; symbolic links out of a walked folder are not followed.
 final class InputRefusalTests: XCTestCase {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
