@@ -2,7 +2,7 @@
 public enum Schema {
     public static let version: Int64 = 6
 
-    /// The tables of version 6 (store v3, README "Store"). Record tables hold small integer ids
+    /// The tables of version 6 (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
     /// and their identity (time_ms, line_hash) in their key; the `*_v` views join the text back.
     static let tables = """
@@ -50,7 +50,7 @@ public enum Schema {
         CREATE TABLE labels(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
         -- The reason categories (fixed ids, ReasonCategory order) and what may be retried.
         CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
-        -- The APNs reasons pushlog knows, their category and status (README: APNs reasons).
+        -- The APNs reasons pushlog knows, their category and status (docs/reports.md: APNs reasons).
         CREATE TABLE reason_taxonomy(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
 
         -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
