@@ -14,7 +14,7 @@
 -- selected by the error they follow (as errors.retried_non_retryable counts them).
 --
 -- The rules (violations / checked):
--- background_with_alert: background pushes (SPEC 4, as silent) whose payload has alert, sound
+-- background_with_alert: background pushes (as silent counts them) whose payload has alert, sound
 --   or badge / background pushes. Equals silent.with_alert.
 -- background_priority_10: background pushes whose priority is not 5 (missing = APNs' default,
 --   10) / background pushes. Equals silent.priority_not_5.

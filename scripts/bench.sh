@@ -47,7 +47,7 @@ final=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];
 rate=$(python3 -c "print(int($records/$secs))")
 echo "ingest: $records records in ${secs}s = $rate records/s end to end (of which indexes and derived facts ${final}s); peak RSS $((rss / 1024)) MB"
 dbbytes=$(stat -c %s "$db"); gzbytes=$(du -cb "$corpus"/*/* | tail -1 | cut -f1)
-echo "database: $dbbytes bytes = $((dbbytes / records)) bytes per record (SPEC target: 120), $(python3 -c "print(round($dbbytes / $gzbytes, 2))")x the gzipped input"
+echo "database: $dbbytes bytes = $((dbbytes / records)) bytes per record (target: 120), $(python3 -c "print(round($dbbytes / $gzbytes, 2))")x the gzipped input"
 if [ $quick = 0 ] && command -v sqlite3 >/dev/null; then
   echo "  by table and index (MB): $(sqlite3 "$db" "SELECT group_concat(name || ' ' || mb, ', ') FROM (SELECT name, round(sum(pgsize) / 1048576.0, 1) AS mb FROM dbstat GROUP BY name HAVING mb >= 1 ORDER BY 2 DESC)")"
 fi
@@ -100,7 +100,7 @@ con.execute(f"CREATE TABLE ev AS SELECT * FROM read_json({files!r}, format='newl
 n = con.execute("SELECT count(*) FROM ev").fetchone()[0]
 s = time.time() - t
 print(f"duckdb read_json: {n} rows in {s:.2f}s = {int(n/s)} rows/s (2 threads, no indexes, no dedupe)")
-print(f"ratio pushlog / duckdb: {ours / (n / s):.2f}x (SPEC target: 1.5x)")
+print(f"ratio pushlog / duckdb: {ours / (n / s):.2f}x (target: 1.5x)")
 con.close()
 import os
 size = os.path.getsize(path)

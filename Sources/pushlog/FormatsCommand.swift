@@ -24,7 +24,7 @@ enum FormatsCommand: Command {
             return try FormatLibrary.load(userDirectory: userDirectory(args))
         } catch let e as FormatDefinitionError {
             throw UsageError(
-                message: "\(e)", hint: "pushlog formats check FILE explains a definition; see the README, \"Formats you define\"")
+                message: "\(e)", hint: "pushlog formats check FILE explains a definition; see docs/formats.md, \"Formats you define\"")
         }
     }
 
@@ -42,7 +42,7 @@ enum FormatsCommand: Command {
                     "\(file): ok — format '\(d.name)', \(d.samples.count) sample line\(d.samples.count == 1 ? "" : "s") read as records\n")
                 return 0
             } catch let e as FormatDefinitionError {
-                throw UsageError(message: "\(e)", hint: "fix the line named; the README's \"Formats you define\" shows every directive")
+                throw UsageError(message: "\(e)", hint: "fix the line named; docs/formats.md shows every directive")
             }
         }
         try args.allowPositionals(0, command: name)

@@ -11,7 +11,7 @@ enum IngestCommand: Command {
           --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", ")), or a
                                 line-format definition's name: pushlog formats); default: detected per file
           --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-          --format table|json   summary format (json: {"files": [...], "totals": {...}}, see the README)
+          --format table|json   summary format (json: {"files": [...], "totals": {...}}, see docs/operations.md)
           --quiet               no progress line, no summary table
           --verbose             list every file in the summary (default: only new, grown, incomplete
                                 or refused files, and the total line)

@@ -34,7 +34,7 @@ struct OutputTarget {
         } else if let defaultFormat {
             format = defaultFormat
         } else {
-            // Aligned for a person at a terminal; tab-separated for a pipe or a file (SPEC §1).
+            // Aligned for a person at a terminal; tab-separated for a pipe or a file.
             format = path == nil && !Console.stdoutIsTTY ? .tsv : .table
         }
     }

@@ -16,7 +16,7 @@ canonical = [
 ]
 open("canonical.ndjson", "w").write("\n".join(canonical) + "\n")
 
-# Every alias of SPEC 3.2, one record each; all are sends of token T2 (upper case: folded).
+# Every alias of the event schema, one record each; all are sends of token T2 (upper case: folded).
 aliases = [
     '{"ts":"2026-11-02T09:00:00Z","event":"send","device_token":"%s","apns-id":"a1","StatusCode":200,"apns-push-type":"alert","apns-priority":10,"apns-topic":"com.example.app","apns-collapse-id":"c1","apns-expiration":0,"apns-unique-id":"u1","host":"api.sandbox.push.apple.com:443"}' % T2,
     '{"@timestamp":"2026-11-02T09:01:00Z","event":"send","deviceToken":"%s","apnsId":"a2",":status":410,"Reason":"Unregistered","response":{"timestamp":1762074000000}}' % T2,

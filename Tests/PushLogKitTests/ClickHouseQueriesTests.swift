@@ -8,7 +8,7 @@ import XCTest
 /// so a report changed here without its ClickHouse twin fails `swift test` at once.
 final class ClickHouseQueriesTests: XCTestCase {
     static let reports = ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "weekly"]
-    /// Sections pushlog prints that have no ClickHouse statement, and why (README "What differs").
+    /// Sections pushlog prints that have no ClickHouse statement, and why (docs/clickhouse.md, "What differs").
     static let notPorted: [String: Set<String>] = [
         "env-mismatch": ["by_bucket"],  // only with --by topic|env|app_version (dimensions not ported)
         "silent": ["by_bucket"],  // likewise

@@ -76,7 +76,7 @@ final class DerivedTests: XCTestCase {
     }
 
     /// A token registered twice in one millisecond: its latest registration is the one with the
-    /// greater line hash (README), the same in every database, whatever order the lines came in.
+    /// greater line hash (docs/reports.md), the same in every database, whatever order the lines came in.
     func testLatestRegistrationOfATieIsTheGreaterLineHash() throws {
         let tmp = TempDir()
         let token = Self.token(7)

@@ -34,7 +34,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("truncated"), bad.stderr)
 
-        // Reports in json: the SPEC shape, numbers as numbers.
+        // Reports in json: {report, params, sections}, numbers as numbers.
         let rep = try Run.pushlog(["--db", db, "report", "gone", "--format", "json"])
         XCTAssertEqual(rep.status, 0, rep.stderr)
         let doc = try JSONSerialization.jsonObject(with: Data(rep.stdout.utf8)) as! [String: Any]
@@ -178,5 +178,66 @@ final class EndToEndTests: XCTestCase {
         let q = try Run.pushlog(["--db", db, "query", "--format", "csv", "-- how many\nSELECT count(*) AS n FROM sends"])
         XCTAssertEqual(q.status, 0, q.stderr)
         XCTAssertTrue(q.stdout.contains("17"))
+    }
+
+    func testDemoNeverWritesIntoPUSHLOG_DB() throws {
+        let tmp = TempDir()
+        let prod = tmp.file("prod.db")
+        _ = try ingest([Fixtures.path("trust.ndjson")], db: prod)
+        let before = try count("SELECT count(*) FROM sends", db: prod)
+        let r = try Run.pushlog(
+            ["demo", tmp.file("demo"), "--devices", "10", "--weeks", "2", "--no-report", "--quiet"], env: ["PUSHLOG_DB": prod])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: prod), before, "the real database is untouched")
+        XCTAssertGreaterThan(try count("SELECT count(*) FROM sends", db: tmp.file("demo/pushlog.db")), 0)
+    }
+
+    /// trust.ndjson and bad-lines.ndjson in a fresh database.
+    func smallDatabase(_ tmp: TempDir) throws -> String {
+        let db = tmp.file("t.db")
+        _ = try ingest([Fixtures.path("trust.ndjson"), Fixtures.path("bad-lines.ndjson")], db: db)
+        return db
+    }
+
+    func testCompareRefusesPartialTimeBuckets() throws {
+        let tmp = TempDir()
+        let db = try smallDatabase(tmp)
+        XCTAssertEqual(
+            try Run.pushlog([
+                "--db", db, "report", "gone", "--since", "2026-11-04", "--until", "2026-11-06", "--by", "week", "--compare", "previous",
+            ]).status, 2)
+    }
+
+    func testRejectsSaysWhenCutAndFindsASourceByFileName() throws {
+        let tmp = TempDir()
+        let db = try smallDatabase(tmp)
+        let cut = try Run.pushlog(["--db", db, "rejects", "--limit", "1", "--format", "tsv"])
+        XCTAssertTrue(cut.stderr.contains("showing 1 of"), cut.stderr)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "rejects", "--source", "/nonexistent/x.log"]).status, 1)
+        let byName = try Run.pushlog(["--db", db, "rejects", "--source", "bad-lines.ndjson", "--format", "tsv"])
+        XCTAssertEqual(byName.status, 0, byName.stderr)
+        XCTAssertGreaterThan(byName.stdout.split(separator: "\n").count, 1)
+    }
+
+    func testDatabaseNamingAFolderIsAUsageError() throws {
+        let tmp = TempDir()
+        let folder = try Run.pushlog(["--db", tmp.path, "report", "gone"])
+        XCTAssertEqual(folder.status, 2)
+        XCTAssertTrue(folder.stderr.contains("is a folder") && folder.stderr.contains("pushlog.db"), folder.stderr)
+    }
+
+    func testTraceMasksATypedTokenInItsError() throws {
+        let tmp = TempDir()
+        let db = try smallDatabase(tmp)
+        let t = try Run.pushlog(["--db", db, "trace", String(repeating: "ab", count: 32)])
+        XCTAssertEqual(t.status, 1)
+        XCTAssertFalse(t.stderr.contains(String(repeating: "ab", count: 32)), t.stderr)
+    }
+
+    func testSourcesFingerprintIsNotMistakenForAToken() throws {
+        let tmp = TempDir()
+        let db = try smallDatabase(tmp)
+        let src = try Run.pushlog(["--db", db, "sources", "--format", "tsv"])
+        XCTAssertFalse(src.stdout.contains("…"), src.stdout)
     }
 }

@@ -109,6 +109,18 @@ final class FormatTests: XCTestCase {
         }
         XCTAssertEqual(try count("SELECT count(*) FROM sources WHERE format IS NULL", db: tmp.file("p.db")), 0)
     }
+
+    func testByteOrderMarkedCSVIsRead() throws {
+        let tmp = TempDir()
+        let apple = tmp.write("apple.csv", "\u{FEFF}Push Type,Status,Date (UTC),Count\r\nalert,Received,2026-11-14,1300\r\n")
+        let plain = tmp.write("plain.csv", "\u{FEFF}time,event,token,status\n2026-11-02T08:00:00Z,send,abcd,200\n")
+        let db = tmp.file("b.db")
+        let s = try ingest([apple, plain], db: db)
+        XCTAssertEqual(s.files.map(\.format), ["apple-metrics", "csv"])
+        XCTAssertEqual(s.rejects, 0)
+        XCTAssertEqual(try count("SELECT count FROM apple_metrics", db: db), 1300)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 1)
+    }
 }
 
 /// Input format names cross from the CLI into the ingest as an enum, with their spellings kept.

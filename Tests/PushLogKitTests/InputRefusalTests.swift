@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// Inputs that are not logs (issue 11 item 13, issue 12 item 6): refused whole with one line,
+/// Inputs that are not logs: refused whole with one line,
 /// never stored as rejects; symbolic links out of a walked folder are not followed.
 final class InputRefusalTests: XCTestCase {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
@@ -97,5 +97,25 @@ final class InputRefusalTests: XCTestCase {
             guard case .format(let f, _) = FormatDetector.detect(Array(text.utf8), builder: b) else { XCTFail(name); continue }
             XCTAssertEqual(f.name, name)
         }
+    }
+
+    func testRefusedFileReasonKeepsNoSecretOrToken() throws {
+        let tmp = TempDir()
+        let dir = tmp.file("in")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        _ = tmp.write(
+            "in/h.txt",
+            "auth bearer eyJhIjoxfQ.eyJiIjoyfQ.c2lnbmF0dXJl token 3f2a000000000000000000000000000000000000000000000000000000beef\nmore words\n"
+        )
+        _ = tmp.write("in/ok.ndjson", "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n")
+        let db = tmp.file("r.db")
+        let r = try Run.pushlog(["--db", db, "ingest", dir])
+        XCTAssertFalse(r.stderr.contains("eyJiIjoyfQ") || r.stderr.contains("000000000000000000beef"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("[REDACTED"), r.stderr)
+        let stored = try Store.openForReading(path: db)
+        let s = try stored.prepare("SELECT error FROM sources WHERE path LIKE '%h.txt'")
+        XCTAssertTrue(try s.step())
+        XCTAssertFalse((s.string(0) ?? "").contains("eyJiIjoyfQ"), s.string(0) ?? "")
+        XCTAssertEqual(Redactor.redact("Authorization: Bearer eyJhIjoxfQ.eyJiIjoyfQ.c2lnbmF0dXJl"), "Authorization: Bearer [REDACTED JWT]")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// Line formats defined as data (issue 12 item 10): the built-in definitions on their fixtures,
+/// Line formats defined as data: the built-in definitions on their fixtures,
 /// a user's definition through the CLI, and definitions that must be refused with file and line.
 final class LineDefinitionTests: XCTestCase {
     func testBuiltInDefinitionsAreCompiledIn() throws {

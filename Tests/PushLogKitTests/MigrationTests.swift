@@ -7,7 +7,7 @@ import XCTest
 final class MigrationTests: XCTestCase {
     /// The report runs of Tests/Fixtures/migration/runs.txt, against the JSON pushlog printed on
     /// the store v2 database (v3-demo.sql.gz: the demo, 80 devices over 2 weeks, and nine fixture
-    /// logs, dumped with sqlite3 .dump by the pushlog of stop 10, which also wrote NN.json).
+    /// logs, dumped with sqlite3 .dump by the last pushlog that wrote schema version 3, which also wrote NN.json).
     func testMigratedStoreV2AnswersEveryReportAsBefore() throws {
         let tmp = TempDir()
         let db = tmp.file("v2.db")
@@ -90,7 +90,7 @@ final class MigrationTests: XCTestCase {
         }
     }
 
-    /// Version 4 (stop 11) kept registers and receipts in time order with covering indexes by
+    /// Version 4 kept registers and receipts in time order with covering indexes by
     /// token and apns-id; version 5 keys the tables so. The migration keeps every report's answer
     /// and every row, and drops the two indexes.
     func testVersion4MigratesToTablesKeyedByTokenAndApnsID() throws {
@@ -101,7 +101,7 @@ final class MigrationTests: XCTestCase {
         let db = tmp.file("v4.db")
         try FileManager.default.copyItem(atPath: fresh, toPath: db)
         let conn = try Database(path: db, readOnly: false)
-        // The two tables and indexes as stop 11's pushlog created them.
+        // The two tables and indexes as a version-4 pushlog created them.
         try conn.exec(
             """
             DROP VIEW registers_v; DROP VIEW receipts_v;
@@ -215,7 +215,7 @@ final class MigrationTests: XCTestCase {
         try conn.exec(String(decoding: sql, as: UTF8.self))
     }
 
-    /// The store v2 tables (schema version 3, as stop 10's pushlog created them) filled from a
+    /// The store v2 tables (schema version 3, as the pushlog of that version created them) filled from a
     /// current database's views; the derived tables stay empty (the migration rebuilds them).
     func writeStoreV2(from current: String, to path: String) throws {
         let conn = try Database(path: path, readOnly: false)

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// JSON shapes of other senders and providers (issue 12 items 7-9): node-apn's whole result
+/// JSON shapes of other senders and providers: node-apn's whole result
 /// object, Expo tickets and receipts, Braze Currents push events, Pinpoint push results.
 final class ProviderShapeTests: XCTestCase {
     static let sendsSQL = """

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// Other tools' logs as they really are (issue 12): terminal output, colours, transport failures,
+/// Other tools' logs as they really are: terminal output, colours, transport failures,
 /// rejects per occurrence, other platforms, syslog prefixes. Fixtures: make-format-fixtures.py.
 final class RealLogTests: XCTestCase {
     func testGorushTerminalFormatterWithColoursAndTransportFailures() throws {

@@ -228,4 +228,33 @@ final class ReportTests: XCTestCase {
         XCTAssertThrowsError(try db.exec("CREATE TEMP TABLE x(a)"))
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM temp.sqlite_master"), 0)
     }
+
+    func testReconcileCountsUntypedBackgroundPushesAsBackground() throws {
+        let tmp = TempDir()
+        let log = tmp.write(
+            "r.ndjson",
+            """
+            {"time":"2026-11-14T08:00:00Z","event":"send","token":"aa","status":200,"payload":{"aps":{"content-available":1}}}
+            {"time":"2026-11-14T08:01:00Z","event":"send","token":"aa","status":200,"payload":{"aps":{"alert":"hi"}}}
+            {"time":"2026-11-14T08:02:00Z","event":"send","token":"aa","status":200,"push_type":"background","payload":{"aps":{"content-available":1}}}
+
+            """)
+        let csv = tmp.write(
+            "apple.csv", "Push Type,Status,Date (UTC),Count\nalert,Received,2026-11-14,1\nbackground,Received,2026-11-14,2\n")
+        let db = tmp.file("c.db")
+        _ = try ingest([log, csv], db: db)
+        let r = try Run.pushlog(["--db", db, "report", "reconcile", "--format", "json"])
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let days = try XCTUnwrap((doc["sections"] as? [String: Any])?["by_day"] as? [[String: Any]])
+        XCTAssertEqual(days.first { $0["push_type"] as? String == "alert" }?["our_accepted"] as? Int, 1)
+        XCTAssertEqual(days.first { $0["push_type"] as? String == "background" }?["our_accepted"] as? Int, 2)
+    }
+
+    func testShareIsAPercentageInTables() {
+        XCTAssertEqual(CellFormat.human(.double(0.0123), column: "share"), "1.23%")
+    }
+
+    func testCompactDateIsADay() {
+        XCTAssertEqual(TimeArgument.parse("20261109"), TimeArgument.parse("2026-11-09"))
+    }
 }

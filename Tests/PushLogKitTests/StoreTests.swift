@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// The store's own promises (README "The store"): apns-ids stored as 16 bytes join whatever the
+/// The store's own promises (docs/store.md): apns-ids stored as 16 bytes join whatever the
 /// case they were logged in, the views read like the functions, and old names get a pointer.
 final class StoreTests: XCTestCase {
     static let tokenA = token(0xA1), tokenB = token(0xB2)

@@ -1,4 +1,4 @@
-/// Validation and normalisation of a collected record (SPEC §3.1).
+/// Validation and normalisation of a collected record against the event schema.
 extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
     func finish() -> RejectReason? {

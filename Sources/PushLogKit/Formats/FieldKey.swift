@@ -1,4 +1,4 @@
-/// The canonical fields a record's keys map to (SPEC §3.1, §3.2).
+/// The canonical fields a record's keys map to: the event schema's keys and their aliases.
 enum Field: UInt8, Sendable {
     case time, timestamp, event, token, apnsID, status, reason, env, host, topic, pushType, priority
     case collapseID, expiration, payloadBytes, payload, contentAvailable, mutableContent, alert, sound, badge
@@ -10,7 +10,7 @@ enum Field: UInt8, Sendable {
     case shape
 }
 
-/// Maps a key to its field: case-insensitive, `-` and `_` ignored, with the aliases of SPEC §3.2.
+/// Maps a key to its field: case-insensitive, `-` and `_` ignored, with the event schema's aliases.
 ///
 /// An open-addressed table of 512 slots keyed by an FNV-1a hash of the folded key; a hash hit
 /// is confirmed by comparing the folded bytes, so a crafted key whose hash collides with a

@@ -8,7 +8,7 @@ enum Detection {
     case refused(String)
 }
 
-/// Picks a file's format from its first lines (SPEC §3), or makes the one a user forced.
+/// Picks a file's format from its first lines, or makes the one a user forced.
 public enum FormatDetector {
     /// The built-in formats a user may name (`json` and `sns-document` are accepted, not listed).
     public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(

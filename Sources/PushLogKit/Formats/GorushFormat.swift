@@ -5,7 +5,7 @@ import Foundation
 /// logrus JSON (`{"level","msg","time"}`) or text wrapper (`time="..." level=... msg="..."`, or
 /// on a terminal `ERRO[2018/04/11 - 23:15:11] | failed-push | ...`), and gorush's synchronous API
 /// response body (`{"counts":…,"logs":[entries],"success":…}`). Status comes from the reason
-/// (SPEC §3.4); an error that is not an APNs reason is a transport failure. Entries of another
+/// (ReasonTaxonomy); an error that is not an APNs reason is a transport failure. Entries of another
 /// platform are skipped only when it is named (android, huawei); other lines are ignored.
 final class GorushFormat: LineFormat {
     let name = "gorush"

@@ -110,7 +110,7 @@ public final class LineDefinition: @unchecked Sendable {
                 let key = value[..<eq].trimmingCharacters(in: .whitespaces)
                 let v = value[value.index(after: eq)...].trimmingCharacters(in: .whitespaces)
                 guard let f = keys.field(key), f != .shape else {
-                    throw fail(n, "unknown field '\(key)' in set (fields: the canonical keys of SPEC §3.1)")
+                    throw fail(n, "unknown field '\(key)' in set (fields: the event schema's keys, e.g. event, time, token, status, env)")
                 }
                 if patterns.isEmpty { shared.append((f, v)) } else { patterns[patterns.count - 1].constants.append((f, v)) }
             case "pattern":
@@ -130,7 +130,7 @@ public final class LineDefinition: @unchecked Sendable {
                     guard let f = keys.field(c), f != .shape, f != .response, f != .body, f != .payload else {
                         throw fail(
                             n,
-                            "unknown field '\(c)' in a named capture (fields: the canonical keys of SPEC §3.1, e.g. time, token, status, reason, apns_id)"
+                            "unknown field '\(c)' in a named capture (fields: the event schema's keys, e.g. time, token, status, reason, apns_id)"
                         )
                     }
                     captures.append((c, f))

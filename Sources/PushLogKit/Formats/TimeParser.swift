@@ -1,4 +1,4 @@
-/// Parses the time forms of SPEC §3.1 into epoch milliseconds (rounded, not truncated).
+/// Parses the event schema's time forms (RFC 3339, naive UTC, epoch s/ms/µs) into epoch milliseconds (rounded, not truncated).
 enum TimeParser {
     /// Epoch milliseconds of a UTC civil time (the calendar arithmetic lives in Model's CivilDate).
     static func epochMs(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64 {

@@ -27,7 +27,7 @@ public struct FileSummary {
     var totalRecords: Int { records.total }
 }
 
-/// The whole run: one summary per file and the totals (SPEC §2).
+/// The whole run: one summary per file and the totals.
 public struct IngestSummary {
     public var files: [FileSummary] = []
     public var problems: [String] = []

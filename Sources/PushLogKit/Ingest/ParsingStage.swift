@@ -123,7 +123,7 @@ struct ParsingStage {
     }
 
     /// A rejected record: its identity is its bytes (the whole record when it spans lines) and
-    /// its first line number (SPEC §2), so every occurrence counts once and a re-read copy of the
+    /// its first line number (its position in the file), so every occurrence counts once and a re-read copy of the
     /// file adds none; its text is the start of the record.
     func rejectItem(_ base: ParsedItem, _ record: ByteSlice, _ firstLine: Int, _ reason: RejectReason, entry: Int = 0) -> ParsedItem {
         var r = base

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The identity of a rejected record (SPEC §2): its bytes' hash mixed with its first line
+/// The identity of a rejected record, which keeps its position in the file: its bytes' hash mixed with its first line
 /// number (and, for a record packed with others in one line, its place there).
 enum RejectIdentity {
     static func hash(_ bytes: (Int64, Int64), line: Int, entry: Int = 0) -> (Int64, Int64) {

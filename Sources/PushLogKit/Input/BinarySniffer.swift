@@ -1,7 +1,7 @@
 import Foundation
 
 /// Tells a file that is not a text log from its first bytes (after decompression): known binary
-/// magic numbers, or NUL bytes at the start (in the first line, within the first 4 KiB). Such a file is refused whole (SPEC §2), not
+/// magic numbers, or NUL bytes at the start (in the first line, within the first 4 KiB). Such a file is refused whole, not
 /// stored line by line as thousands of rejects.
 enum BinarySniffer {
     static let magics: [(bytes: [UInt8], what: String)] = [

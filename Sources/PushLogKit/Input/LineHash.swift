@@ -1,4 +1,4 @@
-/// A 128-bit hash of a line's bytes: the record identity of SPEC §2 (with the record time).
+/// A 128-bit hash of a line's bytes: with the record time, a record's identity (duplicates are dropped by it).
 /// Two 64-bit lanes of multiply-rotate mixing over 16-byte blocks, finalised with xor-shift-multiply.
 enum LineHash {
     @inline(__always) static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }

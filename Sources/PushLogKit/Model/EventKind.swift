@@ -1,4 +1,4 @@
-/// The record kinds of the pushlog event schema (SPEC §3.1).
+/// The record kinds of the pushlog event schema.
 enum EventKind: Int, CaseIterable, Sendable {
     case send = 0
     case request, response, register, settings, receipt, unregister

@@ -1,4 +1,4 @@
-/// The APNs response categories of SPEC §3.4.
+/// The categories APNs responses are classified into, by reason (else status).
 enum ReasonCategory: String, CaseIterable, Sendable {
     case accepted
     case tokenGone = "token-gone"

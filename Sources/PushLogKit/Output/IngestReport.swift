@@ -1,6 +1,6 @@
 import Foundation
 
-/// The end-of-ingest summary as a table (stderr) or one JSON object (SPEC §2).
+/// The end-of-ingest summary as a table (stderr) or one JSON object.
 public enum IngestReport {
     static func kindsObject(_ r: KindCounts) -> String {
         "{" + EventKind.allCases.filter { r[$0] > 0 }.map { "\"\($0.name)\":\(r[$0])" }.joined(separator: ",") + "}"

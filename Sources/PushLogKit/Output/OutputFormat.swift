@@ -1,4 +1,4 @@
-/// The output formats of SPEC §1.
+/// The output formats of every command (`--format`).
 public enum OutputFormat: String, CaseIterable {
     case table, csv, tsv, json, ndjson, markdown, html
 

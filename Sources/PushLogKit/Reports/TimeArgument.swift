@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parses the TIME forms of SPEC §1 for --since/--until/--before.
+/// Parses the TIME forms (RFC 3339, dates, ISO weeks, epoch numbers, names, durations back) for --since/--until/--before.
 public enum TimeArgument {
     /// Epoch ms of `s`, relative forms counted back from `now`.
     public static func parse(_ s0: String, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) -> Int64? {

@@ -1,4 +1,4 @@
-/// Masks device tokens in every output (SPEC §6): the first 8 and last 4 characters stay.
+/// Masks device tokens in every output, unless --reveal-tokens: the first 8 and last 4 characters stay.
 ///
 /// The rule is decided by the value, never by the column name, so an alias (`token AS tok`), a
 /// concatenation or a token inside JSON or a rejected line is masked too:

@@ -29,7 +29,7 @@ extension Schema {
         ("relevance", "aps.relevance-score"), ("custom_keys", "custom top-level payload keys, comma-separated"),
         ("status", "HTTP status of the APNs response (NULL: no response, e.g. a transport error)"),
         ("reason_id", "reasons.id: APNs reason (Unregistered, BadDeviceToken, …)"),
-        ("category_id", "categories.id of the reason's category (README: APNs reasons)"),
+        ("category_id", "categories.id of the reason's category (docs/reports.md: APNs reasons)"),
         ("apns_ts", "timestamp of a 410 body, epoch ms"), ("apns_unique_id", "apns-unique-id header (sandbox)"),
         ("latency_ms", "response latency in ms"), ("attempt", "attempt number as logged (2 = first retry)"),
         ("error", "transport error text when there was no APNs response"),
@@ -131,7 +131,7 @@ extension Schema {
                 ("never_retry", "1 when a retry is a provider bug (token-gone, token-bad, request)"),
             ]),
         TableDoc(
-            name: "reason_taxonomy", meaning: "the APNs reasons pushlog knows and their category (README: APNs reasons)",
+            name: "reason_taxonomy", meaning: "the APNs reasons pushlog knows and their category (docs/reports.md: APNs reasons)",
             columns: [
                 ("reason", "APNs reason"), ("category", "its category"), ("status", "the status APNs sends it with"),
             ]),

@@ -2,7 +2,7 @@
 public enum Schema {
     public static let version: Int64 = 6
 
-    /// The tables of version 6 (store v3, README "Store"). Record tables hold small integer ids
+    /// The tables of version 6 (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
     /// and their identity (time_ms, line_hash) in their key; the `*_v` views join the text back.
     static let tables = """
@@ -50,7 +50,7 @@ public enum Schema {
         CREATE TABLE labels(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
         -- The reason categories (fixed ids, ReasonCategory order) and what may be retried.
         CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, retryable INTEGER NOT NULL, never_retry INTEGER NOT NULL);
-        -- The APNs reasons pushlog knows, their category and status (README: APNs reasons).
+        -- The APNs reasons pushlog knows, their category and status (docs/reports.md: APNs reasons).
         CREATE TABLE reason_taxonomy(reason TEXT PRIMARY KEY COLLATE NOCASE, category TEXT NOT NULL, status INTEGER);
 
         -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
@@ -110,7 +110,7 @@ public enum Schema {
         -- registered a different token until the token itself was registered again (churn).
         CREATE TABLE token_stale(token_id INTEGER NOT NULL, stale_from INTEGER NOT NULL, stale_until INTEGER NOT NULL);
         -- Per unit (a device's name, or 'user:' and the user's name for settings naming only a user):
-        -- the opt-in facts of SPEC §4 opt-out. Times in ms.
+        -- the opt-in facts the opt-out report reads. Times in ms.
         CREATE TABLE device_facts(
             unit TEXT PRIMARY KEY, user_id INTEGER,
             opted_in INTEGER,                  -- first authorized observation
@@ -275,7 +275,7 @@ public enum Schema {
         "dismissed", "action", "newData", "noData", "failed",
     ]
 
-    /// The SPEC §4 rule for a background push, on `sends` columns (push type 2 is background, a
+    /// What makes a push a background push, on `sends` columns (push type 2 is background, a
     /// seeded id): the condition of the background_pushes view and of its index sends_background.
     static let backgroundRule =
         "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
@@ -284,7 +284,7 @@ public enum Schema {
     /// planner uses the index only for a query that names the same terms).
     static let backgroundWhere = "kind IN (0, 2) AND status IS NOT NULL AND (\(backgroundRule))"
 
-    /// `background_pushes`: the background pushes APNs answered (SPEC §4 silent), read from sends
+    /// `background_pushes`: the background pushes APNs answered (as silent counts them), read from sends
     /// through sends_background, in the columns of the table it replaced (and the sends id).
     /// receipt_ms: the first background receipt (label 9, seeded) for an accepted push's apns-id.
     static let backgroundPushesView = """

@@ -2,14 +2,15 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// Every figure right, or refused out loud: strict arguments, filters that apply to the whole
-/// page, definitions that do not mislead, output that pipes and masks safely.
+/// The rules every command keeps (docs/guarantees.md), so a figure is right or refused out loud:
+/// strict arguments, filters that apply to the whole page, definitions that do not mislead,
+/// output that pipes and masks safely, empty results that say why.
 ///
 /// Fixture `trust.ndjson` (hand-written, 18 lines): topic com.a answers 200s and one 410 on
 /// Monday 2026-11-02; topic com.b has an ExpiredProviderToken burst (4 × 403, 14:00–14:03) on
 /// Tuesday; no response on Thursday 11-05. Opt-ins: dev0 10-10 (off 10-28), dev1 10-20, dev2 10-21
 /// (off 10-25), dev3 11-06; the last record is 2026-11-08T12:00.
-final class TrustworthyAnswersTests: XCTestCase {
+final class CommandRulesTests: XCTestCase {
     var tmp: TempDir!
     var db: String!
 
@@ -260,7 +261,7 @@ final class TrustworthyAnswersTests: XCTestCase {
         XCTAssertEqual(try count("SELECT n_send FROM sources", db: d), 13)
     }
 
-    // MARK: small ones
+    // MARK: empty results, listings, trace
 
     func testEmptyResultsSayWhy() throws {
         let r = try pushlog(["report", "gone", "--since", "2020-01-01", "--until", "2020-02-01", "--topic", "com.nope"])
