@@ -1,6 +1,7 @@
 -- title: Token churn
 -- description: How fast device tokens change (rotations, new tokens, tokens APNs retired) and
 -- description: whether the provider kept sending to a device's old token after it registered a new one.
+-- records: registrations
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
 -- param: by=week  bucket: hour, day or week

@@ -1,6 +1,7 @@
 -- title: Sandbox/production mismatches
 -- description: Responses sent to an APNs environment other than the one the token was registered
 -- description: in, how much of BadDeviceToken that explains, malformed tokens, and env-key errors.
+-- records: responses
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
 -- param: topic  only responses for this topic

@@ -1,6 +1,7 @@
 -- title: APNs errors
 -- description: Every non-accepted response by time bucket, status and reason, with the APNs
 -- description: category, and retries of responses that must never be retried.
+-- records: responses
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
 -- param: by=hour  bucket: minute, 5m, hour or day, or a dimension: topic, env, app_version, push_type, reason

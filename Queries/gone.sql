@@ -1,6 +1,7 @@
 -- title: Token gone (410) rates
 -- description: How many responses were 410 (Unregistered/ExpiredToken), how many tokens APNs
 -- description: retired, and whether the provider kept sending to tokens after their first 410.
+-- records: responses
 -- param: since  start of the range (responses by time)
 -- param: until  end of the range, exclusive
 -- param: by=day  bucket: hour, day or week, or a dimension: topic, env, app_version, push_type, reason

@@ -1,6 +1,7 @@
 -- title: Provider hygiene
 -- description: The rules of a correct APNs provider, checked from its own logs: per rule how
 -- description: often it was broken, since when, an example to look at and what to change.
+-- records: responses
 -- param: since  start of the range (responses by time)
 -- param: until  end of the range, exclusive
 -- param: topic  only responses for this topic

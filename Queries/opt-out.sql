@@ -1,6 +1,7 @@
 -- title: Opt-out after opt-in
 -- description: Of the units (devices or users) that opted in to notifications, how many later
 -- description: turned them off, how fast, and how each weekly opt-in cohort held up.
+-- records: observations
 -- param: since  start of the range (units by opt-in time)
 -- param: until  end of the range, exclusive
 -- param: unit=device  device or user

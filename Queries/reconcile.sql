@@ -2,6 +2,7 @@
 -- description: Our per-day, per-push-type response counts against the Apple Push Notifications
 -- description: Console delivery-metrics export (ingest its CSV like any log); flags days where our
 -- description: accepted count and Apple's received count differ by more than 1%.
+-- records: responses
 -- param: since  start of the range (days)
 -- param: until  end of the range, exclusive
 -- A response's push type is its apns-push-type; without one it is background when the payload is a

@@ -1,6 +1,7 @@
 -- title: Silent (background) push throttling
 -- description: Background pushes against the budget iOS tolerates per device and hour, and how
 -- description: many actually woke the app (background receipts) at each hourly rate.
+-- records: responses
 -- param: since  start of the range
 -- param: until  end of the range, exclusive
 -- param: budget=3  background pushes per token and clock hour before iOS throttles

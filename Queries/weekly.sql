@@ -2,6 +2,7 @@
 -- description: One page for Monday: the KPIs of the week against the week before (from the
 -- description: gone, churn, env-mismatch, silent, opt-out and errors reports), the top error
 -- description: reasons, the incidents found in the data, the worst app versions and daily trends.
+-- records: responses
 -- param: week  ISO week, e.g. 2026-W47 (default: the last complete week)
 -- param: budget=3  background pushes per token-hour (silent KPIs)
 -- param: topic  only responses for this topic, in every KPI and section that can be split by topic

@@ -54,6 +54,8 @@ enum ReportCommand: Command {
         try refuseUndeclared(args, def)
         var params = try parseParams(args)
         let compare = try comparePrevious(args, def, &params)
+        let aligned = alignRange(args, def, &params, compare: compare)
+        let shift = compare ? try compareShift(args, def, params) : 0
         var conditions: [FailCondition] = []
         for e in args.all("--fail-if") {
             guard let c = FailCondition(e) else {
@@ -65,9 +67,12 @@ enum ReportCommand: Command {
         }
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: params)) {
-            compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
+        var doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: params)) {
+            compare
+                ? try runner.runComparingPrevious(name: reportName, params: params, shift: shift)
+                : try runner.run(name: reportName, params: params)
         }
+        if let aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
         try checkRule(def, params: params, conditions: conditions, doc: doc, runner: runner)
         // Every condition is checked against the result before anything is printed.
         for c in conditions {
@@ -88,18 +93,27 @@ enum ReportCommand: Command {
                 // Parameters again each round: relative times (--since -2h) slide with the clock.
                 var p = try parseParams(args)
                 let previous = try comparePrevious(args, def, &p)
+                _ = alignRange(args, def, &p, compare: previous)
+                let back = previous ? try compareShift(args, def, p) : 0
                 let d = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: p)) {
-                    previous ? try runner.runComparingPrevious(name: reportName, params: p) : try runner.run(name: reportName, params: p)
+                    previous
+                        ? try runner.runComparingPrevious(name: reportName, params: p, shift: back)
+                        : try runner.run(name: reportName, params: p)
                 }
                 return out.render(d, db: db)
             }
         }
         for note in try DataCoverage(db: db).notes(for: params, report: def) { Console.err("pushlog: \(note)") }
         try out.write(doc, db: db)
+        if !conditions.isEmpty, let empty = try emptyRange(doc, def, db: db) {
+            Console.err("pushlog: --fail-if not checked: no \(def.records == .any ? "records" : def.records.rawValue) between \(empty)")
+            return 4
+        }
         try refuseNotObservable(conditions, doc: doc)
         let breached = conditions.filter { $0.holds(in: doc) }
         for c in breached {
-            let seen = c.comparisons.map { f in "\(f.column) = \(f.observed(in: doc).map(FailIf.show) ?? "null")" }
+            let row = c.breachingRow(in: doc) ?? 0
+            let seen = c.comparisons.map { f in "\(f.column) = \(f.observed(in: doc, row: row).map(FailIf.show) ?? "null")" }
             Console.err("pushlog: --fail-if breached: \(c.source) (\(seen.joined(separator: ", ")))")
         }
         return breached.isEmpty ? 0 : 3
@@ -132,6 +146,19 @@ enum ReportCommand: Command {
                 message: "--fail-if on report \(def.name) needs --rule ID (one row per rule)",
                 hint: "e.g. --rule non_retryable_retried --fail-if 'violations > 0'; rules: \(ruleIDs())")
         }
+    }
+
+    /// The report's range as text when it holds none of the records the report is about: a
+    /// threshold over no data is neither a pass nor a breach (a stopped pusher is not healthy).
+    static func emptyRange(_ doc: ResultDocument, _ def: ReportDefinition, db: Database) throws -> String? {
+        func time(_ name: String) -> Int64? {
+            guard let v = doc.params.first(where: { $0.0 == name })?.1, case .text(let t) = v else { return nil }
+            return TimeArgument.parse(t)
+        }
+        let since = time("since") ?? Int64.min, until = time("until") ?? Int64.max
+        guard try !DataCoverage(db: db).hasRecords(since: since, until: until, def.records) else { return nil }
+        func show(_ t: Int64, _ open: String) -> String { t == .min || t == .max ? open : TimeFormat.rfc3339(ms: t) }
+        return "\(show(since, "the start")) and \(show(until, "the end"))"
     }
 
     /// A condition on a cell that holds text instead of a number (`not observable`) can be neither

@@ -32,7 +32,7 @@ public struct ResultTable {
 public struct ResultDocument {
     var report: String
     var title: String
-    var params: [(String, SQLValue)]
+    public var params: [(String, SQLValue)]
     public var sections: [ResultTable]
     /// Lines printed after the tables (warnings, notes).
     var notes: [String] = []

@@ -14,7 +14,7 @@ public enum TimeUnit: String, CaseIterable, Sendable {
         }
     }
 
-    var step: Int64 {
+    public var step: Int64 {
         switch self {
         case .minute: return 60_000
         case .fiveMinutes: return 300_000

@@ -48,6 +48,30 @@ public struct DataCoverage {
         return out
     }
 
+    /// True when [since, until) holds at least one record of the kinds `evidence` names.
+    public func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence) throws -> Bool {
+        // Each table is probed by its time key, except registrations (clustered by token): their
+        // probe stops at the first hit, and scans only when the range is empty.
+        let sends = "SELECT 1 FROM sends WHERE time_ms >= ?1 AND time_ms < ?2"
+        let registers = "SELECT 1 FROM registers WHERE time_ms >= ?1 AND time_ms < ?2"
+        let settings = "SELECT 1 FROM settings WHERE time_ms >= ?1 AND time_ms < ?2"
+        let others = ["receipts", "unregisters"].map { "SELECT 1 FROM \($0) WHERE time_ms >= ?1 AND time_ms < ?2" }
+        let probes: [String]
+        switch evidence {
+        case .responses: probes = [sends]
+        case .registrations: probes = [registers]
+        case .observations: probes = [settings, registers]
+        case .any: probes = [sends, settings, registers] + others
+        }
+        for sql in probes {
+            let s = try db.prepare(sql + " LIMIT 1")
+            s.bind(1, since)
+            s.bind(2, until)
+            if try s.step() { return true }
+        }
+        return false
+    }
+
     func values(_ sql: String) throws -> [String] {
         let s = try db.prepare(sql)
         var out: [String] = []

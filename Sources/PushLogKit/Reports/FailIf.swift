@@ -1,5 +1,5 @@
-/// `--fail-if 'column op value'`, evaluated on the first row of the summary section
-/// (or on the `this_week` value of a KPI for the weekly report).
+/// `--fail-if 'column op value'`, evaluated on each row of the summary section (a summary of
+/// one row per reason breaches when any reason does), or on the `this_week` value of a KPI.
 public struct FailIf {
     public let column: String
     let op: String
@@ -23,13 +23,16 @@ public struct FailIf {
         return nil
     }
 
-    /// The observed value, or nil when the column is not in the document.
-    public func observed(in doc: ResultDocument) -> Double? {
+    /// The observed value in row `row` of the summary, or nil when the column is not in the
+    /// document.
+    public func observed(in doc: ResultDocument, row: Int = 0) -> Double? {
         if let kpis = doc.section("kpis"), let m = kpis.column("metric"), let v = kpis.column("this_week") {
             if let row = kpis.rows.first(where: { $0[m] == .text(column) }) { return row[v].asDouble }
         }
-        let summary = doc.section("summary") ?? doc.sections.first
-        return summary?.first(column)?.asDouble
+        guard let summary = doc.section("summary") ?? doc.sections.first, let c = summary.column(column),
+            summary.rows.indices.contains(row)
+        else { return nil }
+        return summary.rows[row][c].asDouble
     }
 
     /// Whether `column` names something the condition can be evaluated on (a value may still be
@@ -90,8 +93,14 @@ public struct FailCondition {
     public var comparisons: [FailIf] { anyOf.flatMap { $0 } }
 
     /// True when the expression holds; a comparison on a null value does not hold.
-    public func holds(in doc: ResultDocument) -> Bool {
-        anyOf.contains { all in all.allSatisfy { f in f.observed(in: doc).map(f.holds) ?? false } }
+    public func holds(in doc: ResultDocument) -> Bool { breachingRow(in: doc) != nil }
+
+    /// The first summary row the whole expression holds on (0 for a KPI page).
+    public func breachingRow(in doc: ResultDocument) -> Int? {
+        let rows = doc.section("kpis") != nil ? 1 : (doc.section("summary") ?? doc.sections.first)?.rows.count ?? 0
+        return (0..<rows).first { r in
+            anyOf.contains { all in all.allSatisfy { f in f.observed(in: doc, row: r).map(f.holds) ?? false } }
+        }
     }
 
     /// `expr` split on a whole word, case-insensitively.

@@ -54,13 +54,19 @@ struct ReportComparison {
             out.columns.append(name)
             if figures.contains(c) { out.columns += [name + "_prev", name + "_change"] }
         }
-        func row(_ r: [SQLValue], _ p: [SQLValue]?) -> [SQLValue] {
+        // A row of one period only compares against zero (a reason new this hour: prev 0 and
+        // change +N; one that stopped: now 0 and change −N), so `--fail-if` on a change sees it.
+        func zeroed(_ r: [SQLValue]) -> [SQLValue] {
+            var z = r
+            for c in figures { z[c] = .int(0) }
+            return z
+        }
+        func row(_ r: [SQLValue], _ p: [SQLValue]) -> [SQLValue] {
             var o: [SQLValue] = []
             for (c, v) in r.enumerated() {
                 o.append(v)
                 guard figures.contains(c) else { continue }
-                let pv = p?[c] ?? .null
-                o += [pv, change(v, pv)]
+                o += [p[c], change(v, p[c])]
             }
             return o
         }
@@ -68,19 +74,24 @@ struct ReportComparison {
         for r in cur.rows {
             let k = key(r, shifted: true)
             used.insert(k)
-            out.rows.append(row(r, prevRows[k]))
+            out.rows.append(row(r, prevRows[k] ?? zeroed(r)))
         }
-        // Rows only the previous range has (a reason that stopped): shown with zero counts now,
-        // so the previous figures still add up. Time buckets of the previous range never match.
-        if !timeBuckets {
-            for k in prevOrder where !used.contains(k) {
-                let p = prevRows[k]!
-                var now = p
-                for c in cur.columns.indices where !keys.contains(c) {
-                    now[c] = figures.contains(c) && !CellFormat.isRate(cur.columns[c]) ? .int(0) : .null
+        // Rows only the previous range has, at their place in this range (a time bucket moves on
+        // by the range's length).
+        for k in prevOrder where !used.contains(k) {
+            let p = prevRows[k]!
+            var now = zeroed(p)
+            for c in keys where timeBuckets && cur.columns[c] == "bucket" {
+                if let by, let start = TimeBucket.start(label: CellFormat.plain(p[c]), by: by) {
+                    now[c] = .text(TimeFormat.bucket(ms: start + shift, by: by))
                 }
-                out.rows.append(row(now, p))
             }
+            for c in cur.columns.indices where !keys.contains(c) && !figures.contains(c) { now[c] = .null }
+            out.rows.append(row(now, p))
+        }
+        // Those rows join their bucket: labels of one unit sort as their times do.
+        if timeBuckets, out.rows.count > cur.rows.count, let b = out.columns.firstIndex(of: "bucket") {
+            out.rows = out.rows.enumerated().sorted { (CellFormat.plain($0.1[b]), $0.0) < (CellFormat.plain($1.1[b]), $1.0) }.map(\.1)
         }
         return out
     }
@@ -109,20 +120,21 @@ enum TimeBucket {
 }
 
 extension ReportRunner {
-    /// Runs a report on `params`' range and on the same-length range before, merged as above.
-    /// `params.since` and `params.until` must be set.
-    public func runComparingPrevious(name: String, params: ReportParams) throws -> ResultDocument {
+    /// Runs a report on `params`' range and on the same-length range `shift` ms earlier (by
+    /// default just before), merged as above. `params.since` and `params.until` must be set.
+    public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
         guard let since = params.since, let until = params.until else {
             throw CatalogError("--compare previous needs a range with a start and an end")
         }
-        let (ps, pu) = ReportComparison.previousRange(since: since, until: until)
+        let back = shift ?? until - since
+        let (ps, pu) = (since - back, until - back)
         var before = params
         before.since = ps
         before.until = pu
         let cur = try run(name: name, params: params)
         let prev = try run(name: name, params: before)
         let by = params.by ?? catalog.report(name)?.paramDefaults["by"]
-        var doc = ReportComparison.merge(current: cur, previous: prev, shift: until - since, by: by)
+        var doc = ReportComparison.merge(current: cur, previous: prev, shift: back, by: by)
         doc.params += [
             ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
             ("previous_until", .text(TimeFormat.rfc3339(ms: pu))),

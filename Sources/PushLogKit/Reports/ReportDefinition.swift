@@ -18,6 +18,9 @@ public struct ReportDefinition: Sendable {
     /// Common CTEs the runner computes once into temporary tables when it runs several sections
     /// (`-- materialize: NAME, ...`): what every section aggregates again otherwise.
     var materialize: [String] = []
+    /// The records whose absence from the range means "no data" (`-- records:` in the header):
+    /// a `--fail-if` over such a range refuses rather than passing.
+    public var records: RecordEvidence = .any
 
     /// The sections' SQL with the common CTEs, except those already in temporary tables.
     func sections(without materialized: Set<String>) -> [(name: String, sql: String)] {
@@ -91,6 +94,14 @@ public struct ReportDefinition: Sendable {
                 d.materialize += l.dropFirst("-- materialize:".count).split(separator: ",").map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }
+            } else if current == nil && l.hasPrefix("-- records:") {
+                let v = l.dropFirst("-- records:".count).trimmingCharacters(in: .whitespaces)
+                guard let r = RecordEvidence(rawValue: v) else {
+                    throw CatalogError(
+                        "\(origin): unknown '-- records: \(v)'; use one of: \(RecordEvidence.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+                d.records = r
             } else if current == nil && l.hasPrefix("-- title:") {
                 d.title = l.dropFirst("-- title:".count).trimmingCharacters(in: .whitespaces)
             } else if current == nil && l.hasPrefix("-- description:") {
@@ -125,4 +136,15 @@ public struct ReportDefinition: Sendable {
         }
         return d
     }
+}
+
+/// Which records a report is about, for telling an empty range from a healthy one.
+public enum RecordEvidence: String, CaseIterable, Sendable {
+    /// Sends and responses, transport failures included.
+    case responses
+    case registrations
+    /// Authorization observations: registrations and settings reports.
+    case observations
+    /// A record of any kind.
+    case any
 }

@@ -30,6 +30,17 @@ public enum TimeArgument {
         return TimeParser.parse(s)
     }
 
+    /// True for the forms counted from the clock (`now`, `today`, `yesterday`, `-2h`, `7d`): a
+    /// range given so is aligned to whole buckets where buckets are compared.
+    public static func isRelative(_ s0: String) -> Bool {
+        let s = s0.trimmingCharacters(in: .whitespaces).lowercased()
+        if ["now", "today", "yesterday"].contains(s) { return true }
+        var body = Substring(s)
+        if body.hasPrefix("-") || body.hasPrefix("+") { body = body.dropFirst() }
+        guard let unit = body.last, "smhdw".contains(unit) else { return false }
+        return Double(body.dropLast()) != nil
+    }
+
     /// Start of an ISO week label (`2026-W45`, years 1–9999), or nil.
     public static func week(_ s: String) -> Int64? {
         let parts = s.uppercased().split(separator: "-")

@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// Alerting from cron: no terminal, only exit codes. A class of error new this hour breaches a
+/// threshold on its change, a range without records is not healthy, and relative ranges
+/// compared by bucket work as the README writes them.
+final class AlertingTests: XCTestCase {
+    static let token = String(repeating: "ab", count: 32)
+
+    /// 10 accepted sends and one BadDeviceToken in the hour before `hour`; 10 accepted and 50
+    /// ExpiredProviderToken in `hour`.
+    static func incident(_ tmp: TempDir, hour: Int64) throws -> String {
+        var lines: [String] = []
+        func send(_ t: Int64, _ status: Int, _ reason: String?) {
+            let r = reason.map { ",\"reason\":\"\($0)\"" } ?? ""
+            lines.append(
+                "{\"time\":\"\(TimeFormat.rfc3339(ms: t))\",\"event\":\"send\",\"token\":\"\(token)\",\"status\":\(status)\(r),\"topic\":\"com.example.app\"}"
+            )
+        }
+        for i in 0..<10 { send(hour - 3_600_000 + Int64(i) * 60_000, 200, nil) }
+        send(hour - 1_800_000, 400, "BadDeviceToken")
+        for i in 0..<10 { send(hour + Int64(i) * 60_000, 200, nil) }
+        for i in 0..<50 { send(hour + 600_000 + Int64(i) * 1000, 403, "ExpiredProviderToken") }
+        let db = tmp.file("alert.db")
+        _ = try ingest([tmp.write("sends.ndjson", lines.joined(separator: "\n") + "\n")], db: db)
+        return db
+    }
+
+    func testANewErrorClassComparesAgainstZero() throws {
+        let tmp = TempDir()
+        let hour: Int64 = 1_793_800_800_000  // 2026-11-05T14:00Z
+        let db = try Self.incident(tmp, hour: hour)
+        let range = ["--since", TimeFormat.rfc3339(ms: hour), "--until", TimeFormat.rfc3339(ms: hour + 3_600_000)]
+        let r = try Run.pushlog(
+            ["--db", db, "report", "errors"] + range + ["--compare", "previous", "--format", "json", "--fail-if", "responses_change > 40"])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let summary = (doc["sections"] as! [String: Any])["summary"] as! [[String: Any]]
+        let expired = summary.first { $0["reason"] as? String == "ExpiredProviderToken" }!
+        XCTAssertEqual(expired["responses_prev"] as? Int, 0)
+        XCTAssertEqual(expired["responses_change"] as? Int, 50)
+        // The reason that stopped: now 0, change -1.
+        let bad = summary.first { $0["reason"] as? String == "BadDeviceToken" }!
+        XCTAssertEqual(bad["responses"] as? Int, 0)
+        XCTAssertEqual(bad["responses_change"] as? Int, -1)
+        XCTAssertTrue(r.stderr.contains("responses_change = 50"), r.stderr)
+        // The same in the buckets, and nothing null in a compared figure.
+        let buckets = (doc["sections"] as! [String: Any])["by_bucket"] as! [[String: Any]]
+        for row in buckets {
+            for (k, v) in row where k.hasSuffix("_prev") || k.hasSuffix("_change") { XCTAssertFalse(v is NSNull, "\(k) in \(row)") }
+        }
+    }
+
+    func testFailIfOverARangeWithoutRecordsExits4() throws {
+        let tmp = TempDir()
+        let hour: Int64 = 1_793_800_800_000
+        let db = try Self.incident(tmp, hour: hour)
+        // A stopped pusher: nothing since a day after the last send.
+        let later = TimeFormat.rfc3339(ms: hour + 86_400_000)
+        let r = try Run.pushlog(["--db", db, "report", "gone", "--since", later, "--fail-if", "gone_rate > 0.02"])
+        XCTAssertEqual(r.status, 4, r.stderr)
+        XCTAssertTrue(r.stderr.contains("no responses between"), r.stderr)
+        // Records of another kind do not make a range of responses healthy; no --fail-if, no refusal.
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone", "--since", later]).status, 0)
+        let ok = try Run.pushlog(["--db", db, "report", "gone", "--since", TimeFormat.rfc3339(ms: hour), "--fail-if", "gone_rate > 0.02"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        let churn = try Run.pushlog(["--db", db, "report", "churn", "--fail-if", "rotations > 0"])
+        XCTAssertEqual(churn.status, 4, "no registrations at all: \(churn.stderr)")
+    }
+
+    func testRelativeRangesAlignToWholeBuckets() throws {
+        let tmp = TempDir()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let db = try Self.incident(tmp, hour: TimeUnit.hour.start(now) - 3_600_000)
+        for args in [
+            ["gone", "--since", "7d", "--by", "day", "--compare", "previous"], ["errors", "--since", "-1h", "--compare", "previous"],
+            ["gone", "--since", "yesterday", "--compare", "previous"], ["churn", "--since", "30d", "--compare", "previous"],
+            ["errors", "--since", "-2h", "--by", "5m"],
+        ] {
+            let r = try Run.pushlog(["--db", db, "report"] + args + ["--format", "json"])
+            XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
+            let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+            let params = doc["params"] as! [String: Any]
+            let unit = TimeUnit(rawValue: params["aligned_to"] as! String)!
+            let since = TimeArgument.parse(params["since"] as! String)!
+            XCTAssertEqual(unit.start(since), since, "\(args): the range starts at a bucket's start")
+        }
+        // -1h on errors: the last whole hour and this one so far, against the two hours before.
+        let r = try Run.pushlog(["--db", db, "report", "errors", "--since", "-1h", "--compare", "previous", "--format", "json"])
+        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let params = doc["params"] as! [String: Any]
+        let since = TimeArgument.parse(params["since"] as! String)!
+        XCTAssertEqual(TimeArgument.parse(params["previous_since"] as! String)!, since - 2 * 3_600_000)
+        // An absolute range that is not whole buckets is still refused: it names the fix.
+        let odd = try Run.pushlog([
+            "--db", db, "report", "gone", "--since", "2026-11-02T10:30", "--until", "2026-11-03T10:30", "--compare", "previous",
+        ])
+        XCTAssertEqual(odd.status, 2, odd.stderr)
+    }
+}
