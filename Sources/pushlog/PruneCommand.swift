@@ -29,8 +29,15 @@ enum PruneCommand: Command {
         let what = counts.filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
         Console.err("prune: \(total) records before \(TimeFormat.rfc3339(ms: t))\(what.isEmpty ? "" : " (\(what))") in \(ctx.dbPath)")
         if args.has("--dry-run") || total == 0 { return 0 }
-        // Deleting cannot be undone: on a terminal, ask (scripts and cron are not asked, as with rm).
-        if !(args.has("--yes") || args.has("-y")) && Console.stdinIsTTY && Console.stderrIsTTY {
+        // Deleting cannot be undone: on a terminal, ask; without one (a script, cron) nobody can
+        // answer, so the caller says --yes up front.
+        let confirmed = args.has("--yes") || args.has("-y")
+        if !confirmed && !(Console.stdinIsTTY && Console.stderrIsTTY) {
+            throw UsageError(
+                message: "prune deletes records for good: without a terminal to ask on, it needs --yes",
+                hint: "pushlog prune --before \(b) --yes  (or --dry-run to only count)")
+        }
+        if !confirmed {
             FileHandle.standardError.write("delete them? [y/N] ".data(using: .utf8)!)
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                 Console.err("prune: nothing deleted")

@@ -53,8 +53,19 @@ enum TokensCommand: Command {
                 message: "unknown --format '\(f)'",
                 hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")), lines")
         }
+        // One token per line is a list to act on (delete, fix): masked tokens would do nothing.
+        if asLines && !args.has("--reveal-tokens") {
+            throw UsageError(
+                message: "--format lines prints tokens to act on, and masked tokens cannot be acted on: add --reveal-tokens",
+                hint:
+                    "pushlog tokens \(argv.filter { $0.hasPrefix("--") && kindFlags.contains($0) }.joined(separator: " ")) --reveal-tokens --format lines"
+            )
+        }
         let db = try Store.openForReading(path: ctx.dbPath)
         var doc = try TokenCleanup(db: db).run(kinds, since: since)
+        if let since, doc.sections.allSatisfy(\.rows.isEmpty), try !DataCoverage(db: db).hasRecords(since: since, until: .max, .any) {
+            Console.err("pushlog: no records since \(TimeFormat.rfc3339(ms: since)): no evidence in that window, so no tokens")
+        }
         if !args.has("--reveal-tokens") {
             doc = TokenCleanup.masked(doc)
             if doc.sections.contains(where: { !$0.rows.isEmpty }) {

@@ -137,7 +137,12 @@ final class EndToEndTests: XCTestCase {
         let tmp = TempDir()
         let db = tmp.file("p.db")
         _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
-        let r = try Run.pushlog(["--db", db, "prune", "--before", "2026-11-03"])
+        // No terminal to ask on (cron, a script): deleting needs --yes, and nothing goes without it.
+        let unasked = try Run.pushlog(["--db", db, "prune", "--before", "2026-11-03"])
+        XCTAssertEqual(unasked.status, 2, unasked.stderr)
+        XCTAssertTrue(unasked.stderr.contains("--yes"), unasked.stderr)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 17)
+        let r = try Run.pushlog(["--db", db, "prune", "--before", "2026-11-03", "--yes"])
         XCTAssertEqual(r.status, 0, r.stderr)
         // Only Tuesday's and later records remain: C's re-registration and send, E's 410, four settings.
         XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 2)

@@ -133,6 +133,15 @@ final class TokensTests: XCTestCase {
         XCTAssertEqual(try Run.pushlog(["--db", db, "tokens", "--gone", "--format", "yaml"]).status, 2)
         XCTAssertEqual(try Run.pushlog(["--db", db, "tokens", "--gone", "--since", "soon"]).status, 2)
         XCTAssertEqual(try Run.pushlog(["--db", db, "tokens", "--gone", "--by", "day"]).status, 2)
+        // A deletion list of masked tokens is refused, not printed with a note.
+        let maskedLines = try Run.pushlog(["--db", db, "tokens", "--gone", "--format", "lines"])
+        XCTAssertEqual(maskedLines.status, 2)
+        XCTAssertEqual(maskedLines.stdout, "")
+        XCTAssertTrue(maskedLines.stderr.contains("--reveal-tokens"), maskedLines.stderr)
+        // A window with no records says so, as report does.
+        let empty = try Run.pushlog(["--db", db, "tokens", "--gone", "--since", "2030-01-01"])
+        XCTAssertEqual(empty.status, 0)
+        XCTAssertTrue(empty.stderr.contains("no records since 2030-01-01"), empty.stderr)
     }
 
     /// On the demo corpus, the gone list equals the definition computed another way: for every
