@@ -63,15 +63,37 @@ enum DemoCommand: Command {
         let doc = try ReportRunner(db: db).run(name: "weekly", params: ReportParams(week: result.lastWeek))
         try out.write(doc, db: db)
         if !quiet {
+            let (me, install) = invocation()
             Console.err(
                 """
 
                 demo: the expired-JWT incident was injected at \(result.incident).
-                next: pushlog --db \(dbPath) reports            (the catalog)
-                      pushlog --db \(dbPath) report gone --by day
-                      pushlog --db \(dbPath) report weekly --week \(result.lastWeek) -o weekly.html
-                """)
+                next: \(me) --db \(dbPath) reports            (the catalog)
+                      \(me) --db \(dbPath) report gone --by day
+                      \(me) --db \(dbPath) report weekly --week \(result.lastWeek) -o weekly.html
+                """ + (install.map { "\n" + $0 } ?? ""))
         }
         return summary.failed ? 1 : 0
+    }
+
+    /// How to call this binary in the next steps: `pushlog` when that is what the shell finds,
+    /// else its own path (after `swift run`, pushlog is not on PATH), with how to install it.
+    static func invocation() -> (String, String?) {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for dir in path.split(separator: ":") {
+            let candidate = String(dir) + "/pushlog"
+            if let real = realpath(candidate, nil) {
+                defer { free(real) }
+                if String(cString: real) == me { return ("pushlog", nil) }
+            }
+        }
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        let shown = me.hasPrefix(cwd) ? String(me.dropFirst(cwd.count)) : me
+        let root = shown.range(of: ".build/").map { String(shown[..<$0.lowerBound]) } ?? ""
+        return (
+            shown,
+            "      (pushlog is not on your PATH; \(root)scripts/install.sh installs it with its man page and completions)"
+        )
     }
 }

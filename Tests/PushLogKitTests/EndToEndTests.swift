@@ -204,6 +204,27 @@ final class EndToEndTests: XCTestCase {
         return db
     }
 
+    /// After `swift run`, pushlog is not on PATH: the demo's next steps name the binary it ran
+    /// from, and each runs as printed, from the folder the demo ran in, with no terminal.
+    func testDemoNextStepsRunAsPrinted() throws {
+        let tmp = TempDir()
+        let demo = try Shell.run("cd \(tmp.path) && PATH=/usr/bin:/bin \(Fixtures.binary) demo d --devices 20 --weeks 2 > /dev/null")
+        XCTAssertEqual(demo.status, 0, demo.stderr)
+        let steps = demo.stderr.split(separator: "\n").compactMap { line -> String? in
+            let l = line.hasPrefix("next:") ? line.dropFirst(5) : line.hasPrefix("      ") ? line[...] : nil
+            guard let l, let cmd = l.split(separator: "(").first?.trimmingCharacters(in: .whitespaces), !cmd.isEmpty else { return nil }
+            return cmd
+        }
+        XCTAssertEqual(steps.count, 3, demo.stderr)
+        XCTAssertTrue(demo.stderr.contains("scripts/install.sh"), demo.stderr)
+        for step in steps {
+            XCTAssertFalse(step.hasPrefix("pushlog "), "pushlog is not on this PATH: \(step)")
+            let r = try Shell.run("cd \(tmp.path) && PATH=/usr/bin:/bin \(step) > /dev/null")
+            XCTAssertEqual(r.status, 0, "\(step): \(r.stderr)")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: tmp.file("weekly.html")))
+    }
+
     func testCompareRefusesPartialTimeBuckets() throws {
         let tmp = TempDir()
         let db = try smallDatabase(tmp)
