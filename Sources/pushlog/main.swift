@@ -109,6 +109,9 @@ func runMain() -> Int32 {
         return try cmd.run(args, ctx)
     } catch let e as UsageError {
         return usage(e)
+    } catch let e as UndeclaredParameter {
+        Console.err("pushlog: \(e)")
+        return 2
     } catch let e as ExitStatus {
         return e.code
     } catch let e as StoreError {

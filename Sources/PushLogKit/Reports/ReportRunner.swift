@@ -63,6 +63,7 @@ public final class ReportRunner {
             try db.withoutReadOnlyGuard {
                 try db.exec("DROP TABLE IF EXISTS temp.\(name)")
                 let s = try prepare(def, "materialize \(name)", def.materializing(name, after: done))
+                try checkDeclared(s, def)
                 try bind(s, params, def.paramDefaults)
                 try PhaseTimer.measure("\(def.name).\(name) (materialized)") { try s.run() }
             }
@@ -70,6 +71,7 @@ public final class ReportRunner {
         }
         for (name, sql) in def.sections(without: done) where wanted(name) {
             let s = try prepare(def, "section \(name)", sql)
+            try checkDeclared(s, def)
             try bind(s, params, defaults)
             sections.append(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) })
         }
@@ -90,6 +92,25 @@ public final class ReportRunner {
     }
 
     /// Binds every named parameter of `s` from the report's parameters.
+    /// A `:name` the report's header does not declare would be bound NULL and quietly change the
+    /// figures (`:sinec` for `:since`): refuse it, naming it.
+    func checkDeclared(_ s: Statement, _ def: ReportDefinition) throws {
+        // A week is a range: a report taking --week reads it as :since and :until.
+        let week = def.paramNames.contains("week") ? ["since", "until"] : []
+        let declared = Set(def.paramNames + ReportRunner.implicitParameters + week)
+        for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
+            guard let pn = s.parameterName(i) else { continue }
+            let name = String(pn.dropFirst())
+            let base = ReportRunner.dimensionParameters[name]?.param ?? name
+            if !declared.contains(base) {
+                throw UndeclaredParameter(report: def.name, origin: def.origin, name: name, declared: def.paramNames)
+            }
+        }
+    }
+
+    /// Parameters every report may use without declaring them (they take no option).
+    static let implicitParameters = ["limit"]
+
     func bind(_ s: Statement, _ params: ReportParams, _ defaults: [String: String]) throws {
         for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
             guard let pn = s.parameterName(i) else { continue }
@@ -148,5 +169,15 @@ public final class ReportRunner {
         let from = p.since ?? lo
         let until = p.until ?? (p.since != nil ? max(now, hi + 1) : hi + 1)
         return (from, until)
+    }
+}
+
+/// A report's SQL names a parameter its header does not declare.
+public struct UndeclaredParameter: Error, CustomStringConvertible {
+    public let report, origin, name: String
+    public let declared: [String]
+    public var description: String {
+        "report \(report) (\(origin)) uses :\(name), which its header does not declare"
+            + " (declared: \(declared.isEmpty ? "none" : declared.joined(separator: ", "))); fix the name or add `-- param: \(name)  …`"
     }
 }

@@ -43,42 +43,54 @@ enum Functions {
         // iso_week(ms) -> '2026-W45'
         try define(db, "iso_week", 1) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-            let s = TimeFormat.isoWeek(ms: sqlite3_value_int64(argv[0]))
+            guard let ms = Functions.epochMs(ctx, argv[0], "iso_week") else { return }
+            let s = TimeFormat.isoWeek(ms: ms)
             Functions.resultText(ctx, s)
         }
         // iso_week_start(ms) -> ms of that week's Monday 00:00 UTC
         try define(db, "iso_week_start", 1) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-            sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: sqlite3_value_int64(argv[0])))
+            guard let ms = Functions.epochMs(ctx, argv[0], "iso_week_start") else { return }
+            sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: ms))
         }
         // bucket(ms, 'minute'|'5m'|'hour'|'day'|'week') -> label
         try define(db, "bucket", 2) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
                 sqlite3_result_null(ctx); return
             }
-            let s = TimeFormat.bucket(ms: sqlite3_value_int64(argv[0]), by: String(cString: u))
-            Functions.resultText(ctx, s)
+            let unit = String(cString: u)
+            guard let ms = Functions.epochMs(ctx, argv[0], "bucket") else { return }
+            guard Functions.units.contains(unit) else {
+                sqlite3_result_error(ctx, "bucket(): unknown unit '\(unit)'; use minute, 5m, hour, day or week", -1)
+                return
+            }
+            Functions.resultText(ctx, TimeFormat.bucket(ms: ms, by: unit))
         }
         // bucket_start(ms, unit) -> ms at the start of the bucket (cheap per row; label groups with bucket())
         try define(db, "bucket_start", 2) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, let u = sqlite3_value_text(argv[1]) else {
                 sqlite3_result_null(ctx); return
             }
-            let ms = sqlite3_value_int64(argv[0])
+            guard let ms = Functions.epochMs(ctx, argv[0], "bucket_start") else { return }
             let step: Int64
-            switch u[0] {
-            case 0x6D: step = 60_000  // minute
-            case 0x35: step = 300_000  // 5m
-            case 0x68: step = 3_600_000  // hour
-            case 0x77: sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: ms)); return  // week
-            default: step = 86_400_000  // day
+            // By first byte and length: per row, cheaper than comparing the words.
+            switch (u[0], sqlite3_value_bytes(argv[1])) {
+            case (0x6D, 6): step = 60_000  // minute
+            case (0x35, 2): step = 300_000  // 5m
+            case (0x68, 4): step = 3_600_000  // hour
+            case (0x77, 4): sqlite3_result_int64(ctx, TimeFormat.weekStart(ms: ms)); return  // week
+            case (0x64, 3): step = 86_400_000  // day
+            default:
+                sqlite3_result_error(ctx, "bucket_start(): unknown unit '\(String(cString: u))'; use minute, 5m, hour, day or week", -1)
+                return
             }
             sqlite3_result_int64(ctx, TimeFormat.floorDiv(ms, step) * step)
         }
         // rfc3339(ms) -> '2026-11-02T14:00:00.000Z'
         try define(db, "rfc3339", 1) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
-            let s = TimeFormat.rfc3339(ms: sqlite3_value_int64(argv[0]))
+            guard let ms = Functions.epochMs(ctx, argv[0], "rfc3339") else { return }
+            let s = TimeFormat.rfc3339(ms: ms)
             Functions.resultText(ctx, s)
         }
         // median(x): aggregate, mean of the two middle values for an even count.
@@ -103,6 +115,26 @@ enum Functions {
                         box.values.append(Double($0) / divisor)
                     }
                 }, Functions.medianResult, nil))
+    }
+
+    static let units: Set<String> = ["minute", "5m", "hour", "day", "week"]
+
+    /// The argument as epoch milliseconds: an integer, or text or a real that is one. Anything
+    /// else ('2026-11-10', a bucket label) sets an error naming the function and returns nil:
+    /// read as a number it would be a date in 1970.
+    static func epochMs(_ ctx: OpaquePointer?, _ v: OpaquePointer?, _ function: String) -> Int64? {
+        switch sqlite3_value_type(v) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(v)
+        case SQLITE_FLOAT:
+            let d = sqlite3_value_double(v)
+            if d.rounded() == d, abs(d) < 9e18 { return Int64(d) }
+        default:
+            if let p = sqlite3_value_text(v), let n = Int64(String(cString: p)) { return n }
+        }
+        let shown = sqlite3_value_text(v).map { String(cString: $0) } ?? "a blob"
+        sqlite3_result_error(
+            ctx, "\(function)(): '\(shown.prefix(40))' is not a time in epoch milliseconds (use a column such as time_ms)", -1)
+        return nil
     }
 
     final class MedianBox { var values: [Double] = [] }

@@ -16,7 +16,8 @@ extension Database {
         // while a statement of this connection is still stepping: its read stays open and BEGIN
         // keeps that older snapshot.
         let other =
-            lanes && companion == nil && !hasStatementInProgress ? try? Store.openForReading(path: path, unfinished: true) : nil
+            lanes && companion == nil && !hasStatementInProgress
+            ? try? Store.openForReading(path: path, unfinished: true, immutable: immutable) : nil
         try withoutReadOnlyGuard { try exec("BEGIN") }
         do {
             if let other {

@@ -6,6 +6,7 @@ public final class Database {
     let handle: OpaquePointer
     let path: String
     let readOnly: Bool
+    let immutable: Bool
     /// A second read-only connection on this one's snapshot, while `readSnapshot(lanes: true)` runs.
     var companion: Database?
 
@@ -13,14 +14,19 @@ public final class Database {
     static let configured: Bool = { pushlog_config_no_memstatus() == SQLITE_OK }()
 
     /// Opens `path`; read-only connections cannot write, ATTACH new files or load extensions.
-    init(path: String, readOnly: Bool, busyTimeoutMs: Int32 = 10_000) throws {
+    /// `immutable`: read the file as it is, without the WAL index a read-only folder cannot hold
+    /// (only when no write-ahead log is there to read).
+    init(path: String, readOnly: Bool, busyTimeoutMs: Int32 = 10_000, immutable: Bool = false) throws {
         _ = Database.configured
         var db: OpaquePointer?
         let flags =
             readOnly
-            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+        let name = immutable ? "file://\(encoded)?immutable=1" : readOnly ? "file://\(encoded)" : path
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
@@ -29,6 +35,7 @@ public final class Database {
         handle = db
         self.path = path
         self.readOnly = readOnly
+        self.immutable = immutable
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMs)
         _ = pushlog_db_config_defensive(db)
@@ -106,6 +113,14 @@ public final class Database {
     func scalarInt(_ sql: String) throws -> Int64? {
         let s = try prepare(sql)
         return try s.step() ? s.int(0) : nil
+    }
+
+    /// The first column of every row, as text.
+    func strings(_ sql: String) throws -> [String] {
+        let s = try prepare(sql)
+        var out: [String] = []
+        while try s.step() { out.append(s.string(0) ?? "") }
+        return out
     }
 
     // MARK: read-only guard

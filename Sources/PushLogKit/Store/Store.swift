@@ -16,6 +16,7 @@ public enum Store {
             if fd >= 0 { close(fd) }
         }
         let db = try Database(path: path, readOnly: false)
+        try refuseForeign(db, path: path)
         try db.exec("PRAGMA journal_mode=WAL")
         try db.exec("PRAGMA synchronous=NORMAL")
         try db.exec("PRAGMA cache_size=-\(writerCacheKiB)")
@@ -32,13 +33,25 @@ public enum Store {
     /// Opens an existing database read-only, with the SQL functions reports use. A database whose
     /// first load has not finished is refused unless `unfinished` (listing sources, ad-hoc SQL):
     /// its registrations and receipts are not in their tables yet.
-    public static func openForReading(path: String, unfinished: Bool = false) throws -> Database {
+    public static func openForReading(path: String, unfinished: Bool = false, immutable: Bool = false) throws -> Database {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missingDatabase(path: path)
         }
-        let db = try Database(path: path, readOnly: true)
-        try db.exec("PRAGMA cache_size=-32768")
+        var db = try Database(path: path, readOnly: true, immutable: immutable)
+        do {
+            try db.exec("PRAGMA cache_size=-32768")
+        } catch StoreError.sqlite(let code, _, _) where !immutable && [SQLITE_READONLY_CODE, SQLITE_CANTOPEN_CODE].contains(code & 0xff) {
+            // A folder the user cannot write (a shared copy) cannot hold the WAL index a reader
+            // of a WAL database creates. With no log to read, the file alone is the database.
+            let wal = Ingester.fileInfo(path + "-wal")
+            guard wal == nil || wal?.size == 0 else {
+                throw StoreError.unreadableLog(path: path)
+            }
+            db = try Database(path: path, readOnly: true, immutable: true)
+            try db.exec("PRAGMA cache_size=-32768")
+        }
         try db.exec("PRAGMA temp_store=FILE")
+        try refuseForeign(db, path: path)
         let v = try db.scalarInt("PRAGMA user_version") ?? 0
         if v != Schema.version {
             throw StoreError.schemaMismatch(path: path, found: v, expected: Schema.version)
@@ -46,5 +59,20 @@ public enum Store {
         if !unfinished, try ClusteredTable.unfinished(db) { throw StoreError.unfinishedIngest(path: path) }
         try Functions.register(db)
         return db
+    }
+
+    /// SQLITE_READONLY and SQLITE_CANTOPEN: what a reader meets where it cannot create the WAL index.
+    static let SQLITE_READONLY_CODE: Int32 = 8
+    static let SQLITE_CANTOPEN_CODE: Int32 = 14
+
+    /// Refuses a SQLite file that holds tables but is not a pushlog database (no pushlog schema
+    /// version, or no `sources` table): pushlog never adds its schema next to someone else's.
+    static func refuseForeign(_ db: Database, path: String) throws {
+        let tables = try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        guard !tables.isEmpty else { return }
+        let version = try db.scalarInt("PRAGMA user_version") ?? 0
+        if version == 0 || !tables.contains("sources") {
+            throw StoreError.notPushlog(path: path, tables: tables)
+        }
     }
 }

@@ -23,6 +23,10 @@ public enum StoreError: Error, CustomStringConvertible {
     /// A load into the database has not finished (it is running, or stopped before finalizing):
     /// its registrations and receipts are still staged (ClusteredTable), so answers would miss them.
     case unfinishedIngest(path: String)
+    /// A SQLite file with tables of its own and no pushlog schema.
+    case notPushlog(path: String, tables: [String])
+    /// A read-only place whose write-ahead log holds changes a reader cannot index there.
+    case unreadableLog(path: String)
 
     /// What went wrong, in one sentence for a person (no result code, no SQL).
     public var message: String {
@@ -38,6 +42,13 @@ public enum StoreError: Error, CustomStringConvertible {
             return "database schema \(found) is newer than this pushlog (\(supported)); upgrade pushlog"
         case .cannotOpenLock(let path, let reason): return "cannot open lock file \(path): \(reason)"
         case .busy(let db): return "the database is busy: another pushlog ingest or prune is writing to \(db)"
+        case .notPushlog(let path, let tables):
+            let shown = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? " and \(tables.count - 5) more" : "")
+            return
+                "\(path) is not a pushlog database (it holds the tables \(shown), and no pushlog schema): pushlog does not touch it; pass --db with another file"
+        case .unreadableLog(let path):
+            return
+                "\(path) is in a folder you cannot write, and its write-ahead log (\(path)-wal) holds changes not yet in the file: ask its owner to run `pushlog --db \(path) ingest DIR` or `sqlite3 \(path) 'PRAGMA wal_checkpoint(TRUNCATE)'`, or copy the three files somewhere you can write"
         case .unfinishedIngest(let path):
             return
                 "an ingest into \(path) has not finished (it is still running, or it stopped early): wait for it, or run `pushlog --db \(path) ingest DIR` again to complete it"
