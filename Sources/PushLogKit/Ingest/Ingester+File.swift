@@ -28,7 +28,7 @@ extension Ingester {
             fs.error = "\(readError)"
         }
         // Mark the source complete (or not) with the fingerprint of what was read.
-        try db.exec("BEGIN IMMEDIATE")
+        try db.beginUnit()
         finishSource.bind(1, plan.sourceID)
         finishSource.bind(2, Int64(fs.complete ? 1 : 0))
         finishSource.bind(3, fs.error)
@@ -37,7 +37,7 @@ extension Ingester {
         finishSource.bind(6, Int64(headLen))
         finishSource.bind(7, head)
         try finishSource.run()
-        try db.exec("COMMIT")
+        try db.commitUnit()
         fs.bytes = fileBytes
         ticker.fileDone(bytes: fileBytes)
         if fs.format == "sns" && fs.totalRecords > 0 {

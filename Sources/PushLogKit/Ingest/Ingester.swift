@@ -59,25 +59,34 @@ public final class Ingester {
         var ticker = ProgressTicker(total: files.count, bytesTotal: totalBytes, callback: options.progress, started: started)
         let loadStart = Date()
         var stopped = false
+        // Records and the facts derived from them are committed together: a reader sees the
+        // database before this run or after it, never records whose facts are not there yet.
+        // A bulk load commits batch by batch instead (a crash keeps its progress); readers
+        // refuse its database until it is finished (Store.openForReading).
+        let oneTransaction = !bulk
+        if oneTransaction { try db.beginRun() }
+        defer { try? db.endRun(commit: false) }
         for f in files {
             var fs = FileSummary(path: f.path)
             do {
                 try ingestFile(f, &fs, &ticker)
             } catch let e as StoreError {
                 // The database itself failed (disk full, I/O error): stop, keep what was committed.
-                try? db.exec("ROLLBACK")
+                db.rollbackUnit()
                 fs.complete = false
                 fs.error = "\(e)"
                 summary.files.append(fs)
                 summary.problems.append(
-                    "stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there"
+                    oneTransaction
+                        ? "stopped at \(f.path): \(e.message); nothing of this run was kept (the database is as it was before), and the next ingest does it again"
+                        : "stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there"
                 )
                 stopped = true
                 break
             } catch {
                 fs.complete = false
                 fs.error = "\(error)"
-                try? db.exec("ROLLBACK")
+                db.rollbackUnit()
             }
             ticker.filesDone += 1
             // A file named on the command line that is not a log is an error; one met while
@@ -103,6 +112,7 @@ public final class Ingester {
                     bytesIn: totalBytes, bytesTotal: totalBytes,
                     seconds: Date().timeIntervalSince(started), phase: "building indexes and derived facts"))
             try finalize(rebuildIndexes: bulk, refreshDerived: changed)
+            try PhaseTimer.measure("commit") { try db.endRun(commit: true) }
         }
         summary.seconds = Date().timeIntervalSince(started)
         summary.finalizeSeconds = Date().timeIntervalSince(loaded)
@@ -124,7 +134,7 @@ public final class Ingester {
 
     /// Moves staged rows into their tables, builds missing indexes and the derived facts reports use.
     func finalize(rebuildIndexes: Bool, refreshDerived: Bool) throws {
-        try db.exec("BEGIN IMMEDIATE")
+        try db.beginUnit()
         do {
             // Moving staged rows and building indexes sort: one SQLite helper thread sorts while this
             // one scans (the parser's core is idle by now), with half the page cache so both sorters
@@ -134,7 +144,7 @@ public final class Ingester {
             try ClusteredTable.moveStaged(db)
             if options.recordsOnly {
                 if helpers { try db.exec("PRAGMA threads = 0; PRAGMA cache_size = -\(Store.writerCacheKiB)") }
-                try db.exec("COMMIT")
+                try db.commitUnit()
                 return
             }
             try Schema.dropOutdatedIndexes(db)
@@ -151,9 +161,9 @@ public final class Ingester {
                 }
                 try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
             }
-            try PhaseTimer.measure("commit") { try db.exec("COMMIT") }
+            try PhaseTimer.measure("commit") { try db.commitUnit() }
         } catch {
-            try? db.exec("ROLLBACK")
+            db.rollbackUnit()
             throw error
         }
         // Planner statistics from a sample of each index (analysis_limit): full ANALYZE scans of a

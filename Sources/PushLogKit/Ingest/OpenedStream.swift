@@ -78,7 +78,7 @@ extension Ingester {
         let why = Redactor.redact(reason)
         fs.refused = why
         fs.format = Ingester.refusedFormat
-        try db.exec("BEGIN IMMEDIATE")
+        try db.beginUnit()
         refuseSource.bind(1, src)
         refuseSource.bind(2, why)
         refuseSource.bindInt(3, st?.size)
@@ -86,6 +86,6 @@ extension Ingester {
         refuseSource.bind(5, Int64(headLen))
         refuseSource.bind(6, head)
         try refuseSource.run()
-        try db.exec("COMMIT")
+        try db.commitUnit()
     }
 }

@@ -48,7 +48,7 @@ final class Pipeline {
             let n = batch.lines
             try saveProgress(plan.sourceID, lastOffset, lastLine, opened.format.name, &batch, &fs)
             ticker.add(records: n)
-            try db.exec("COMMIT")
+            try db.commitUnit()
             inTransaction = false
         }
 
@@ -73,7 +73,7 @@ final class Pipeline {
                 // (a class's property) would copy each one.
                 try chunk.items.withUnsafeBufferPointer { items in
                     for i in items.indices {
-                        if !inTransaction { try db.exec("BEGIN IMMEDIATE"); inTransaction = true }
+                        if !inTransaction { try db.beginUnit(); inTransaction = true }
                         try write(items[i], plan.sourceID, &batch)
                         // A line inside an unfinished multi-line record is not a safe resume point.
                         if items[i].kind != .pending && items[i].lineNumber > 0 {

@@ -19,7 +19,7 @@ extension Ingester {
         _ f: InputFile, _ st: (size: Int64, mtime: Int64)?, head: String?,
         _ fs: inout FileSummary
     ) throws -> ResumePlan? {
-        try db.exec("BEGIN IMMEDIATE")
+        try db.beginUnit()
         findSource.reset()
         findSource.bind(1, f.path)
         var plan = ResumePlan(sourceID: 0)
@@ -38,7 +38,7 @@ extension Ingester {
             let binary = fs.format == Ingester.refusedFormat && (oldError ?? "").hasPrefix("not a text log") && options.inputFormat == nil
             if same && (fs.format != Ingester.refusedFormat || binary) {
                 if binary { fs.refused = oldError }
-                try db.exec("COMMIT")
+                try db.commitUnit()
                 fs.unchanged = true
                 return nil
             }
@@ -56,7 +56,7 @@ extension Ingester {
             try insertSource.run()
             plan.sourceID = db.lastInsertRowID
         }
-        try db.exec("COMMIT")
+        try db.commitUnit()
         return plan
     }
 }

@@ -9,6 +9,9 @@ public final class Database {
     let immutable: Bool
     /// A second read-only connection on this one's snapshot, while `readSnapshot(lanes: true)` runs.
     var companion: Database?
+    /// True while a run's whole work is one transaction (`beginRun`): units inside it are
+    /// savepoints, so what they write is committed with everything else or not at all.
+    private(set) var inRun = false
 
     /// Process-wide SQLite settings, applied once before the first connection opens.
     static let configured: Bool = { pushlog_config_no_memstatus() == SQLITE_OK }()
@@ -113,6 +116,30 @@ public final class Database {
     func scalarInt(_ sql: String) throws -> Int64? {
         let s = try prepare(sql)
         return try s.step() ? s.int(0) : nil
+    }
+
+    // MARK: transactions
+
+    /// Begins a unit of writing: a transaction, or a savepoint inside a run's transaction.
+    func beginUnit() throws { try exec(inRun ? "SAVEPOINT unit" : "BEGIN IMMEDIATE") }
+
+    /// Ends a unit: commits it, or inside a run, keeps it for the run's commit.
+    func commitUnit() throws { try exec(inRun ? "RELEASE unit" : "COMMIT") }
+
+    /// Undoes the open unit (and only it); quiet when none is open.
+    func rollbackUnit() { try? exec(inRun ? "ROLLBACK TO unit; RELEASE unit" : "ROLLBACK") }
+
+    /// Makes everything until `endRun` one transaction.
+    func beginRun() throws {
+        try exec("BEGIN IMMEDIATE")
+        inRun = true
+    }
+
+    /// Commits (or rolls back) the run's transaction.
+    func endRun(commit: Bool) throws {
+        guard inRun else { return }
+        inRun = false
+        if commit { try exec("COMMIT") } else { try? exec("ROLLBACK") }
     }
 
     /// The first column of every row, as text.

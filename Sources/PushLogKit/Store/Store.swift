@@ -56,7 +56,12 @@ public enum Store {
         if v != Schema.version {
             throw StoreError.schemaMismatch(path: path, found: v, expected: Schema.version)
         }
-        if !unfinished, try ClusteredTable.unfinished(db) { throw StoreError.unfinishedIngest(path: path) }
+        // Records whose derived facts are not built yet (a bulk load running or killed, a refresh
+        // that failed) would give figures that disagree with each other: refuse, saying what to run.
+        if !unfinished, try ClusteredTable.unfinished(db) || (db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 0) != 0
+        {
+            throw StoreError.unfinishedIngest(path: path)
+        }
         try Functions.register(db)
         return db
     }
