@@ -29,6 +29,33 @@ e AS (
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
 
+-- Every response of the range (accepted too) per by_bucket key: the buckets' denominators. Whole
+-- UTC hours come from hourly_responses, the partial hours at the ends, [since, e1) and
+-- [e2, until), from the records; buckets finer than an hour and dimensions hourly_responses lacks
+-- read every response from the records (e1 = until).
+, span AS (
+  SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
+         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
+         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
+), edge AS (
+  SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
+), bucket_totals AS (
+  SELECT k, sum(n) AS bucket_responses FROM (
+    SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses AS n FROM hourly_responses h, edge
+    WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
+    UNION ALL
+    SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
+                  CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END), 1
+    FROM responses s, edge
+    WHERE s.time_ms >= :since AND s.time_ms < edge.e1 AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    UNION ALL
+    SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
+                  CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END), 1
+    FROM responses s, edge
+    WHERE s.time_ms >= edge.e2 AND s.time_ms < :until AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  ) GROUP BY k
+)
+
 -- section: summary
 -- retried_non_retryable: retries of a response that must never be retried (category token-gone,
 -- token-bad or request): later responses to the same token and topic (a missing topic matches a
@@ -55,17 +82,28 @@ GROUP BY e.status, CASE WHEN e.transport THEN e.error ELSE e.rname END, e.catego
 ORDER BY responses DESC;
 
 -- section: by_bucket
--- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
--- no error are shown as one row with empty status/reason and 0 responses. With --by
--- topic|env|app_version|push_type|reason, bucket is that value instead of a time (app_version: of
--- the token's latest registration), with the same sums.
-SELECT by_label(b, :by) AS bucket, status, reason, category, responses
-FROM (
+-- responses sums, per status and reason, to the summary's responses. bucket_responses: every
+-- response in the bucket, accepted ones too (transport failures are not responses); share:
+-- responses / bucket_responses, so an expired JWT that fails every send reads 1, not a count. A
+-- bucket with no error is one row with empty status/reason, 0 responses and its bucket_responses;
+-- a bucket with no responses at all has bucket_responses 0 (an outage, not a quiet hour). With
+-- --by topic|env|app_version|push_type|reason, bucket is that value instead of a time
+-- (app_version: of the token's latest registration), with the same sums.
+WITH errors_by_key AS (
   SELECT by_key(:by, s.t, s.topic_id, s.env_id, s.push_type_id, coalesce(s.rname, s.error),
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS b,
+                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
          s.status, coalesce(s.rname, s.error, '') AS reason,
          coalesce((SELECT name FROM categories WHERE id = s.category_id), 'unknown') AS category, count(*) AS responses
   FROM e s
-  GROUP BY b, s.status, coalesce(s.rname, s.error), s.category_id
+  GROUP BY k, s.status, coalesce(s.rname, s.error), s.category_id
+), rows AS (
+  SELECT x.k, x.status, x.reason, x.category, x.responses, coalesce(t.bucket_responses, 0) AS bucket_responses
+  FROM errors_by_key x LEFT JOIN bucket_totals t ON t.k = x.k
+  UNION ALL
+  SELECT t.k, NULL, NULL, NULL, 0, t.bucket_responses FROM bucket_totals t
+  WHERE t.bucket_responses > 0 AND NOT EXISTS (SELECT 1 FROM errors_by_key x WHERE x.k = t.k)
 )
-ORDER BY b, responses DESC;
+SELECT by_label(k, :by) AS bucket, status, reason, category, responses, bucket_responses,
+       round(1.0 * responses / nullif(bucket_responses, 0), 6) AS share
+FROM rows
+ORDER BY k, responses DESC;

@@ -4,7 +4,7 @@
 -- records: responses
 -- param: since  start of the range (responses by time)
 -- param: until  end of the range, exclusive
--- param: by=day  bucket: hour, day or week, or a dimension: topic, env, app_version, push_type, reason
+-- param: by=day  bucket: minute, 5m, hour, day or week, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to production or sandbox
 

@@ -29,7 +29,7 @@ final class AlertingTests: XCTestCase {
 
     func testANewErrorClassComparesAgainstZero() throws {
         let tmp = TempDir()
-        let hour: Int64 = 1_793_800_800_000  // 2026-11-05T14:00Z
+        let hour: Int64 = 1_793_800_800_000  // 2026-11-04T14:00Z
         let db = try Self.incident(tmp, hour: hour)
         let range = ["--since", TimeFormat.rfc3339(ms: hour), "--until", TimeFormat.rfc3339(ms: hour + 3_600_000)]
         let r = try Run.pushlog(
@@ -97,5 +97,29 @@ final class AlertingTests: XCTestCase {
             "--db", db, "report", "gone", "--since", "2026-11-02T10:30", "--until", "2026-11-03T10:30", "--compare", "previous",
         ])
         XCTAssertEqual(odd.status, 2, odd.stderr)
+    }
+
+    /// Each bucket carries its denominator: a failing JWT reads share 1, a quiet healthy bucket
+    /// has responses, an outage has bucket_responses 0.
+    func testErrorBucketsCarryTheirDenominator() throws {
+        let tmp = TempDir()
+        let hour: Int64 = 1_793_800_800_000  // 2026-11-04T14:00Z
+        let db = try Self.incident(tmp, hour: hour)
+        let range = ["--since", TimeFormat.rfc3339(ms: hour), "--until", TimeFormat.rfc3339(ms: hour + 3_600_000)]
+        let r = try Run.pushlog(["--db", db, "report", "errors"] + range + ["--by", "5m", "--format", "json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let rows = (doc["sections"] as! [String: Any])["by_bucket"] as! [[String: Any]]
+        func row(_ bucket: String) -> [String: Any] { rows.first { $0["bucket"] as? String == bucket }! }
+        XCTAssertEqual(row("2026-11-04T14:00")["bucket_responses"] as? Int, 5)
+        XCTAssertEqual(row("2026-11-04T14:00")["responses"] as? Int, 0)
+        XCTAssertEqual(row("2026-11-04T14:10")["responses"] as? Int, 50)
+        XCTAssertEqual(row("2026-11-04T14:10")["bucket_responses"] as? Int, 50)
+        XCTAssertEqual(row("2026-11-04T14:10")["share"] as? Double, 1)
+        XCTAssertEqual(row("2026-11-04T14:30")["bucket_responses"] as? Int, 0)
+        XCTAssertTrue(row("2026-11-04T14:30")["share"] is NSNull)
+        XCTAssertEqual(rows.count, 12, "every 5-minute bucket of the hour is a row")
+        // gone takes the fine buckets too.
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone"] + range + ["--by", "5m"]).status, 0)
     }
 }

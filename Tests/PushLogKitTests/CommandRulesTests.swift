@@ -140,7 +140,9 @@ final class CommandRulesTests: XCTestCase {
         let tsv = try pushlog([
             "report", "errors", "--since", "2026-11-03T13:00Z", "--until", "2026-11-03T16:00Z", "--by", "hour", "--format", "tsv",
         ])
-        XCTAssertTrue(tsv.stdout.contains("2026-11-03T13\t\t\t\t0\n") && tsv.stdout.contains("2026-11-03T15\t\t\t\t0\n"), tsv.stdout)
+        // No responses at all in those hours: bucket_responses 0 and no share (an outage reads so).
+        XCTAssertTrue(
+            tsv.stdout.contains("2026-11-03T13\t\t\t\t0\t0\t\n") && tsv.stdout.contains("2026-11-03T15\t\t\t\t0\t0\t\n"), tsv.stdout)
         // The weekly chart has all 14 days, the outage day among them.
         let weekly = try json(["report", "weekly", "--week", "2026-W45"])
         let days = section(weekly, "trend_daily")
