@@ -35,7 +35,9 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(value(f, "pushlog_error_responses", app.merging(["category": "token-bad"]) { $1 }), 2)
         XCTAssertEqual(value(f, "pushlog_error_responses", app.merging(["category": "rate"]) { $1 }), 1)
         XCTAssertEqual(value(f, "pushlog_error_responses", app.merging(["category": "env-config"]) { $1 }), 1)
-        XCTAssertEqual(f["pushlog_error_responses"]?.samples.count, 4)
+        // Every category an APNs answer can fall in has its series, 0 when none did.
+        XCTAssertEqual(value(f, "pushlog_error_responses", app.merging(["category": "server"]) { $1 }), 0)
+        XCTAssertEqual(f["pushlog_error_responses"]?.samples.count, 8)
         // As the silent and env-mismatch reports give them (ReportTests).
         XCTAssertEqual(value(f, "pushlog_background_over_budget_sends"), 2)
         XCTAssertEqual(value(f, "pushlog_background_over_budget_share"), 0.333333)
@@ -44,8 +46,13 @@ final class MetricsTests: XCTestCase {
         // The turn-off rate needs a window start (opt-out's turn_off_rate has no value without one).
         XCTAssertNil(f["pushlog_turn_off_rate"])
         XCTAssertEqual(value(f, "pushlog_rejected_lines"), 0)
-        XCTAssertEqual(value(f, "pushlog_newest_record_timestamp_seconds"), 1_794_045_600)
-        XCTAssertEqual(value(f, "pushlog_seconds_since_newest_record"), 90)
+        // The newest record of each kind and its age: sends stopped on Tuesday while settings went on.
+        XCTAssertEqual(value(f, "pushlog_newest_record_timestamp_seconds", ["kind": "settings"]), 1_794_045_600)
+        XCTAssertEqual(value(f, "pushlog_seconds_since_newest_record", ["kind": "settings"]), 90)
+        XCTAssertEqual(value(f, "pushlog_newest_record_timestamp_seconds", ["kind": "send"]), 1_793_786_400)
+        XCTAssertEqual(value(f, "pushlog_seconds_since_newest_record", ["kind": "send"]), 1_794_045_690 - 1_793_786_400)
+        XCTAssertEqual(value(f, "pushlog_newest_record_timestamp_seconds", ["kind": "register"]), 1_793_696_400)
+        XCTAssertNil(value(f, "pushlog_newest_record_timestamp_seconds", ["kind": "unregister"]), "no unregister record at all")
         XCTAssertNil(f["pushlog_window_start_timestamp_seconds"])
 
         // A window from Wednesday: one response (id-17, a 410). On at its start: dev1, dev2, dev5,
@@ -55,10 +62,13 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(value(wed, "pushlog_gone_rate"), 1)
         XCTAssertEqual(value(wed, "pushlog_turn_off_rate"), 0.25)
         XCTAssertEqual(value(wed, "pushlog_window_start_timestamp_seconds"), 1_793_750_400)
-        // Nothing answered after Friday: the rates are absent, the counts are empty.
+        // Nothing answered after Friday: the rates are absent (no value over no responses), the
+        // counts are 0, not vanished series.
         let late = try families(since: TimeArgument.parse("2026-11-08")!)
         XCTAssertNil(late["pushlog_gone_rate"])
-        XCTAssertEqual(late["pushlog_responses"]?.samples.count, 0)
+        XCTAssertEqual(value(late, "pushlog_responses", app), 0)
+        XCTAssertEqual(value(late, "pushlog_gone_responses", app), 0)
+        XCTAssertEqual(value(late, "pushlog_error_responses", app.merging(["category": "token-gone"]) { $1 }), 0)
     }
 
     func testRendererEscapesLabels() {
@@ -139,7 +149,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(responses.first?[0] as? [String: String], ["topic": "com.example.app", "env": "production"])
         XCTAssertEqual(responses.first?[1] as? Double, 17)
         let errors = try XCTUnwrap(main["pushlog_error_responses"]?["samples"] as? [[Any]])
-        XCTAssertEqual(errors.count, 4)
+        XCTAssertEqual(errors.count, 8)
         XCTAssertEqual((main["pushlog_gone_rate"]?["samples"] as? [[Any]])?.first?[1] as? Double ?? 0, 4.0 / 17, accuracy: 1e-12)
         let t = try XCTUnwrap(parsed[trickyPath]?["pushlog_t"]?["samples"] as? [[Any]])
         XCTAssertEqual(t.first?[0] as? [String: String], ["topic": "a\"b\\c\nd"])

@@ -50,11 +50,19 @@ public struct MetricsExport {
             GROUP BY topic_id, env_id ORDER BY 1, 2
             """)
         byTopic.bind(1, lo); byTopic.bind(2, hi)
+        var counted: [[String]: (Double, Double, Double)] = [:]
         while try byTopic.step() {
-            let labels = [("topic", byTopic.string(0) ?? ""), ("env", byTopic.string(1) ?? "")]
             let r = Double(byTopic.int(2)), a = Double(byTopic.int(3)), g = Double(byTopic.int(4))
-            responses.samples.append((labels, r)); accepted.samples.append((labels, a)); gone.samples.append((labels, g))
+            counted[[byTopic.string(0) ?? "", byTopic.string(1) ?? ""]] = (r, a, g)
             total.responses += r; total.accepted += a; total.gone += g
+        }
+        // Every topic and env ever answered has its series, 0 over a window without responses:
+        // an alert on a stopped pusher sees 0, not a series that vanished.
+        let pairs = try Set(knownPairs()).union(counted.keys).sorted { $0.lexicographicallyPrecedes($1) }
+        for pair in pairs {
+            let labels = [("topic", pair[0]), ("env", pair[1])]
+            let (r, a, g) = counted[pair] ?? (0, 0, 0)
+            responses.samples.append((labels, r)); accepted.samples.append((labels, a)); gone.samples.append((labels, g))
         }
         out += [responses, accepted, gone]
         // Rates are left out when nothing was answered in the window: an absent series, not 0.
@@ -79,14 +87,16 @@ public struct MetricsExport {
             GROUP BY topic_id, env_id, category_id ORDER BY 1, 2, 3
             """)
         byCategory.bind(1, lo); byCategory.bind(2, hi)
+        var failed: [[String]: Double] = [:]
         while try byCategory.step() {
-            errors.samples.append(
-                (
-                    [
-                        ("topic", byCategory.string(0) ?? ""), ("env", byCategory.string(1) ?? ""),
-                        ("category", byCategory.string(2) ?? ""),
-                    ], Double(byCategory.int(3))
-                ))
+            failed[[byCategory.string(0) ?? "", byCategory.string(1) ?? "", byCategory.string(2) ?? ""]] = Double(byCategory.int(3))
+        }
+        // Each known topic and env with every category an APNs answer can fall in, 0 when none did.
+        let categories = try db.strings("SELECT name FROM categories WHERE name NOT IN ('accepted', 'transport') ORDER BY id")
+        var keys = Set(failed.keys)
+        for pair in pairs { for c in categories { keys.insert(pair + [c]) } }
+        for k in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            errors.samples.append(([("topic", k[0]), ("env", k[1]), ("category", k[2])], failed[k] ?? 0))
         }
         out.append(errors)
 
@@ -141,31 +151,53 @@ public struct MetricsExport {
             MetricFamily(
                 name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
                 samples: [([], Double(rejects))]))
-        // sends, settings and unregisters are keyed by time first (one probe each); registers are
-        // keyed by token, so their newest is token_facts' (one small row per token); receipts have
-        // no time order, so the newest receipt is the newest one read from a source still held.
-        if let newest = try db.scalarInt(
-            """
-            SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts UNION ALL
-                                SELECT max(time_ms) FROM settings UNION ALL SELECT max(time_ms) FROM unregisters UNION ALL
-                                SELECT max(last_time_ms) FROM sources WHERE n_receipt > 0 AND EXISTS (SELECT 1 FROM receipts))
-            """)
-        {
-            out.append(
-                MetricFamily(
-                    name: "pushlog_newest_record_timestamp_seconds", help: "Time of the newest record in the database (Unix seconds)",
-                    samples: [([], Double(newest) / 1000)]))
-            out.append(
-                MetricFamily(
-                    name: "pushlog_seconds_since_newest_record", help: "Seconds from the newest record to now: the ingest lag",
-                    samples: [([], Double(now - newest) / 1000)]))
+        // Per kind: sends of one kind stopping while the app's registrations go on is the failure to
+        // see, and a single newest-of-all would hide it.
+        var newest = MetricFamily(
+            name: "pushlog_newest_record_timestamp_seconds", help: "Time of the newest record of each kind in the database (Unix seconds)")
+        var age = MetricFamily(
+            name: "pushlog_seconds_since_newest_record", help: "Seconds from the newest record of each kind to now: the ingest lag per kind"
+        )
+        for (kind, sql) in MetricsExport.newestByKind {
+            let probe = try db.prepare(sql)
+            guard try probe.step(), !probe.isNull(0) else { continue }
+            let t = probe.int(0)
+            newest.samples.append(([("kind", kind)], Double(t) / 1000))
+            age.samples.append(([("kind", kind)], Double(now - t) / 1000))
         }
+        if !newest.samples.isEmpty { out += [newest, age] }
         if let since {
             out.append(
                 MetricFamily(
                     name: "pushlog_window_start_timestamp_seconds", help: "Start of the window the counts cover (--since, Unix seconds)",
                     samples: [([], Double(since) / 1000)]))
         }
+        return out
+    }
+
+    /// The time of each kind's newest record. sends, settings and unregisters are keyed by time
+    /// first (a probe from the end of the key); registers are keyed by token, so their newest is
+    /// token_facts' (one small row per token); receipts are keyed by apns-id, so theirs is a scan.
+    static let newestByKind: [(String, String)] = [
+        ("send", "SELECT time_ms FROM sends WHERE kind = 0 ORDER BY time_ms DESC LIMIT 1"),
+        ("request", "SELECT time_ms FROM sends WHERE kind = 1 ORDER BY time_ms DESC LIMIT 1"),
+        ("response", "SELECT time_ms FROM sends WHERE kind = 2 ORDER BY time_ms DESC LIMIT 1"),
+        ("register", "SELECT max(last_reg) FROM token_facts"),
+        ("settings", "SELECT max(time_ms) FROM settings"),
+        ("receipt", "SELECT max(time_ms) FROM receipts"),
+        ("unregister", "SELECT max(time_ms) FROM unregisters"),
+    ]
+
+    /// Every (topic, env) that ever had a response, by name.
+    func knownPairs() throws -> [[String]] {
+        let s = try db.prepare(
+            """
+            SELECT DISTINCT coalesce((SELECT name FROM topics WHERE id = topic_id AND name <> ''), '(none)'),
+                            coalesce((SELECT name FROM envs WHERE id = env_id AND name <> ''), '(none)')
+            FROM hourly_responses
+            """)
+        var out: [[String]] = []
+        while try s.step() { out.append([s.string(0) ?? "", s.string(1) ?? ""]) }
         return out
     }
 }
