@@ -117,11 +117,23 @@ final class EndToEndTests: XCTestCase {
         _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
         let r = try Run.pushlog(["--db", db, "trace", "--format", "tsv", "aaaa0000"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        let lines = r.stdout.split(separator: "\n").map(String.init)
-        // Its registration, its sends, its 410 with the APNs timestamp, and the device's next token.
-        XCTAssertTrue(lines[1].contains("register") && lines[1].contains("aaaa0000…0001"))
-        XCTAssertTrue(lines.contains { $0.contains("410 Unregistered (APNs timestamp 2026-11-02T10:00:00Z)") })
-        XCTAssertTrue(lines.contains { $0.contains("register") && $0.contains("bbbb0000…0002") })
+        let parts = r.stdout.components(separatedBy: "# device_context\n")
+        XCTAssertEqual(parts.count, 2, r.stdout)
+        let own = parts[0].split(separator: "\n").map(String.init), context = parts[1]
+        // Its own records only: its registration, its sends, its 410 with the APNs timestamp.
+        XCTAssertEqual(own[0], "# timeline")
+        XCTAssertTrue(own[2].contains("register") && own[2].contains("aaaa0000…0001"))
+        XCTAssertTrue(own.contains { $0.contains("410 Unregistered (APNs timestamp 2026-11-02T10:00:00Z)") })
+        XCTAssertFalse(parts[0].contains("bbbb0000…0002"), "another token's records are not the token's timeline")
+        XCTAssertEqual(own.filter { $0.contains("\tsend\t") }.count, 4)
+        // Then, labelled, the device's next token and its settings.
+        XCTAssertTrue(context.contains("register\tbbbb0000…0002") && context.contains("403 BadEnvironmentKeyInToken"), context)
+        XCTAssertTrue(context.contains("auth denied"), context)
+        // An apns-id: the sends with it (the 410 and its retry), then the token's registrations.
+        let a = try Run.pushlog(["--db", db, "trace", "--format", "tsv", "id-3"]).stdout.components(separatedBy: "# token_context\n")
+        XCTAssertEqual(a[0].split(separator: "\n").filter { $0.contains("apns-id id-3") }.count, 2)
+        XCTAssertEqual(a[0].split(separator: "\n").count, 4, "title, header and the two sends: \(a[0])")
+        XCTAssertTrue(a[1].contains("register\taaaa0000…0001"), a[1])
         XCTAssertFalse(r.stdout.contains("aaaa000000000000"), "tokens stay masked")
         XCTAssertEqual(try Run.pushlog(["--db", db, "trace", "zzzz"]).status, 1)
         // A user: the timelines of both of u1's devices (dev1 with A and B, dev6 with F).

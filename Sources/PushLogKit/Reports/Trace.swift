@@ -161,23 +161,61 @@ public struct Trace {
 
     public func run(_ key: String) throws -> ResultDocument {
         let (subject, label) = try resolve(key)
-        let ids = try tokenIDs(subject)
-        var devices: [Int64] = [], user: Int64?, apns: String?
+        var sections: [ResultTable] = []
         switch subject {
-        case .device(let d, _): devices = [d]
+        case .tokens(let own):
+            // The token's own records first; its devices' settings and other tokens after, as context.
+            sections.append(try timeline("timeline", Scope(tokens: own)))
+            let others = try tokenIDs(subject).filter { !own.contains($0) }
+            let devices = try ids("SELECT DISTINCT device_id FROM registers WHERE token_id IN (SELECT value FROM json_each(?1))", own)
+            sections.append(try timeline("device_context", Scope(tokens: others, devices: devices, excluding: own)))
+        case .apnsID(let a):
+            sections.append(try timeline("timeline", Scope(apns: a)))
+            let tokens = try tokenIDs(subject)
+            sections.append(try timeline("token_context", Scope(tokens: tokens, kinds: ["register", "unregister"])))
+        case .device(let d, _):
+            sections.append(try timeline("timeline", Scope(tokens: try tokenIDs(subject), devices: [d])))
         case .user(let u, _):
-            user = u
-            let s = try db.prepare("SELECT d.id FROM device_facts f JOIN devices d ON d.name = f.unit WHERE f.user_id = ?1")
-            s.bind(1, u)
-            while try s.step() { devices.append(s.int(0)) }
-        case .apnsID(let a): apns = a
-        case .tokens: break
+            let devices = try ids(
+                "SELECT d.id FROM device_facts f JOIN devices d ON d.name = f.unit WHERE f.user_id = ?1 AND ?1 IS NOT NULL", [u])
+            sections.append(try timeline("timeline", Scope(tokens: try tokenIDs(subject), devices: devices, user: u)))
         }
+        var doc = ResultDocument(report: "trace", title: "Trace of \(label)", params: [("key", .text(key))], sections: sections)
+        // The title never carries a full token: outputs mask tokens in columns, not in titles.
+        if case .tokens = subject { doc.title = "Trace of token " + TokenMask.mask(String(label.dropFirst("token ".count))) }
+        return doc
+    }
+
+    /// Which records a timeline holds: of these tokens, devices, user or apns-id.
+    struct Scope {
+        var tokens: [Int64] = []
+        var devices: [Int64] = []
+        var user: Int64? = nil
+        var apns: String? = nil
+        /// Records of these tokens are left out (they are another section's).
+        var excluding: [Int64] = []
+        /// Only these kinds, or all.
+        var kinds: [String]? = nil
+    }
+
+    /// Ids the first column of `sql` gives, `?1` bound to `values` as a JSON array (or the one value).
+    func ids(_ sql: String, _ values: [Int64]) throws -> [Int64] {
+        let s = try db.prepare(sql)
+        if sql.contains("json_each") { s.bind(1, Trace.json(values)) } else { s.bind(1, values[0]) }
+        var out: [Int64] = []
+        while try s.step() { if !s.isNull(0) { out.append(s.int(0)) } }
+        return out
+    }
+
+    static func json(_ ids: [Int64]) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
+
+    /// Every record of `scope` in time order, with the source file and line of each.
+    func timeline(_ section: String, _ scope: Scope) throws -> ResultTable {
         // Every value is bound: the lists as JSON arrays read through json_each.
         let inTokens = "(SELECT value FROM json_each(:tokens))"
         let inDevices = "(SELECT value FROM json_each(:devices))"
         let userFilter = ":user", apnsFilter = ":apns"
-        let sendsWhere = apns != nil ? Schema.apnsMatch("s.apns_id", "apns_key(:apns)") : "s.token_id IN \(inTokens)"
+        let sendsWhere = "(s.token_id IN \(inTokens) OR \(Schema.apnsMatch("s.apns_id", "apns_key(:apns)")))"
         func name(_ table: String, _ column: String) -> String { "(SELECT name FROM \(table) WHERE id = \(column))" }
         let sql = """
             SELECT rfc3339(x.t) AS time, x.kind, k.token, x.detail, src.path AS source, x.line
@@ -203,7 +241,6 @@ public struct Trace {
                      ' device ' || coalesce(\(name("devices", "g.device_id")), '?'), g.source_id, g.line
               FROM settings g
               WHERE g.device_id IN \(inDevices) OR (g.device_id IS NULL AND g.user_id = \(userFilter))
-                 OR g.device_id IN (SELECT device_id FROM registers WHERE token_id IN \(inTokens))
               UNION ALL
               SELECT c.time_ms, 'receipt', c.token_id, coalesce(\(name("labels", "c.receipt_id")), '?') || ' ' || coalesce(\(name("labels", "c.result_id")), '') ||
                      ' apns-id ' || apns_text(c.apns_id), c.source_id, c.line
@@ -213,19 +250,19 @@ public struct Trace {
             ) x
             LEFT JOIN tokens k ON k.id = x.token_id
             LEFT JOIN sources src ON src.id = x.source_id
+            WHERE (x.token_id IS NULL OR x.token_id NOT IN (SELECT value FROM json_each(:excluding)))
+              AND (:kinds IS NULL OR x.kind IN (SELECT value FROM json_each(:kinds)))
             ORDER BY x.t, x.kind
             """
         let s = try db.prepare(sql)
-        s.bind(s.index(of: ":tokens"), "[" + ids.map(String.init).joined(separator: ",") + "]")
-        s.bind(s.index(of: ":devices"), "[" + devices.map(String.init).joined(separator: ",") + "]")
-        s.bindInt(s.index(of: ":user"), user)
-        s.bind(s.index(of: ":apns"), apns)
-        var doc = ResultDocument(
-            report: "trace", title: "Trace of \(label)", params: [("key", .text(key))],
-            sections: [try ResultTable.from(s, name: "timeline")])
-        // The title never carries a full token: outputs mask tokens in columns, not in titles.
-        if case .tokens = subject { doc.title = "Trace of token " + TokenMask.mask(String(label.dropFirst("token ".count))) }
-        return doc
+        s.bind(s.index(of: ":tokens"), Trace.json(scope.tokens))
+        s.bind(s.index(of: ":devices"), Trace.json(scope.devices))
+        s.bindInt(s.index(of: ":user"), scope.user)
+        s.bind(s.index(of: ":apns"), scope.apns)
+        s.bind(s.index(of: ":excluding"), Trace.json(scope.excluding))
+        let kinds: String? = scope.kinds.map { list in "[" + list.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]" }
+        s.bind(s.index(of: ":kinds"), kinds)
+        return try ResultTable.from(s, name: section)
     }
 
 }
