@@ -12,9 +12,11 @@ final class TerminalTests: XCTestCase {
     }
 
     /// Runs `args` in a pty of `rows` lines, typing each step's keys once its text is shown.
-    static func session(_ args: [String], env: [String: String] = [:], rows: Int = 10, steps: [(String, String)] = []) throws -> Session {
+    static func session(
+        _ args: [String], env: [String: String] = [:], rows: Int = 10, cols: Int = 100, steps: [(String, String)] = []
+    ) throws -> Session {
         let driver = Fixtures.root.appendingPathComponent("Tests/Tools/pty-session.py").path
-        var argv = [driver, "--rows", String(rows), "--cols", "100", "--timeout", "10"]
+        var argv = [driver, "--rows", String(rows), "--cols", String(cols), "--timeout", "10"]
         for (text, keys) in steps { argv += ["--expect", text, "--send", keys] }
         argv += ["--", "/usr/bin/env"] + env.map { "\($0.key)=\($0.value)" } + [Fixtures.binary] + args
         let r = try Shell.run((["python3"] + argv).map { "'\($0)'" }.joined(separator: " ") + " < /dev/null")
@@ -48,5 +50,29 @@ final class TerminalTests: XCTestCase {
         XCTAssertFalse(s.hung, s.transcript)
         XCTAssertEqual(s.exit, 0)
         XCTAssertTrue(s.transcript.contains("100"), s.transcript)
+    }
+
+    /// At 80 columns every table fits: paths shortened or left out first, times and masked tokens
+    /// never cut; what still does not fit is shown a row at a time.
+    func testTablesFitEightyColumnsWithoutCuttingTimesOrTokens() throws {
+        guard Shell.has("python3") else { throw XCTSkip("needs python3") }
+        let db = IngestedFixtures.reports
+        let commands = [
+            ["report", "errors"], ["report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous"],
+            ["report", "weekly", "--week", "2026-W45"], ["tokens", "--gone", "--superseded"], ["trace", "aaaa0000"],
+            ["report", "hygiene"], ["sources"],
+        ]
+        for args in commands {
+            let s = try Self.session(["--db", db] + args + ["--no-pager"], rows: 200, cols: 80)
+            XCTAssertEqual(s.exit, 0, "\(args): \(s.transcript)")
+            let lines = s.transcript.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+            // The title's parameter line may run on (one line of key=value pairs), and so may
+            // diagnostics on stderr.
+            for line in lines where !line.contains("=") && !line.hasPrefix("pushlog:") {
+                XCTAssertLessThanOrEqual(line.count, 80, "\(args): \(line)")
+            }
+            XCTAssertNil(s.transcript.range(of: #"\d{4}-\d\d-\d\dT[0-9:]*…"#, options: .regularExpression), "a time was cut: \(args)")
+            XCTAssertNil(s.transcript.range(of: #"[0-9a-f]{8}…[0-9a-f]{0,3}…"#, options: .regularExpression), "a token was cut: \(args)")
+        }
     }
 }

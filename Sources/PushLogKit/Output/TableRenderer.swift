@@ -21,26 +21,40 @@ enum TableRenderer {
 
     static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {
         if t.rows.isEmpty { return "(no rows)\n" }
-        let cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
-        var widths = t.columns.map { $0.count }
+        var cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
         var numeric = [Bool](repeating: true, count: t.columns.count)
-        for (ri, r) in cells.enumerated() {
-            for (c, s) in r.enumerated() {
-                widths[c] = min(max(widths[c], s.count), 60)
-                if t.rows[ri][c] != .null && !CellFormat.isNumeric(t.rows[ri][c]) { numeric[c] = false }
-            }
+        for ri in t.rows.indices {
+            for c in t.columns.indices where t.rows[ri][c] != .null && !CellFormat.isNumeric(t.rows[ri][c]) { numeric[c] = false }
         }
-        if let width {
-            // Narrow the widest free-text column, a character at a time, down to 12; times and
-            // bucket labels keep their width (a cut time reads as another time).
-            let keep = t.columns.map {
-                $0 == "time" || $0 == "bucket" || $0.hasSuffix("_seen") || $0.hasPrefix("window_") || $0.hasSuffix("_at")
+        func measure() -> [Int] {
+            t.columns.indices.map { c in min(cells.reduce(t.columns[c].count) { max($0, $1[c].count) }, 60) }
+        }
+        var widths = measure()
+        var shown = Array(t.columns.indices)
+        var dropped: [String] = []
+        func total() -> Int { shown.reduce(0) { $0 + widths[$1] } + 2 * (shown.count - 1) }
+        if let width, total() > width {
+            // 1. Paths shortened to their file name: the folder is the least telling part.
+            for c in t.columns.indices where TableFit.isPath(t.columns[c]) {
+                for ri in cells.indices { cells[ri][c] = TableFit.fileName(cells[ri][c]) }
             }
-            while widths.reduce(0, +) + 2 * (widths.count - 1) > width,
-                let c = widths.indices.filter({ !numeric[$0] && !keep[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] })
+            widths = measure()
+            // 2. Low-value columns left out (said under the table), before any value is cut.
+            for c in TableFit.droppable(t.columns) where total() > width {
+                shown.removeAll { $0 == c }
+                dropped.append(t.columns[c])
+            }
+            // 3. Free text narrowed, a character at a time, down to 12; times, bucket labels and
+            // tokens are never cut (a cut time reads as another time, a cut token as another token).
+            let keep = t.columns.indices.map { c in cells.allSatisfy { TableFit.mustStayWhole($0[c]) } }
+            while total() > width,
+                let c = shown.filter({ !numeric[$0] && !keep[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] })
             {
                 widths[c] -= 1
             }
+            // 4. Still too wide: one row after the other, a line per column (psql's expanded
+            // display), every column back, no value cut.
+            if total() > width { return expanded(t, cells: cells, width: width) }
         }
         func fit(_ s: String, _ c: Int) -> String {
             let w = widths[c]
@@ -48,18 +62,53 @@ enum TableRenderer {
             let pad = String(repeating: " ", count: w - s2.count)
             return numeric[c] ? pad + s2 : s2 + pad
         }
-        var out = t.columns.enumerated().map { fit($0.element, $0.offset) }.joined(separator: "  ")
+        var out = shown.map { fit(t.columns[$0], $0) }.joined(separator: "  ")
         out = trimRight(out) + "\n"
-        out += widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ") + "\n"
+        out += shown.map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  ") + "\n"
         for (ri, r) in cells.enumerated() {
-            let line = r.enumerated().map { c, text -> String in
-                let cell = fit(text, c)
+            let line = shown.map { c -> String in
+                let cell = fit(r[c], c)
                 guard color, let code = changeColor(t, row: ri, column: c) else { return cell }
                 return code + cell + "\u{1B}[0m"
             }
             out += trimRight(line.joined(separator: "  ")) + "\n"
         }
+        if !dropped.isEmpty {
+            out += "(left out to fit: \(dropped.joined(separator: ", ")); --format tsv shows all)\n"
+        }
         return out
+    }
+
+    /// Each row as `column  value` lines under a `-[ row N ]-` rule: what fits any width without
+    /// cutting a value.
+    static func expanded(_ t: ResultTable, cells: [[String]], width: Int) -> String {
+        let nameWidth = t.columns.reduce(0) { max($0, $1.count) }
+        let indent = String(repeating: " ", count: nameWidth + 2)
+        var out = ""
+        for (ri, r) in cells.enumerated() {
+            out += "-[ row \(ri + 1) ]" + String(repeating: "-", count: max(0, nameWidth - 6)) + "\n"
+            for c in t.columns.indices {
+                let lines = wrap(r[c], width: max(20, width - nameWidth - 2))
+                out += t.columns[c].padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + lines[0] + "\n"
+                for more in lines.dropFirst() { out += indent + more + "\n" }
+            }
+        }
+        return out
+    }
+
+    /// Text broken at spaces into lines of at most `width` (a word longer than that stays whole).
+    static func wrap(_ s: String, width: Int) -> [String] {
+        guard s.count > width else { return [s] }
+        var lines: [String] = [], line = ""
+        for word in s.split(separator: " ", omittingEmptySubsequences: false) {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(word)
+            } else {
+                line += (line.isEmpty ? "" : " ") + word
+            }
+        }
+        return lines + [line]
     }
 
     /// Colour of a change cell: `change` in a KPI table (by its metric), `X_change` columns (by X).
@@ -77,6 +126,36 @@ enum TableRenderer {
         var s = s
         while s.hasSuffix(" ") { s.removeLast() }
         return s
+    }
+}
+
+/// What a table may give up to fit a terminal, and what it never cuts.
+enum TableFit {
+    static func isPath(_ column: String) -> Bool { ["source", "path", "file"].contains(column) }
+
+    /// `/var/log/pusher/sends-2026-11-02.ndjson.gz` → `…/sends-2026-11-02.ndjson.gz`.
+    static func fileName(_ s: String) -> String {
+        guard let slash = s.lastIndex(of: "/"), slash != s.index(before: s.endIndex) else { return s }
+        return "…/" + s[s.index(after: slash)...]
+    }
+
+    /// Columns to leave out, in order, when even short paths do not fit: where a record came from,
+    /// then the previous period's figures (its change is shown, and now − change is the previous).
+    static func droppable(_ columns: [String]) -> [Int] {
+        let from = columns.indices.filter { isPath(columns[$0]) }
+        let line = from.isEmpty ? [] : columns.indices.filter { columns[$0] == "line" }
+        let previous = columns.indices.filter { columns[$0].hasSuffix("_prev") }
+        return from + line + previous
+    }
+
+    /// A time, a bucket label or a device token (masked or whole): cut, it would read as another.
+    static func mustStayWhole(_ s: String) -> Bool {
+        if s.isEmpty || s == "–" { return true }
+        let u = Array(s.utf8)
+        func digit(_ i: Int) -> Bool { i < u.count && u[i] >= 48 && u[i] <= 57 }
+        if u.count >= 7, digit(0), digit(1), digit(2), digit(3), u[4] == UInt8(ascii: "-") { return true }
+        let hex = s.filter(\.isHexDigit).count
+        return s.count <= 64 && (hex >= 32 && hex == s.count || s.contains("…") && hex >= 12 && hex + 1 == s.count)
     }
 }
 
