@@ -3,6 +3,7 @@
 -- description: Console delivery-metrics export (ingest its CSV like any log); flags days where our
 -- description: accepted count and Apple's received count differ by more than 1%.
 -- records: responses
+-- when-empty: apple  no Apple delivery metrics in the database, so nothing to compare: export them from the Push Notifications Console (CSV) and ingest that file
 -- param: since  start of the range (days)
 -- param: until  end of the range, exclusive
 -- A response's push type is its apns-push-type; without one it is background when the payload is a

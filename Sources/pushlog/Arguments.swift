@@ -30,6 +30,11 @@ struct Arguments {
                     throw UsageError(message: "\(name) needs a value", hint: "pushlog \(command) --help")
                 }
                 if inline == nil { i += 1 }
+                // Given twice, a single-valued option would quietly take the last one.
+                if let first = values[name]?.first, !Arguments.repeatable.contains(name), first != v {
+                    throw UsageError(
+                        message: "\(name) given twice ('\(first)' and '\(v)')", hint: "give it once (pushlog \(command) --help)")
+                }
                 values[name, default: []].append(v)
             } else if boolean.contains(name) {
                 flags.insert(name)
@@ -42,6 +47,9 @@ struct Arguments {
             }
         }
     }
+
+    /// Options that may be given several times, each adding a value.
+    static let repeatable: Set<String> = ["--fail-if"]
 
     /// Refuses positionals beyond the first `max`: a stray word is never silently ignored.
     /// A stray TIME (`report gone yesterday`) gets the hint of the option it was probably meant for.

@@ -105,7 +105,7 @@ enum IngestCommand: Command {
         if format == "json" {
             Console.out(IngestReport.json(summary))
         } else if !quiet {
-            Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v")))
+            Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v"), database: ctx.dbPath))
         }
         return summary.failed ? 1 : 0
     }

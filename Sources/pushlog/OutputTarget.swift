@@ -24,6 +24,12 @@ struct OutputTarget {
                     message: "unknown --format '\(f)'",
                     hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
+            // `-o x.json --format csv` would write CSV into a file that says JSON.
+            if let path, let implied = OutputFormat.fromExtension(path), implied != fmt, !path.hasSuffix(".txt") {
+                throw UsageError(
+                    message: "-o \(path) says \(implied.rawValue) but --format says \(fmt.rawValue)",
+                    hint: "drop --format (the extension decides), or name the file for \(fmt.rawValue)")
+            }
             format = fmt
         } else if let path, let fmt = OutputFormat.fromExtension(path) {
             format = fmt

@@ -23,6 +23,7 @@ enum ReportCommand: Command {
           --format FMT       table, csv, tsv, json, ndjson, markdown, html (default: table
                              on a terminal, tsv into a pipe or file)
           -o FILE            write to FILE (format from its extension)
+          --section NAME     only this section (one table, as a spreadsheet expects)
           --reveal-tokens    show device tokens in full
           --fail-if EXPR     exit 3 when EXPR holds on the summary, e.g. 'gone_rate > 0.02'
           --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
@@ -34,7 +35,7 @@ enum ReportCommand: Command {
     /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
     /// `-- param: NAME` take it.
     static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week", "--rule"]
-    static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries", "--compare"]
+    static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries", "--compare", "--section"]
 
     static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
         let (watch, argv) = try Watch.extract(argv0)
@@ -104,7 +105,8 @@ enum ReportCommand: Command {
             }
         }
         for note in try DataCoverage(db: db).notes(for: params, report: def) { Console.err("pushlog: \(note)") }
-        try out.write(doc, db: db)
+        for (section, note) in def.whenEmpty where doc.section(section)?.rows.isEmpty ?? false { Console.err("pushlog: \(note)") }
+        try out.write(try only(args.value("--section"), of: doc), db: db)
         if !conditions.isEmpty, let empty = try emptyRange(doc, def, db: db) {
             Console.err("pushlog: --fail-if not checked: no \(def.records == .any ? "records" : def.records.rawValue) between \(empty)")
             return 4
@@ -146,6 +148,21 @@ enum ReportCommand: Command {
                 message: "--fail-if on report \(def.name) needs --rule ID (one row per rule)",
                 hint: "e.g. --rule non_retryable_retried --fail-if 'violations > 0'; rules: \(ruleIDs())")
         }
+    }
+
+    /// The document with only the section `name` (all of it when nil).
+    static func only(_ name: String?, of doc: ResultDocument) throws -> ResultDocument {
+        guard let name else { return doc }
+        guard let section = doc.section(name) else {
+            let names = doc.sections.map(\.name)
+            let guess = Arguments.closest(name, names)
+            throw UsageError(
+                message: "no section '\(name)' in report \(doc.report)",
+                hint: (guess.map { "did you mean --section \($0)? " } ?? "") + "sections: \(names.joined(separator: ", "))")
+        }
+        var one = doc
+        one.sections = [section]
+        return one
     }
 
     /// The report's range as text when it holds none of the records the report is about: a
@@ -217,12 +234,11 @@ enum ReportCommand: Command {
             p.by = b
         }
         p.topic = args.value("--topic")
+        // Any env a log names (`staging` too, as --by env shows it); one never seen is said on
+        // stderr with the envs that were.
         if let e = args.value("--env") {
-            let n = e == "development" ? "sandbox" : e
-            guard n == "production" || n == "sandbox" else {
-                throw UsageError(message: "unknown --env '\(e)'", hint: "use production or sandbox")
-            }
-            p.env = n
+            guard !e.isEmpty else { throw UsageError(message: "--env needs a name", hint: "e.g. --env production") }
+            p.env = e == "development" ? "sandbox" : e
         }
         if let b = try args.int("--budget", command: name) { p.budget = Int64(b) }
         if let u = args.value("--unit") {

@@ -15,9 +15,10 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertEqual(a.value("-o"), "x.csv")
         XCTAssertTrue(a.has("--reveal-tokens"))
         // The last of a repeated option wins for value(); all() keeps each.
-        let r = try parse(["--since", "1d", "--since", "2d"])
-        XCTAssertEqual(r.value("--since"), "2d")
-        XCTAssertEqual(r.all("--since"), ["1d", "2d"])
+        // A single-valued option given twice is refused (it would quietly take the last);
+        // --fail-if adds conditions.
+        XCTAssertThrowsError(try parse(["--since", "1d", "--since", "2d"]))
+        XCTAssertEqual(try parse(["--since", "1d", "--since", "1d"]).value("--since"), "1d")
         // `-` is stdin, `--` ends the options, text with spaces is SQL, not a flag.
         XCTAssertEqual(try parse(["-", "--", "--since"]).positionals, ["-", "--since"])
         XCTAssertEqual(try parse(["-- comment\nSELECT 1"]).positionals, ["-- comment\nSELECT 1"])

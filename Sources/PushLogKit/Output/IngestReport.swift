@@ -30,7 +30,8 @@ public enum IngestReport {
 
     /// The summary for a terminal. Quiet on success, as cron wants it: only the files that
     /// changed (new, grown, incomplete or refused) get a row, unless `verbose`; one total line.
-    public static func table(_ s: IngestSummary, verbose: Bool = false) -> String {
+    /// `database`: the --db the hint names, so it runs as printed.
+    public static func table(_ s: IngestSummary, verbose: Bool = false, database: String? = nil) -> String {
         var t = ResultTable(
             name: "ingest", columns: ["file", "format", "records", "by_kind", "duplicates", "rejects", "skipped", "status"])
         func kinds(_ r: KindCounts) -> String {
@@ -55,7 +56,15 @@ public enum IngestReport {
             s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
             s.skipped, s.files.count - unchanged, unchanged, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
         if s.refused > 0 { out += String(format: "; %d files refused (not logs)", s.refused) }
-        if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog rejects" }
+        if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog \(database.map { "--db \(ShellQuote.word($0)) " } ?? "")rejects" }
         return out
+    }
+}
+
+/// A word as a POSIX shell reads it back: as is when it is plain, else in single quotes.
+enum ShellQuote {
+    static func word(_ s: String) -> String {
+        let plain = !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
+        return plain ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -1,6 +1,6 @@
 /// A named section of rows, as reports, queries and listings produce them.
 public struct ResultTable {
-    var name: String
+    public var name: String
     var columns: [String]
     public var rows: [[SQLValue]]
 
@@ -30,7 +30,7 @@ public struct ResultTable {
 
 /// A whole result: a report name, its parameters and its sections, in order.
 public struct ResultDocument {
-    var report: String
+    public var report: String
     var title: String
     public var params: [(String, SQLValue)]
     public var sections: [ResultTable]

@@ -21,6 +21,9 @@ public struct ReportDefinition: Sendable {
     /// The records whose absence from the range means "no data" (`-- records:` in the header):
     /// a `--fail-if` over such a range refuses rather than passing.
     public var records: RecordEvidence = .any
+    /// What to tell the user when a section comes back empty (`-- when-empty: SECTION  text`):
+    /// an empty section that means "an input is missing", not "all is well".
+    public var whenEmpty: [(section: String, note: String)] = []
 
     /// The sections' SQL with the common CTEs, except those already in temporary tables.
     func sections(without materialized: Set<String>) -> [(name: String, sql: String)] {
@@ -94,6 +97,11 @@ public struct ReportDefinition: Sendable {
                 d.materialize += l.dropFirst("-- materialize:".count).split(separator: ",").map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }
+            } else if current == nil && l.hasPrefix("-- when-empty:") {
+                let rest = l.dropFirst("-- when-empty:".count).trimmingCharacters(in: .whitespaces)
+                let parts = rest.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2 else { throw CatalogError("\(origin): use -- when-empty: SECTION  what to tell the user") }
+                d.whenEmpty.append((String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces)))
             } else if current == nil && l.hasPrefix("-- records:") {
                 let v = l.dropFirst("-- records:".count).trimmingCharacters(in: .whitespaces)
                 guard let r = RecordEvidence(rawValue: v) else {

@@ -1,0 +1,69 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// Small rules of the command line: conflicts and repeats are usage errors, one section for a
+/// spreadsheet, any env a log names, one rule for an empty database, hints that run as printed.
+final class UsageRulesTests: XCTestCase {
+    var db: String { IngestedFixtures.reports }
+
+    func testConflictsAndRepeatsAreUsageErrors() throws {
+        let tmp = TempDir()
+        let conflict = try Run.pushlog(["--db", db, "report", "gone", "-o", tmp.file("x.json"), "--format", "csv"])
+        XCTAssertEqual(conflict.status, 2)
+        XCTAssertTrue(conflict.stderr.contains("-o \(tmp.file("x.json")) says json but --format says csv"), conflict.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.file("x.json")))
+        let twice = try Run.pushlog(["--db", db, "report", "gone", "--since", "2026-11-02", "--since", "2026-11-03"])
+        XCTAssertEqual(twice.status, 2)
+        XCTAssertTrue(twice.stderr.contains("--since given twice"), twice.stderr)
+        // --fail-if adds conditions; the same value twice is harmless.
+        XCTAssertEqual(
+            try Run.pushlog(["--db", db, "report", "gone", "--fail-if", "gone > 100", "--fail-if", "responses > 100"]).status, 0)
+    }
+
+    func testOneSectionForASpreadsheet() throws {
+        let r = try Run.pushlog(["--db", db, "report", "gone", "--section", "summary", "--format", "csv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "responses,gone,gone_rate,tokens_gone,sends_after_gone\n17,4,0.235294,3,1\n")
+        let wrong = try Run.pushlog(["--db", db, "report", "gone", "--section", "summry"])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.stderr.contains("did you mean --section summary?"), wrong.stderr)
+    }
+
+    func testAnyEnvTheLogsNameIsAFilter() throws {
+        let r = try Run.pushlog(["--db", db, "report", "gone", "--env", "staging", "--section", "summary", "--format", "csv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("\n0,0,,0,0\n"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("no responses sent to env 'staging'; envs seen: production"), r.stderr)
+    }
+
+    func testEmptyDatabaseIsOneRuleForEveryReport() throws {
+        let tmp = TempDir()
+        let empty = tmp.file("e.db")
+        let folder = tmp.file("nothing")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertEqual(try Run.pushlog(["--db", empty, "ingest", folder]).status, 0)
+        for report in ["gone", "weekly", "churn", "errors"] {
+            let r = try Run.pushlog(["--db", empty, "report", report])
+            XCTAssertEqual(r.status, 0, "\(report): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("the database holds no records"), "\(report): \(r.stderr)")
+        }
+    }
+
+    func testHintsRunAsPrinted() throws {
+        let tmp = TempDir()
+        let good = "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"abab\",\"status\":200}\n"
+        let file = tmp.write("bad.ndjson", "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\"}\n" + good)
+        let dbPath = tmp.file("my db.db")
+        let r = try Run.pushlog(["--db", dbPath, "ingest", file])
+        let hint = try XCTUnwrap(r.stderr.split(separator: "\n").first { $0.contains("see the rejected lines with:") })
+        let command = String(hint.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces)
+        XCTAssertTrue(command.hasPrefix("pushlog --db '\(dbPath)' rejects"), command)
+        let run = try Shell.run(Fixtures.binary + command.dropFirst("pushlog".count))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("bad.ndjson"), run.stdout)
+        // reconcile without Apple's metrics says what is missing.
+        let rec = try Run.pushlog(["--db", db, "report", "reconcile"])
+        XCTAssertTrue(rec.stderr.contains("no Apple delivery metrics"), rec.stderr)
+    }
+}
