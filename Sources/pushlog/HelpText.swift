@@ -6,7 +6,10 @@ enum HelpText {
     /// The options a command's help lists (`--since`, `-o`, …), in order.
     static func options(of c: Command.Type) -> [String] {
         var out: [String] = []
-        for line in (c.usage + "\n" + c.options).split(separator: "\n") {
+        // The usage line's options, and the first word of each option line (the help prose after
+        // it may quote other programs' flags, `less -FRX`).
+        let optionLines = c.options.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        for line in [c.usage] + optionLines {
             for word in line.split(whereSeparator: { " [](|),".contains($0) }) where word.hasPrefix("-") && word.count > 1 {
                 let name = word.split(separator: "=").first.map(String.init) ?? String(word)
                 if name.dropFirst().first?.isLetter == true || name.hasPrefix("--"), !out.contains(name), name != "--" {
@@ -27,6 +30,7 @@ enum HelpText {
             for v in all where !seen.contains(v) { seen.append(v) }
             return seen
         case "--env": return ["production", "sandbox"]
+        case "--compare": return ["previous"]
         case "--unit": return ["device", "user"]
         case "--color": return ["auto", "always", "never"]
         case "--input-format": return FormatDetector.names

@@ -21,6 +21,14 @@ final class ShellHabitsTests: XCTestCase {
         XCTAssertTrue(try complete(["pushlog", "report", "gone", "--by", ""]).contains("week"))
         XCTAssertEqual(try complete(["pushlog", "report", "gone", "--env", ""]), ["production", "sandbox"])
         XCTAssertTrue(try complete(["pushlog", "ingest", "--"]).contains("--input-format"))
+        // Exactly what a report takes: its own parameters and --by values, nothing it refuses.
+        let weekly = try complete(["pushlog", "report", "weekly", "--"])
+        XCTAssertTrue(weekly.contains("--week") && weekly.contains("--fail-if"), "\(weekly)")
+        XCTAssertFalse(weekly.contains("--since") || weekly.contains("--by") || weekly.contains("--compare"), "\(weekly)")
+        XCTAssertEqual(try complete(["pushlog", "report", "weekly", "--by", ""]), [])
+        XCTAssertFalse(try complete(["pushlog", "report", "errors", "--by", ""]).contains("week"))
+        XCTAssertTrue(try complete(["pushlog", "--db", "x.db", "report", "gone", "--by", ""]).contains("5m"))
+        XCTAssertFalse(try complete(["pushlog", "report", "gone", "-"]).contains("-FRX"), "help prose is not an option")
         for shell in ["zsh", "fish"] {
             let r = try Run.pushlog(["completion", shell])
             XCTAssertEqual(r.status, 0)
