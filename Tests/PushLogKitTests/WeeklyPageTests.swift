@@ -110,4 +110,16 @@ final class WeeklyPageTests: XCTestCase {
         XCTAssertTrue(json.contains("\"metric\":\"gone_rate\""))
         XCTAssertFalse(json.contains("Gone (410) rate"))
     }
+
+    /// The opt-out KPIs say what they count: devices by default, users with --unit user; the
+    /// page shows the unit, and its lower tables read as words.
+    func testTurnOffIsLabelledByItsUnit() throws {
+        let db = IngestedFixtures.reports
+        let devices = try Run.pushlog(["--db", db, "report", "weekly", "--week", "2026-W45", "--format", "html"]).stdout
+        XCTAssertTrue(devices.contains("Devices turning notifications off") && devices.contains("unit=device"))
+        XCTAssertFalse(devices.contains("Users turning"))
+        let users = try Run.pushlog(["--db", db, "report", "weekly", "--week", "2026-W45", "--unit", "user", "--format", "html"]).stdout
+        XCTAssertTrue(users.contains("Users turning notifications off") && users.contains("unit=user"))
+        XCTAssertTrue(devices.contains("<th title=\"response_share\">Response share</th>"), "lower tables read as words")
+    }
 }

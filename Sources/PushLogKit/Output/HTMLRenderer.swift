@@ -17,11 +17,13 @@ enum HTMLRenderer {
     }
 
     /// One section as a heading and a table.
-    static func section(_ t: ResultTable, heading: String) -> String {
+    /// `header`: what a column is called on the page (its machine name stays in the tooltip).
+    static func section(_ t: ResultTable, heading: String, header: (String) -> String = { $0 }) -> String {
         var body = "<section><h2>\(escape(heading))</h2>\n"
         if t.rows.isEmpty { return body + "<p class=empty>no rows</p></section>\n" }
         body += "<div class=scroll><table><thead><tr>"
-        body += t.columns.map { "<th>\(escape($0))</th>" }.joined()
+        body += t.columns.map { header($0) == $0 ? "<th>\(escape($0))</th>" : "<th title=\"\(escape($0))\">\(escape(header($0)))</th>" }
+            .joined()
         body += "</tr></thead><tbody>\n"
         for (ri, r) in t.rows.enumerated() {
             body +=

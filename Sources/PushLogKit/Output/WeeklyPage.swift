@@ -11,15 +11,31 @@ enum WeeklyPage {
         "trend_turn_off_rate": "Turn-off rate by week",
     ]
 
-    static func heading(_ section: String) -> String { headings[section] ?? KPIDescription.of(section).label }
+    static func heading(_ section: String, unit: String = "device") -> String {
+        headings[section] ?? KPIDescription.of(section, unit: unit).label
+    }
+
+    /// The opt-out unit the page counts (device unless --unit user).
+    static func unit(_ doc: ResultDocument) -> String {
+        if case .text(let u)? = doc.params.first(where: { $0.0 == "unit" })?.1 { return u }
+        return "device"
+    }
+
+    /// A column as a person reads it: `response_share` → `Response share`, `app_version` → `App version`.
+    static func columnLabel(_ column: String) -> String {
+        let words = column.replacingOccurrences(of: "_", with: " ")
+        return words.prefix(1).uppercased() + words.dropFirst()
+    }
 
     static func render(_ doc: ResultDocument) -> String {
         let title = doc.title.isEmpty ? "Weekly push health" : doc.title
         var body = "<h1>\(HTMLRenderer.escape(title))</h1>\n" + HTMLRenderer.params(doc)
         body += "<p class=changed><b>What changed.</b> \(whatChanged(doc))</p>\n"
-        if let kpis = doc.section("kpis") { body += kpiTable(kpis) }
+        if let kpis = doc.section("kpis") { body += kpiTable(kpis, unit: unit(doc)) }
         body += charts(doc)
-        for t in doc.sections where t.name != "kpis" { body += HTMLRenderer.section(t, heading: heading(t.name)) }
+        for t in doc.sections where t.name != "kpis" {
+            body += HTMLRenderer.section(t, heading: heading(t.name, unit: unit(doc)), header: columnLabel)
+        }
         for n in doc.notes { body += "<p class=note>\(HTMLRenderer.escape(n))</p>\n" }
         return HTMLRenderer.page(title: title, body: body, style: style)
     }
@@ -39,7 +55,7 @@ enum WeeklyPage {
 
     /// KPIs that moved by at least 10 % (and by 5 for counts, 0.1 percentage point for rates),
     /// largest relative move first; a move from zero counts as the largest.
-    static func moves(_ kpis: ResultTable) -> [Move] {
+    static func moves(_ kpis: ResultTable, unit: String = "device") -> [Move] {
         guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week") else { return [] }
         var out: [Move] = []
         for r in kpis.rows {
@@ -49,7 +65,7 @@ enum WeeklyPage {
             guard abs(d) >= (rate ? 0.001 : 5) else { continue }
             let size = y == 0 ? Double.infinity : abs(d) / abs(y)
             guard size >= 0.1 else { continue }
-            let info = KPIDescription.of(metric)
+            let info = KPIDescription.of(metric, unit: unit)
             out.append(Move(metric: metric, label: info.label, this: r[a], last: r[b], delta: d, size: size, verdict: info.verdict(d)))
         }
         return out.sorted { ($0.size, abs($0.delta)) > ($1.size, abs($1.delta)) }
@@ -69,7 +85,7 @@ enum WeeklyPage {
 
     static func whatChanged(_ doc: ResultDocument) -> String {
         var parts: [String] = []
-        let top = doc.section("kpis").map(moves) ?? []
+        let top = doc.section("kpis").map { moves($0, unit: unit(doc)) } ?? []
         if top.isEmpty {
             parts.append("No KPI moved by 10 % or more from last week.")
         } else {
@@ -94,19 +110,19 @@ enum WeeklyPage {
         return parts.joined(separator: " ")
     }
 
-    static func kpiTable(_ kpis: ResultTable) -> String {
+    static func kpiTable(_ kpis: ResultTable, unit: String = "device") -> String {
         guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week"),
             let c = kpis.column("change")
         else { return HTMLRenderer.section(kpis, heading: heading("kpis")) }
         let src = kpis.column("source")
         // Every change is coloured by its direction; the moves large enough for "what changed" also get a background.
-        let moved = Set(moves(kpis).map(\.metric))
+        let moved = Set(moves(kpis, unit: unit).map(\.metric))
         var s = "<section><h2>\(heading("kpis"))</h2>\n<div class=scroll><table class=kpis><thead><tr>"
         s += "<th>KPI</th><th>This week</th><th>Last week</th><th>Change</th>" + (src != nil ? "<th>From</th>" : "")
         s += "</tr></thead><tbody>\n"
         for (ri, r) in kpis.rows.enumerated() {
             let metric = CellFormat.plain(r[m])
-            let info = KPIDescription.of(metric)
+            let info = KPIDescription.of(metric, unit: unit)
             let delta = r[c].asDouble
             let verdict = delta.map(info.verdict) ?? "flat"
             let arrow = delta.map { $0 > 0 ? "▲ " : $0 < 0 ? "▼ " : "" } ?? ""
@@ -151,7 +167,7 @@ enum WeeklyPage {
         var marked = false
         for i in charts.indices {
             let daily = charts[i].labels.first.flatMap(TrendChart.dayStart) != nil
-            charts[i].title = KPIDescription.of(charts[i].title).label + (daily ? ", per day" : ", per week")
+            charts[i].title = KPIDescription.of(charts[i].title, unit: unit(doc)).label + (daily ? ", per day" : ", per week")
             if daily, let weekStart {
                 charts[i].boundary = charts[i].labels.firstIndex { (TrendChart.dayStart($0) ?? 0) >= weekStart }
                 charts[i].bands = bands

@@ -16,8 +16,8 @@ struct KPIDescription: Sendable {
         "over_budget_share": "Background pushes over budget",
         "too_many_requests": "Throttled (429) responses",
         "auth_errors": "Auth errors (JWT/certificate)",
-        "turn_off_rate": "Users turning notifications off",
-        "turned_off_share": "Opted-in users who turned off",
+        "turn_off_rate": "Devices turning notifications off",
+        "turned_off_share": "Opted-in devices that turned off",
         "rotation_rate": "Devices that rotated their token",
         "superseded_sends": "Sends to replaced tokens",
         "rejects": "Rejected log lines",
@@ -25,9 +25,15 @@ struct KPIDescription: Sendable {
         "over_budget_sends": "Background pushes over budget",
     ]
 
-    /// The description of a KPI; an unknown one reads as its name with spaces.
-    static func of(_ metric: String) -> KPIDescription {
-        if let l = labels[metric] { return KPIDescription(metric: metric, label: l) }
+    /// The description of a KPI; an unknown one reads as its name with spaces. The opt-out
+    /// figures count `unit`s (devices, or users with --unit user) and say which.
+    static func of(_ metric: String, unit: String = "device") -> KPIDescription {
+        if var l = labels[metric] {
+            if unit == "user" {
+                l = l.replacingOccurrences(of: "Devices", with: "Users").replacingOccurrences(of: "devices", with: "users")
+            }
+            return KPIDescription(metric: metric, label: l)
+        }
         let words = metric.replacingOccurrences(of: "_", with: " ")
         return KPIDescription(metric: metric, label: words.prefix(1).uppercased() + words.dropFirst())
     }

@@ -99,7 +99,7 @@ struct WeeklyReport {
             ("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
             ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
             ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
-            ("env", p.env.map { .text($0) } ?? .null),
+            ("env", p.env.map { .text($0) } ?? .null), ("unit", .text(p.unit ?? "device")),
         ]
         var filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
         doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
