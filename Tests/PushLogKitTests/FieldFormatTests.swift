@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// The built-in formats on lines shaped as the tools write them (their logging calls at the
+/// versions people run, and what users paste): every APNs answer is a record, every other line
+/// is passed over (counted as ignored), and an answer that lacks what a record needs is a reject
+/// that names the format.
+final class FieldFormatTests: XCTestCase {
+    /// One fixture read alone: its format, its records as text (time, kind, token number or
+    /// apns-id, status, reason or error, category), ignored lines and rejects.
+    struct Read {
+        let format: String
+        let records: [String]
+        let ignored: Int
+        let rejects: [String]
+    }
+
+    func read(_ fixture: String) throws -> Read {
+        let tmp = TempDir(), db = tmp.file("f.db")
+        let s = try ingest([Fixtures.path(fixture)], db: db)
+        let recs = try rows(
+            """
+            SELECT rfc3339(time_ms), kind, coalesce(substr(token, 1, 4), apns_id, ''), coalesce(status, ''),
+                   coalesce(reason, error, ''), category
+            FROM sends_v ORDER BY time_ms, id
+            """, db
+        ).map { r in r.map(Self.text).joined(separator: " ") }
+        let rej = try rows("SELECT line, reason FROM rejects ORDER BY line", db).map { r in r.map(Self.text).joined(separator: " ") }
+        return Read(format: s.files[0].format, records: recs, ignored: s.files[0].ignored, rejects: rej)
+    }
+
+    static func text(_ v: SQLValue) -> String {
+        switch v {
+        case .int(let i): return String(i)
+        case .text(let t): return t
+        case .null: return "-"
+        default: return "\(v)"
+        }
+    }
+
+    func testRpushEveryPrefixAndFailureShape() throws {
+        let r = try read("rpush-field.log")
+        XCTAssertEqual(r.format, "rpush")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T09:00:01Z 0 0090 200  accepted",
+                "2026-11-03T09:00:02Z 2 2002 400 BadDeviceToken token-bad",
+                "2026-11-03T09:00:03Z 0 0091 200  accepted",
+                "2026-11-03T09:00:04Z 2 2004 410 Unregistered token-gone",
+                "2026-11-03T09:00:05Z 2 2005 503 ServiceUnavailable server",
+                "2026-11-03T09:00:06Z 0 0092 200  accepted",
+            ])
+        // The banner, the retry notice, and the other services' failure and FCM delivery.
+        XCTAssertEqual(r.ignored, 4)
+        XCTAssertEqual(r.rejects, [])
+    }
+
+    func testPushyRejectionsAsApplicationsLogThem() throws {
+        let r = try read("pushy-field.log")
+        XCTAssertEqual(r.format, "pushy")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T09:00:02.200Z 0 0094 400 BadDeviceToken token-bad",
+                "2026-11-03T10:00:01.100Z 0 0093 200  accepted",
+                "2026-11-03T10:00:03.300Z 0 0095 400 TopicDisallowed request",
+            ])
+        XCTAssertEqual(r.ignored, 2)
+        XCTAssertEqual(r.rejects, ["5 pushy line without a token"])
+    }
+
+    func testSygnalOwnLinesAndSygnalWithAioapns() throws {
+        let s = try read("sygnal.log")
+        XCTAssertEqual(s.format, "sygnal")
+        XCTAssertEqual(
+            s.records,
+            [
+                "2026-11-03T11:00:01.300Z 0 0096 410 Unregistered token-gone",
+                "2026-11-03T11:00:02.300Z 0 0097 400 BadDeviceToken token-bad",
+            ])
+        XCTAssertEqual(s.ignored, 3)  // the banner and the two request lines
+        // With aioapns's lines in the log, each answer is read once, from aioapns's line.
+        let a = try read("aioapns-sygnal.log")
+        XCTAssertEqual(a.format, "aioapns")
+        XCTAssertEqual(
+            a.records,
+            [
+                "2026-11-03T11:10:01.250Z 2 0c6d7e8f-0000-4000-8000-00000000c003 410 Unregistered token-gone",
+                "2026-11-03T11:10:02.250Z 2 0c6d7e8f-0000-4000-8000-00000000c004 400 BadTopic request",
+            ])
+        XCTAssertEqual(a.rejects, ["10 aioapns line without a time"])
+    }
+
+    func testMattermostPushProxyGoLogStructuredAndJSON() throws {
+        let r = try read("mattermost-push-proxy.log")
+        XCTAssertEqual(r.format, "mattermost-push-proxy")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T12:00:01Z 2 7a7b7c7d-0000-4000-8000-00000000d001 400 BadDeviceToken token-bad",
+                "2026-11-03T12:00:02Z 2 7a7b7c7d-0000-4000-8000-00000000d002 410 Unregistered token-gone",
+                "2026-11-03T12:00:03Z 0 0099  read tcp 10.0.0.5:41234->17.188.0.1:443: read: connection reset by peer transport",
+                "2026-11-03T12:00:04.250Z 2 7a7b7c7d-0000-4000-8000-00000000d003 429 TooManyRequests rate",
+            ])
+        XCTAssertEqual(r.ignored, 3)
+        let j = try read("mattermost-push-proxy.json")
+        XCTAssertEqual(j.format, "mattermost-push-proxy")
+        XCTAssertEqual(
+            j.records,
+            [
+                "2026-11-03T10:10:00.200Z 2 7a7b7c7d-0000-4000-8000-00000000d005 500 InternalServerError server",
+                "2026-11-03T12:10:00.100Z 2 7a7b7c7d-0000-4000-8000-00000000d004 400 DeviceTokenNotForTopic token-bad",
+            ])
+        XCTAssertEqual(j.ignored, 1)
+    }
+
+    func testGoApns2ResultsAndAnUntimedOne() throws {
+        let r = try read("apns2.log")
+        XCTAssertEqual(r.format, "apns2")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T13:00:01Z 2 8c1d2e3f-0000-4000-8000-00000000e001 400 BadDeviceToken token-bad",
+                "2026-11-03T13:00:02.500Z 2 8c1d2e3f-0000-4000-8000-00000000e002 200  accepted",
+                "2026-11-03T13:00:03Z 2 8c1d2e3f-0000-4000-8000-00000000e003 410 Unregistered token-gone",
+                "2026-11-03T13:00:04Z 2 8c1d2e3f-0000-4000-8000-00000000e004 200  accepted",
+            ])
+        XCTAssertEqual(r.rejects, ["6 apns2 line without a time"])
+    }
+
+    func testBarkServerTransportFailuresAndTokenlessRefusals() throws {
+        let r = try read("bark-server.log")
+        XCTAssertEqual(r.format, "bark-server")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T13:00:01Z 0 009a  EOF transport",
+                "2026-11-03T13:00:02Z 0 009b  read tcp 172.17.0.2:40000->17.188.0.2:443: read: connection reset by peer transport",
+            ])
+        XCTAssertEqual(r.ignored, 1)  // a success names no device
+        XCTAssertEqual(r.rejects, ["4 bark-server line without a token", "5 bark-server line without a token"])
+    }
+
+    func testGaurunAcceptedPushIsNotAnAPNsAnswer() throws {
+        let r = try read("gaurun.log")
+        XCTAssertEqual(r.format, "gorush")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T14:00:01Z 0 009c 200  accepted",
+                "2026-11-03T14:00:03Z 0 009d 410 Unregistered token-gone",
+                "2026-11-03T14:00:04Z 0 009e 400 BadDeviceToken token-bad",
+            ])
+        XCTAssertEqual(r.ignored, 3)  // two accepted-push, one disabled-push
+    }
+}
