@@ -155,4 +155,26 @@ final class FieldFormatTests: XCTestCase {
             ])
         XCTAssertEqual(r.ignored, 3)  // two accepted-push, one disabled-push
     }
+
+    /// A file whose every record lacks its time is still in a format pushlog recognises: each
+    /// record is a reject that names the format and what is missing, and the file is not refused.
+    func testUntimedRecordsOfARecognisedFormatAreRejectsNotARefusal() throws {
+        let tmp = TempDir(), db = tmp.file("u.db")
+        let apns2 = tmp.write(
+            "apns2.out",
+            "400 8c1d2e3f-0000-4000-8000-00000000e005 BadDeviceToken\n200 8c1d2e3f-0000-4000-8000-00000000e006 \n")
+        let nodeAPN = tmp.write("results.log", "{\"sent\":[{\"device\":\"\(Self.token(160))\"}],\"failed\":[]}\n")
+        let s = try ingest([apns2, nodeAPN], db: db)
+        XCTAssertEqual(s.files.map(\.format), ["apns2", "ndjson"])
+        XCTAssertEqual(s.files.map(\.rejects), [2, 1])
+        XCTAssertEqual(
+            try rows("SELECT source_id, line, reason FROM rejects ORDER BY source_id, line", db),
+            [
+                [.int(1), .int(1), .text("apns2 line without a time")], [.int(1), .int(2), .text("apns2 line without a time")],
+                [
+                    .int(2), .int(1),
+                    .text("node-apn result without a time (the body has none: log it after a timestamp prefix or with a \"time\" key)"),
+                ],
+            ])
+    }
 }

@@ -76,6 +76,10 @@ public enum FormatDetector {
         attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
         let scratch = EventBuilder()
         var firstReason: (format: String, reason: RejectReason)?
+        // A format that recognised a record lacking a required field (an untimed result): the
+        // file is read with it when no format reads a whole record, so each such line becomes a
+        // reject saying what is missing instead of the file being refused.
+        var recognised: (name: String, prefix: SyslogPrefix?)?
         var (order, suggested) = candidates(attempts[0].1)
         order += library.names  // user-defined formats after the built-in ones
         for (prefix, sample, times) in attempts {
@@ -83,11 +87,14 @@ public enum FormatDetector {
                 guard let trial = make(name, builder: scratch, library: library) else { continue }
                 switch readsARecord(trial, sample, times, scratch) {
                 case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
-                case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
+                case .some(let why):
+                    if case .incompleteRecord? = why, recognised == nil { recognised = (name, prefix) }
+                    if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
                 }
             }
         }
         scratch.lineTime = nil
+        if let recognised { return .format(make(recognised.name, builder: builder, library: library)!, prefix: recognised.prefix) }
         // A head cut short after a few (long) lines proves nothing: read it as its shape suggests.
         guard complete || lines.count >= 50 else {
             return .format(make(order[0], builder: builder, library: library)!, prefix: attempts[0].0)
@@ -125,9 +132,13 @@ public enum FormatDetector {
     }
 
     /// nil when `format` reads at least one record (or another platform's record) from the lines;
-    /// otherwise the reason of its first reject, if it rejected any.
+    /// otherwise the reason of its first incomplete record, else of its first reject, if any.
     static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> RejectReason?? {
         var firstReject: RejectReason?
+        func note(_ r: RejectReason) {
+            if case .incompleteRecord? = firstReject { return }
+            if firstReject == nil { firstReject = r } else if case .incompleteRecord = r { firstReject = r }
+        }
         for (i, line) in lines.enumerated() {
             builder.lineTime = times[i]
             var s = line
@@ -138,9 +149,9 @@ public enum FormatDetector {
                 while let o = format.nextEntry() {
                     if case .event = o { return .none }
                     if case .skip = o { return .none }
-                    if case .reject(let r) = o, firstReject == nil { firstReject = r }
+                    if case .reject(let r) = o { note(r) }
                 }
-            case .reject(let r): if firstReject == nil { firstReject = r }
+            case .reject(let r): note(r)
             case .ignore, .pending: continue
             }
         }
