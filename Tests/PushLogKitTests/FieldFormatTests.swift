@@ -177,4 +177,33 @@ final class FieldFormatTests: XCTestCase {
                 ],
             ])
     }
+
+    func testNodeAPNResultsAsConsoleLogPrintsThem() throws {
+        let r = try read("node-apn-console.log")
+        XCTAssertEqual(r.format, "node-apn-console")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T15:00:00Z 0 00a1 200  accepted",
+                "2026-11-03T15:00:00Z 0 00a2 400 BadDeviceToken token-bad",
+                "2026-11-03T15:00:00Z 0 00a3 410  token-gone",  // response: [Object] hides the reason
+                "2026-11-03T15:00:01Z 0 00a4 403 ExpiredProviderToken auth",
+                "2026-11-03T15:00:02Z 0 00a5 400 BadDeviceToken token-bad",  // legacy code 8
+                "2026-11-03T15:00:03Z 0 00a6  Error: read ECONNRESET transport",
+            ])
+        XCTAssertEqual(r.ignored, 2)
+        XCTAssertEqual(r.rejects, [])
+    }
+
+    func testNodeAPNLegacyStatusCodes() throws {
+        let r = try read("node-apn-legacy.ndjson")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T15:10:00Z 0 00a7 400 BadDeviceToken token-bad",
+                "2026-11-03T15:10:01Z 0 00a8 0 unknown unknown",
+                "2026-11-03T15:10:02Z 0 00a9 503 Shutdown server",
+                "2026-11-03T15:10:02Z 0 00aa 410 Unregistered token-gone",
+            ])
+    }
 }

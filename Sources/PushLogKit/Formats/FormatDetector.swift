@@ -11,8 +11,9 @@ enum Detection {
 /// Picks a file's format from its first lines (SPEC §3), or makes the one a user forced.
 public enum FormatDetector {
     /// The built-in formats a user may name (`json` and `sns-document` are accepted, not listed).
-    public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(
-        \.rawValue)
+    public static let names =
+        ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .nodeAPNConsole, .appleMetrics] as [BuiltInFormat])
+        .map(\.rawValue)
     /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
     static let sampleLines = 1000
 
@@ -34,6 +35,7 @@ public enum FormatDetector {
             case .csv: return CSVFormat(builder: builder)
             case .sns: return SNSFormat(builder: builder)
             case .gorush: return GorushFormat(builder: builder)
+            case .nodeAPNConsole: return NodeAPNConsoleFormat(builder: builder)
             case .appleMetrics: return AppleMetricsFormat()
             }
         }
@@ -121,11 +123,14 @@ public enum FormatDetector {
         if sns { order.append("sns") }
         let lower = first.lowercased()
         if lower.contains("push type") && lower.contains("count") && lower.contains(",") { order.append("apple-metrics") }
+        // util.inspect's unquoted keys and single quotes: node-apn results printed by console.log.
+        if sample.contains("device: '") { order.append("node-apn-console") }
         if first.contains("{") { order.append("ndjson") }
         if first.contains(",") && !first.contains("=") { order.append("csv") }
         if first.contains("=") { order.append("logfmt") }
         let suggested = order.count
-        for n in ["ndjson", "gorush", "sns", "json-document", "logfmt", "csv", "apple-metrics"] where !order.contains(n) {
+        for n in ["ndjson", "gorush", "sns", "json-document", "logfmt", "csv", "apple-metrics", "node-apn-console"] where !order.contains(n)
+        {
             order.append(n)
         }
         return (order, suggested)
