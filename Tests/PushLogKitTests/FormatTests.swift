@@ -120,7 +120,8 @@ final class InputFormatTests: XCTestCase {
         XCTAssertEqual(InputFormat("parse-server", library: lib), .defined("parse-server"))
         XCTAssertEqual(InputFormat("apple-metrics", library: lib).name, "apple-metrics")
         XCTAssertEqual(
-            FormatDetector.names, ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "node-apn-console", "apple-metrics"])
+            FormatDetector.names,
+            ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "node-apn-console", "apple-metrics"])
         let b = EventBuilder()
         XCTAssertEqual(FormatDetector.make(.builtIn(.nodeAPN), builder: b, library: lib)?.name, "ndjson")
         XCTAssertEqual(FormatDetector.make(.defined("parse-server"), builder: b, library: lib)?.name, "parse-server")
