@@ -206,4 +206,24 @@ final class FieldFormatTests: XCTestCase {
                 "2026-11-03T15:10:02Z 0 00aa 410 Unregistered token-gone",
             ])
     }
+
+    /// Lines a format passes over are counted, and the summary shows the first of each file
+    /// (verbose: the first few), so a line that was not read never vanishes unseen.
+    func testTheSummaryShowsTheFirstLinePassedOver() throws {
+        let tmp = TempDir(), db = tmp.file("i.db")
+        let s = try ingest([Fixtures.path("rpush-field.log"), Fixtures.path("apns2.log")], db: db)
+        XCTAssertEqual(s.files.map(\.ignored), [4, 1])
+        XCTAssertEqual(s.files[0].ignoredLines.map(\.line), [1, 6, 9, 10])
+        XCTAssertEqual(s.files[1].ignoredLines.map(\.text), ["2026/11/03 13:00:00 Sending to 2 devices"])
+        let table = IngestReport.table(s)
+        XCTAssertTrue(
+            table.contains(
+                "rpush-field.log: 4 lines passed over (not rpush records), the first:\n  line 1: [2026-11-03 09:00:00] [ios_prod] Starting 2 dispatchers..."
+            ), table)
+        XCTAssertFalse(table.contains("line 6:"), table)
+        XCTAssertTrue(IngestReport.table(s, verbose: true).contains("\n  line 10: [2026-11-03 09:00:08][android_prod] 2008 sent to"))
+        XCTAssertTrue(IngestReport.json(s).contains(#""ignored_lines":[{"line":1,"text":"2026/11/03 13:00:00 Sending to 2 devices"}]"#))
+        // A second run reads nothing new and shows nothing passed over.
+        XCTAssertEqual(try ingest([Fixtures.path("apns2.log")], db: db).files[0].ignoredLines.count, 0)
+    }
 }

@@ -27,6 +27,8 @@ struct ParsingStage {
     let prefix: SyslogPrefix?
     /// Holds a line without its escape sequences.
     let cleaned = RecordBuffer()
+    /// Keeps the text of the first lines the format passes over.
+    let ignoredLines = IgnoredLines()
 
     /// Runs to the end of the input; returns the input error that ended it early, if any.
     func run() -> Error? {
@@ -94,6 +96,7 @@ struct ParsingStage {
                 }
                 // The line's own item closes it: it carries the resume position.
                 item.kind = k == 0 ? .ignore : .blank
+                if k == 0 { item.text = ignoredLines.keep(record) }
                 try emit(&item, record)
             }
         } catch let e as InputError {
@@ -172,7 +175,9 @@ struct ParsingStage {
             let (bytes, number) = format.spanned ?? (b, line.number)
             return (rejectItem(item, bytes, number, reason), b, false)
         case .skip: item.kind = .skip
-        case .ignore: item.kind = .ignore
+        case .ignore:
+            item.kind = .ignore
+            item.text = ignoredLines.keep(b)
         case .pending: item.kind = .pending
         case .metric(let day, let pushType, let status, let count):
             item.kind = .metric

@@ -129,6 +129,7 @@ final class Pipeline {
         case .ignore:
             batch.lines += 1
             batch.ignored += 1
+            if !item.text.isEmpty { batch.ignoredLines.append((item.recordLine, item.text)) }
         case .metric:
             batch.lines += 1
             let m = item.metric!
@@ -153,6 +154,7 @@ final class Pipeline {
         fs.records += b.records
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
+        fs.ignoredLines += b.ignoredLines.prefix(IgnoredLines.kept - fs.ignoredLines.count)
         b = BatchCounts()
     }
 }
