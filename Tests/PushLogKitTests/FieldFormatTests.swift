@@ -205,6 +205,11 @@ final class FieldFormatTests: XCTestCase {
                 "2026-11-03T15:10:02Z 0 00a9 503 Shutdown server",
                 "2026-11-03T15:10:02Z 0 00aa 410 Unregistered token-gone",
             ])
+        // node-apn 1.x's transmissionError handler: the code, then the Device with its token as a Buffer.
+        let c = try read("node-apn-legacy.log")
+        XCTAssertEqual(c.format, "node-apn-console")
+        XCTAssertEqual(
+            c.records, ["2026-11-03T15:20:00Z 0 00ab 400 BadDeviceToken token-bad", "2026-11-03T15:20:01Z 0 00ac 503 Shutdown server"])
     }
 
     /// Lines a format passes over are counted, and the summary shows the first of each file

@@ -124,7 +124,7 @@ public enum FormatDetector {
         let lower = first.lowercased()
         if lower.contains("push type") && lower.contains("count") && lower.contains(",") { order.append("apple-metrics") }
         // util.inspect's unquoted keys and single quotes: node-apn results printed by console.log.
-        if sample.contains("device: '") { order.append("node-apn-console") }
+        if sample.contains("device: '") || sample.contains("caused error: ") { order.append("node-apn-console") }
         if first.contains("{") { order.append("ndjson") }
         if first.contains(",") && !first.contains("=") { order.append("csv") }
         if first.contains("=") { order.append("logfmt") }

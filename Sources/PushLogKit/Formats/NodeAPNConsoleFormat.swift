@@ -6,8 +6,8 @@
 ///       failed: [ { device: '3f2a…', status: '410', response: [Object] } ] }
 ///
 /// The whole result, its `failed` array or one entry are read (one send per entry, as
-/// `NodeAPNResult`), with the time of the first line's prefix; lines outside a value are passed
-/// over. A value is collected across lines by bracket depth and identified by its bytes.
+/// `NodeAPNResult`), and node-apn 1.x's "Notification caused error: CODE for device { token:
+/// <Buffer …> }", with the time of the first line's prefix; lines outside a value are passed over. A value is collected across lines by bracket depth and identified by its bytes.
 final class NodeAPNConsoleFormat: LineFormat {
     let name = "node-apn-console"
     let builder: EventBuilder
@@ -18,6 +18,9 @@ final class NodeAPNConsoleFormat: LineFormat {
     var escaped = false
     var firstLine = 0
     var prefixTime: Int64?
+    /// node-apn 1.x's `transmissionError` as its documented handler prints it, "Notification
+    /// caused error: 8 for device Device { token: <Buffer …> } …": the legacy code before the value.
+    var legacyCode: String?
     private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
 
     init(builder: EventBuilder) { self.builder = builder }
@@ -30,12 +33,22 @@ final class NodeAPNConsoleFormat: LineFormat {
         return (firstLine, Array(buffer.slice.prefix(512)), .jsonRecordNotClosed)
     }
 
+    /// The code in "caused error: CODE for device", if the text says so.
+    static func legacyCode(_ prefix: String) -> String? {
+        guard let r = prefix.range(of: "caused error: ") else { return nil }
+        let code = prefix[r.upperBound...].prefix { $0.isNumber }
+        guard !code.isEmpty, prefix[r.upperBound...].dropFirst(code.count).hasPrefix(" for device") else { return nil }
+        return String(code)
+    }
+
     func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         spanned = nil
         var start = 0
         if depth == 0 {
             guard let open = line.firstIndex(where: { $0 == 0x7B || $0 == 0x5B }) else { return .ignore }
-            prefixTime = PrefixTime.find(ByteSlice(rebasing: line[..<open]))
+            let prefix = ByteSlice(rebasing: line[..<open])
+            prefixTime = PrefixTime.find(prefix)
+            legacyCode = NodeAPNConsoleFormat.legacyCode(String(decoding: prefix, as: UTF8.self))
             start = open
             buffer.reset()
             firstLine = number
@@ -72,7 +85,9 @@ final class NodeAPNConsoleFormat: LineFormat {
         let time = prefixTime.map { String($0) }
         let when = PackedTime(time: time, fromLine: builder.lineTime != nil)
         var entries: [PackedEntry]
-        if let all = NodeAPNResult.entries(v, when) {
+        if let code = legacyCode, let token = v.first("token")?.string, !token.isEmpty {
+            entries = [NodeAPNResult.entry(.object([("device", .string(token)), ("status", .number(code))]), sent: false, when)]
+        } else if let all = NodeAPNResult.entries(v, when) {
             entries = all
         } else if case .array(let list) = v, !list.isEmpty, list.allSatisfy({ $0.first("device") != nil }) {
             entries = list.map { NodeAPNResult.entry($0, sent: false, when) }
