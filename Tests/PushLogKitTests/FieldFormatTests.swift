@@ -68,7 +68,7 @@ final class FieldFormatTests: XCTestCase {
                 "2026-11-03T10:00:03.300Z 0 0095 400 TopicDisallowed request",
             ])
         XCTAssertEqual(r.ignored, 2)
-        XCTAssertEqual(r.rejects, ["5 pushy line without a token"])
+        XCTAssertEqual(r.rejects, ["5 pushy line without a token", "7 pushy line without a time"])
     }
 
     func testSygnalOwnLinesAndSygnalWithAioapns() throws {
