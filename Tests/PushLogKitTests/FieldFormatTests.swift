@@ -71,6 +71,20 @@ final class FieldFormatTests: XCTestCase {
         XCTAssertEqual(r.rejects, ["5 pushy line without a token", "7 pushy line without a time"])
     }
 
+    func testParseServerLogFilesAndConsoleLines() throws {
+        let r = try read("parse-server-field.log")
+        XCTAssertEqual(r.format, "parse-server")
+        XCTAssertEqual(
+            r.records,
+            [
+                "2026-11-03T16:00:00.100Z 0 00ad 200  accepted",
+                "2026-11-03T16:00:00.200Z 0 00ae 400 BadDeviceToken token-bad",
+                "2026-11-03T16:00:00.300Z 0 00af  Error: read ECONNRESET transport",
+            ])
+        XCTAssertEqual(r.ignored, 1)
+        XCTAssertEqual(r.rejects, ["5 parse-server line without a time"])
+    }
+
     func testSygnalOwnLinesAndSygnalWithAioapns() throws {
         let s = try read("sygnal.log")
         XCTAssertEqual(s.format, "sygnal")
