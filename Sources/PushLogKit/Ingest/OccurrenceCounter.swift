@@ -13,24 +13,24 @@ final class OccurrenceCounter {
     static let windowLines = 50_000
     static let windowBytes: Int64 = 8 << 20
 
-    struct Key: Hashable {
-        let time: Int64, h0: Int64, h1: Int64
-    }
-    private var seen: [Key: (count: Int, line: Int, offset: Int64)] = [:]
+    /// The last occurrence of a record, by its time and hash folded into 64 bits: two records
+    /// folding alike (about one chance in 10^10 per window) are numbered as repeats, which a
+    /// copy of the file repeats too, so nothing is lost.
+    private var seen: [Int64: (count: Int32, line: Int, offset: Int64)] = [:]
     private var nextSweep = OccurrenceCounter.windowLines
 
     /// The identity of a record with hash `h` and time `time` ending at `line`/`offset`.
     @inline(__always)
     func identity(_ h: (Int64, Int64), time: Int64, line: Int, offset: Int64) -> (Int64, Int64) {
         if line >= nextSweep { sweep(line: line, offset: offset) }
-        let key = Key(time: time, h0: h.0, h1: h.1)
-        var k = 0
+        let key = Int64(bitPattern: LineHash.fmix(UInt64(bitPattern: time) &* LineHash.c1 ^ UInt64(bitPattern: h.0))) ^ h.1
+        var k: Int32 = 0
         if let prev = seen[key], prev.line >= line - OccurrenceCounter.windowLines,
             prev.offset >= offset - OccurrenceCounter.windowBytes
         {
             k = prev.count
         }
-        seen[key] = (k + 1, line, offset)
+        seen[key] = (k &+ 1, line, offset)
         return k == 0 ? h : (h.0 ^ Int64(k) &* -0x61C8_8646_80B5_83EB, h.1 ^ Int64(k) &* 0x2545_F491_4F6C_DD1D)
     }
 
