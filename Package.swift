@@ -5,7 +5,9 @@ import PackageDescription
 /// formats, compiled into the binary (`.embedInCode`: the installed binary needs nothing beside
 /// it). A new file is added here and to BuiltInQueries; a test fails until both list it.
 let queries = ["churn", "env-mismatch", "errors", "gone", "hygiene", "opt-out", "reconcile", "silent", "weekly"]
-let formats = ["aioapns", "parse-server", "pushy", "rpush"]
+let formats = [
+    "aioapns", "apns2", "bark-server", "mattermost-push-proxy", "parse-server", "pushy", "rpush", "sygnal",
+]
 let embedded: [Resource] =
     queries.map { .embedInCode("Reports/Queries/\($0).sql") }
     + formats.map { .embedInCode("Formats/Definitions/\($0).format") }

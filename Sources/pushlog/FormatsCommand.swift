@@ -5,9 +5,12 @@ import PushLogKit
 enum FormatsCommand: Command {
     static let name = "formats"
     static let summary = "List the input formats (built-in and user-defined) with a sample line, or check a definition file."
-    static let usage = "pushlog formats [--formats DIR] [--format FMT] | pushlog formats check FILE"
+    static let usage =
+        "pushlog formats [--formats DIR] [--format FMT] | pushlog formats check FILE | pushlog formats draft LOG [--name NAME]"
     static let options = """
           check FILE       read a line-format definition and check its samples (exit 2 naming the line if bad)
+          draft LOG        propose a definition for a log in no known shape, from its first 1,000 lines (stdout)
+          --name NAME      the drafted format's name (default: from the log's file name)
           --formats DIR    also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
           --format FMT     table, csv, tsv, json, ndjson, markdown, html
 
@@ -29,7 +32,9 @@ enum FormatsCommand: Command {
     }
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--formats"], boolean: OutputTarget.boolean)
+        let args = try Arguments(
+            argv, command: name, valued: OutputTarget.valued + ["--formats", "--name"], boolean: OutputTarget.boolean)
+        if args.positionals.first == "draft" { return try draft(args) }
         if args.positionals.first == "check" {
             try args.allowPositionals(2, command: name)
             guard args.positionals.count == 2 else {
@@ -56,6 +61,32 @@ enum FormatsCommand: Command {
             ])
         }
         try out.write(ResultDocument(report: "formats", sections: [t]), db: nil)
+        return 0
+    }
+
+    /// `formats draft LOG`: a definition drafted from the log's lines, on stdout.
+    static func draft(_ args: Arguments) throws -> Int32 {
+        try args.allowPositionals(2, command: name)
+        guard args.positionals.count == 2 else {
+            throw UsageError(message: "formats draft needs a LOG file", hint: "pushlog formats draft sender.log > sender.format")
+        }
+        let path = args.positionals[1]
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError(message: "cannot read \(path)", hint: "formats draft reads a plain-text log")
+        }
+        let lines = String(decoding: data.prefix(4 << 20), as: UTF8.self).split(separator: "\n").prefix(1000).map(String.init)
+        let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent.lowercased()
+        var draftName = args.value("--name") ?? String(base.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
+        let taken = try library(args).names
+        if draftName.isEmpty || FormatDetector.names.contains(draftName) || taken.contains(draftName) {
+            draftName = "drafted-" + draftName
+        }
+        guard let text = FormatDraft.draft(lines: lines, name: draftName, source: URL(fileURLWithPath: path).lastPathComponent) else {
+            Console.err(
+                "pushlog: no line of \(path) names a device token or an apns-id with a status or an APNs reason; nothing to draft\n")
+            return 1
+        }
+        Console.out(text)
         return 0
     }
 }

@@ -4,7 +4,8 @@ import XCTest
 
 /// `pushlog export`: rows as ClickHouse reads them, the identity that dedupes, day partitions,
 /// exports of a database, and the command's errors. Fixture: Tests/Fixtures/export.ndjson (a 410
-/// send with an uppercase hex token, a split request/response, a registration given twice, a line
+/// send with an uppercase hex token, a split request/response, a registration logged twice (two
+/// identical lines of one file: two events), a line
 /// that is not a record, a transport error with a quote and a tab in its text, over two days).
 final class ExportTests: XCTestCase {
     let fixture = Fixtures.path("export.ndjson")
@@ -18,7 +19,7 @@ final class ExportTests: XCTestCase {
         let r = try Run.pushlog(["export", "--quiet", fixture])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 5, "send, request, response, transport error, one registration (the second is a duplicate)")
+        XCTAssertEqual(lines.count, 6, "send, request, response, transport error, two registrations (identical lines, two events)")
         // The 410: the token in full, lower-cased as pushlog stores hex tokens; the nested response
         // gives status, reason and the APNs timestamp; category from the taxonomy; fields the
         // record lacks are left out (ClickHouse fills NULL). 2026-11-02T23:59:59.5Z = 1793663999500.
@@ -47,7 +48,7 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(register["auth"] as? String, "authorized")
         // The rejected line is named on stderr, with the count.
         XCTAssertTrue(r.stderr.contains("export.ndjson:6: rejected: not a JSON object"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("1 duplicates, 1 rejected lines"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("0 duplicates, 1 rejected lines"), r.stderr)
     }
 
     /// The identity ClickHouse dedupes on is pushlog's own: time and the line hash of the stored row.
@@ -75,7 +76,7 @@ final class ExportTests: XCTestCase {
         let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         XCTAssertEqual(lines.first, RecordDump.columns.joined(separator: "\t"))
         XCTAssertEqual(lines.last, "", "every row ends in \\n")
-        XCTAssertEqual(lines.count, 1 + 5 + 1)
+        XCTAssertEqual(lines.count, 1 + 6 + 1)
         let error = RecordDump.columns.firstIndex(of: "error")!, status = RecordDump.columns.firstIndex(of: "status")!
         let transport = try XCTUnwrap(lines.first { $0.contains("read: ") }).components(separatedBy: "\t")
         XCTAssertEqual(transport.count, RecordDump.columns.count, "the tab inside the value is escaped, not a column break")
@@ -95,23 +96,23 @@ final class ExportTests: XCTestCase {
                 "day=2026-11-02/part-0001.ndjson.gz", "day=2026-11-02/part-0002.ndjson.gz",
                 "day=2026-11-03/part-0001.ndjson.gz", "day=2026-11-03/part-0002.ndjson.gz",
             ])
-        // 2026-11-02 holds the 410 only (23:59:59.5); 2026-11-03 the other four, in time order.
+        // 2026-11-02 holds the 410 only (23:59:59.5); 2026-11-03 the other five, in time order.
         XCTAssertEqual(try gunzipLines(out + "/" + files[0]).count, 1)
         let day2 = try gunzipLines(out + "/" + files[2]).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        XCTAssertEqual(day2.map { $0["kind"] as! String }, ["request", "response", "register", "send"])
+        XCTAssertEqual(day2.map { $0["kind"] as! String }, ["request", "response", "register", "register", "send"])
     }
 
     func testFromDatabaseWithARange() throws {
         let tmp = TempDir()
         let db = tmp.file("p.db")
         _ = try ingest([fixture], db: db)
-        // [2026-11-03T00:00:01.250Z, 2026-11-03T09:00:00Z): the response and the registration.
+        // [2026-11-03T00:00:01.250Z, 2026-11-03T09:00:00Z): the response and the two registrations.
         let r = try Run.pushlog([
             "--db", db, "export", "--from-db", "--quiet", "--since", "1793664001250", "--until", "2026-11-03T09:00:00Z",
         ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let rows = try jsonRows(r.stdout)
-        XCTAssertEqual(rows.map { $0["kind"] as! String }.sorted(), ["register", "response"])
+        XCTAssertEqual(rows.map { $0["kind"] as! String }.sorted(), ["register", "register", "response"])
     }
 
     func testUsageAndRuntimeErrors() throws {
@@ -137,7 +138,7 @@ final class ExportTests: XCTestCase {
         let r = try Run.pushlog(["export", "--parse-only", fixture])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "")
-        // Seven lines: six parse as records (the duplicate too: identity is the writer's business), one is rejected.
+        // Seven lines: six records (the two identical registrations are two events), one is rejected.
         XCTAssertTrue(r.stderr.hasPrefix("parse only: 7 lines (6 records) in "), r.stderr)
     }
 

@@ -131,7 +131,9 @@ final class InputFormatTests: XCTestCase {
         XCTAssertEqual(InputFormat("node-apn", library: lib), .builtIn(.nodeAPN))
         XCTAssertEqual(InputFormat("parse-server", library: lib), .defined("parse-server"))
         XCTAssertEqual(InputFormat("apple-metrics", library: lib).name, "apple-metrics")
-        XCTAssertEqual(FormatDetector.names, ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "apple-metrics"])
+        XCTAssertEqual(
+            FormatDetector.names,
+            ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "node-apn-console", "apple-metrics"])
         let b = EventBuilder()
         XCTAssertEqual(FormatDetector.make(.builtIn(.nodeAPN), builder: b, library: lib)?.name, "ndjson")
         XCTAssertEqual(FormatDetector.make(.defined("parse-server"), builder: b, library: lib)?.name, "parse-server")

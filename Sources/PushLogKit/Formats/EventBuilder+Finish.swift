@@ -21,6 +21,10 @@ extension EventBuilder {
         if eventName == nil && e.token == nil && e.device != nil && (e.status != nil || e.error != nil) {
             e.token = e.device
             e.device = nil
+            if let s = e.status, e.reason == nil, s < 256, let legacy = LegacyAPNsError(code: Int(s)) {
+                e.status = Int64(legacy.status)
+                e.reason = store(legacy.reason)
+            }
         }
         if let name = eventName {
             guard let k = EventBuilder.kind(name) else {

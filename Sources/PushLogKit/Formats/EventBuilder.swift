@@ -187,17 +187,28 @@ final class EventBuilder {
 
     @inline(__always) func parseBool(_ v: ByteSlice) -> Bool? {
         guard v.count > 0 else { return nil }
-        switch v[0] {
-        case 0x74, 0x54, 0x31, 0x79, 0x59: return true  // true, 1, yes
-        default: return false
-        }
+        return !EventBuilder.meansFalse(v)
     }
 
+    /// Whether a flag such as `alert` says the push carried it. Text formats spell booleans as
+    /// words, so `false`, `no`, `off`, `0` and empty mean "not carried" whatever the value's type;
+    /// any other value (an alert's text, an object) means it was.
     @inline(__always) func presence(_ v: ByteSlice, _ type: ValueType) -> Bool {
         switch type {
         case .null: return false
         case .bool: return v.count > 0 && (v[0] == 0x74 || v[0] == 0x54)
-        case .string, .number: return v.count > 0 && !(v.count == 1 && v[0] == 0x30)
+        case .string, .number: return !EventBuilder.meansFalse(v)
+        }
+    }
+
+    static func meansFalse(_ v: ByteSlice) -> Bool {
+        switch v.count {
+        case 0: return true
+        case 1: return v[0] == 0x30
+        case 2: return v[0] | 0x20 == 0x6E && v[1] | 0x20 == 0x6F  // no
+        case 3: return v[0] | 0x20 == 0x6F && v[1] | 0x20 == 0x66 && v[2] | 0x20 == 0x66  // off
+        case 5: return v[0] | 0x20 == 0x66 && String(decoding: v, as: UTF8.self).lowercased() == "false"
+        default: return false
         }
     }
 

@@ -11,8 +11,9 @@ enum Detection {
 /// Picks a file's format from its first lines, or makes the one a user forced.
 public enum FormatDetector {
     /// The built-in formats a user may name (`json` and `sns-document` are accepted, not listed).
-    public static let names = ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .appleMetrics] as [BuiltInFormat]).map(
-        \.rawValue)
+    public static let names =
+        ([.ndjson, .jsonDocument, .logfmt, .csv, .sns, .gorush, .nodeAPN, .nodeAPNConsole, .appleMetrics] as [BuiltInFormat])
+        .map(\.rawValue)
     /// Lines looked at: a file none of whose first 1,000 lines is a record of a known format is refused.
     static let sampleLines = 1000
 
@@ -34,6 +35,7 @@ public enum FormatDetector {
             case .csv: return CSVFormat(builder: builder)
             case .sns: return SNSFormat(builder: builder)
             case .gorush: return GorushFormat(builder: builder)
+            case .nodeAPNConsole: return NodeAPNConsoleFormat(builder: builder)
             case .appleMetrics: return AppleMetricsFormat()
             }
         }
@@ -76,6 +78,10 @@ public enum FormatDetector {
         attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
         let scratch = EventBuilder()
         var firstReason: (format: String, reason: RejectReason)?
+        // A format that recognised a record lacking a required field (an untimed result): the
+        // file is read with it when no format reads a whole record, so each such line becomes a
+        // reject saying what is missing instead of the file being refused.
+        var recognised: (name: String, prefix: SyslogPrefix?)?
         var (order, suggested) = candidates(attempts[0].1)
         order += library.names  // user-defined formats after the built-in ones
         for (prefix, sample, times) in attempts {
@@ -83,11 +89,14 @@ public enum FormatDetector {
                 guard let trial = make(name, builder: scratch, library: library) else { continue }
                 switch readsARecord(trial, sample, times, scratch) {
                 case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
-                case .some(let why): if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
+                case .some(let why):
+                    if case .incompleteRecord? = why, recognised == nil { recognised = (name, prefix) }
+                    if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
                 }
             }
         }
         scratch.lineTime = nil
+        if let recognised { return .format(make(recognised.name, builder: builder, library: library)!, prefix: recognised.prefix) }
         // A head cut short after a few (long) lines proves nothing: read it as its shape suggests.
         guard complete || lines.count >= 50 else {
             return .format(make(order[0], builder: builder, library: library)!, prefix: attempts[0].0)
@@ -114,20 +123,27 @@ public enum FormatDetector {
         if sns { order.append("sns") }
         let lower = first.lowercased()
         if lower.contains("push type") && lower.contains("count") && lower.contains(",") { order.append("apple-metrics") }
+        // util.inspect's unquoted keys and single quotes: node-apn results printed by console.log.
+        if sample.contains("device: '") || sample.contains("caused error: ") { order.append("node-apn-console") }
         if first.contains("{") { order.append("ndjson") }
         if first.contains(",") && !first.contains("=") { order.append("csv") }
         if first.contains("=") { order.append("logfmt") }
         let suggested = order.count
-        for n in ["ndjson", "gorush", "sns", "json-document", "logfmt", "csv", "apple-metrics"] where !order.contains(n) {
+        for n in ["ndjson", "gorush", "sns", "json-document", "logfmt", "csv", "apple-metrics", "node-apn-console"] where !order.contains(n)
+        {
             order.append(n)
         }
         return (order, suggested)
     }
 
     /// nil when `format` reads at least one record (or another platform's record) from the lines;
-    /// otherwise the reason of its first reject, if it rejected any.
+    /// otherwise the reason of its first incomplete record, else of its first reject, if any.
     static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> RejectReason?? {
         var firstReject: RejectReason?
+        func note(_ r: RejectReason) {
+            if case .incompleteRecord? = firstReject { return }
+            if firstReject == nil { firstReject = r } else if case .incompleteRecord = r { firstReject = r }
+        }
         for (i, line) in lines.enumerated() {
             builder.lineTime = times[i]
             var s = line
@@ -138,9 +154,9 @@ public enum FormatDetector {
                 while let o = format.nextEntry() {
                     if case .event = o { return .none }
                     if case .skip = o { return .none }
-                    if case .reject(let r) = o, firstReject == nil { firstReject = r }
+                    if case .reject(let r) = o { note(r) }
                 }
-            case .reject(let r): if firstReject == nil { firstReject = r }
+            case .reject(let r): note(r)
             case .ignore, .pending: continue
             }
         }

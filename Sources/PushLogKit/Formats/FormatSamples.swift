@@ -28,6 +28,10 @@ public enum FormatSamples {
             "ERRO[2026/11/02 - 08:00:02] | failed-push | ios [3f2a…] | Hello | Error Message: BadDeviceToken"
         ),
         (
+            "node-apn-console", "node-apn results as console.log prints them (single quotes, unquoted keys, over several lines)",
+            "2026-11-02T09:00:00.000Z { sent: [], failed: [ { device: '3f2a…', status: '410', response: [Object] } ] }"
+        ),
+        (
             "apple-metrics", "Apple Push Notifications Console delivery-metrics CSV",
             "Push Type,Status,Date (UTC),Count"
         ),

@@ -7,6 +7,9 @@ import Foundation
 /// response body (`{"counts":…,"logs":[entries],"success":…}`). Status comes from the reason
 /// (ReasonTaxonomy); an error that is not an APNs reason is a transport failure. Entries of another
 /// platform are skipped only when it is named (android, huawei); other lines are ignored.
+/// gaurun (mercari) writes the same JSON entries through zap; its `accepted-push` and
+/// `disabled-push` say what gaurun did with a request, not what APNs answered, so only
+/// `succeeded-push` and `failed-push` are records, and its errors are buford's sentences.
 final class GorushFormat: LineFormat {
     let name = "gorush"
     let builder: EventBuilder
@@ -33,7 +36,9 @@ final class GorushFormat: LineFormat {
             // logrus's terminal formatter: a level, the time in brackets, the message.
             guard let t else {
                 return text.contains("-push")
-                    ? .reject(.unreadableShape("gorush line without a time (logrus printed seconds since start; enable full timestamps)"))
+                    ? .reject(
+                        .incompleteRecord(
+                            format: "gorush line", missing: "a time (logrus printed seconds since start; enable full timestamps)"))
                     : .ignore
             }
             msg = rest
@@ -105,7 +110,7 @@ final class GorushFormat: LineFormat {
             packed.load(logs.map { packedEntry($0, time: time) })
             return .many
         }
-        guard let type = v["type"]?.string, type.hasSuffix("-push") else { return .ignore }
+        guard let type = v["type"]?.string, GorushFormat.answers.contains(type) else { return .ignore }
         if let refusal = platformRefusal((v["platform"]?.string ?? "").lowercased()) { return refusal }
         let failed = type == "failed-push"
         return apply(
@@ -116,7 +121,7 @@ final class GorushFormat: LineFormat {
 
     /// One entry of an API response's `logs`: it carries no time, so the line's prefix must.
     func packedEntry(_ e: JSONValue, time: String?) -> PackedEntry {
-        guard let type = e["type"]?.string, type.hasSuffix("-push") else { return .ignore }
+        guard let type = e["type"]?.string, GorushFormat.answers.contains(type) else { return .ignore }
         switch platformRefusal((e["platform"]?.string ?? "").lowercased()) {
         case .skip?: return .skip
         case .reject(let r)?: return .reject(r)
@@ -125,7 +130,8 @@ final class GorushFormat: LineFormat {
         let t = e["time"]?.string ?? time
         if t == nil && builder.lineTime == nil {
             return .reject(
-                .unreadableShape("gorush API response entry without a time (the body has none: log it after a timestamp prefix)"))
+                .incompleteRecord(
+                    format: "gorush API response entry", missing: "a time (the body has none: log it after a timestamp prefix)"))
         }
         let failed = type == "failed-push"
         return .record(
@@ -135,6 +141,29 @@ final class GorushFormat: LineFormat {
                 error: failed ? e["error"]?.string : nil, time: t))
     }
 
+    /// The entry types that are APNs answers.
+    static let answers: Set<String> = ["succeeded-push", "failed-push"]
+
+    /// gaurun's error texts (its copy of buford's `Error()` sentences), by their start, with the
+    /// APNs reason each stands for.
+    static let sentences: [(String, String)] = [
+        ("bad device token", "BadDeviceToken"), ("device token is inactive", "Unregistered"),
+        ("device token does not match", "DeviceTokenNotForTopic"), ("device token was not specified", "MissingDeviceToken"),
+        ("too many requests", "TooManyRequests"), ("the message payload was empty", "PayloadEmpty"),
+        ("the message payload was too large", "PayloadTooLarge"), ("the ID header value is bad", "BadMessageId"),
+        ("the Expiration header value is bad", "BadExpirationDate"), ("the apns-priority value is bad", "BadPriority"),
+        ("the Topic header was invalid", "BadTopic"), ("the certificate was bad", "BadCertificate"),
+        ("certificate was for the wrong environment", "BadCertificateEnvironment"),
+        ("there was an error with the certificate", "Forbidden"), ("the Topic header of the request", "MissingTopic"),
+        ("the apns-push-type value is invalid", "InvalidPushType"), ("no provider certificate", "MissingProviderToken"),
+        ("the provider token is not valid", "InvalidProviderToken"), ("the provider token is stale", "ExpiredProviderToken"),
+        ("the provider token is being updated", "TooManyProviderTokenUpdates"), ("pushing to this topic", "TopicDisallowed"),
+        ("one or more headers were repeated", "DuplicateHeaders"), ("the request contained a bad :path", "BadPath"),
+        ("the specified :method", "MethodNotAllowed"), ("idle time out", "IdleTimeout"),
+        ("the server is shutting down", "Shutdown"), ("an internal server error", "InternalServerError"),
+        ("the service is unavailable", "ServiceUnavailable"),
+    ]
+
     /// The fields of one push result: an APNs reason gives the status; any other error text is a
     /// transport failure (no status, the text in `error`).
     static func fields(token: String, failed: Bool, error: String?, time: String?) -> [(Field, String, ValueType)] {
@@ -142,7 +171,8 @@ final class GorushFormat: LineFormat {
         if let time { f.append((.time, time, .string)) }
         if !token.isEmpty { f.append((.token, token, .string)) }
         if failed {
-            let r = (error ?? "").trimmingCharacters(in: .whitespaces)
+            var r = (error ?? "").trimmingCharacters(in: .whitespaces)
+            if let s = sentences.first(where: { r.hasPrefix($0.0) }) { r = s.1 }
             if r.isEmpty || ReasonTaxonomy.isAPNsReason(r) {
                 let reason = r.isEmpty ? "unknown" : r
                 f.append((.reason, reason, .string))

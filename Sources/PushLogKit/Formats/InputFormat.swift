@@ -33,5 +33,6 @@ public enum BuiltInFormat: String, CaseIterable, Sendable {
     case snsDocument = "sns-document"
     case logfmt, csv, sns, gorush
     case nodeAPN = "node-apn"
+    case nodeAPNConsole = "node-apn-console"
     case appleMetrics = "apple-metrics"
 }

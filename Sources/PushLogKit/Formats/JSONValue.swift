@@ -47,7 +47,7 @@ indirect enum JSONValue {
 
     /// Parses one JSON value filling the whole input (whitespace around allowed).
     static func parse(_ b: ByteSlice) -> JSONValue? {
-        var p = Parser(b: b, i: 0)
+        var p = Parser(b: b, i: 0, relaxed: false)
         guard let v = p.value(depth: 0) else { return nil }
         p.ws()
         return p.i == b.count ? v : nil
@@ -58,9 +58,86 @@ indirect enum JSONValue {
         return s.withUTF8 { parse($0) }
     }
 
+    /// Parses a JavaScript value as Node's `console.log` (util.inspect) prints it: single-quoted
+    /// strings, unquoted keys, class names before objects (`Device {`), `undefined`, what it
+    /// elides past its depth (`[Object]`, `[Array]`: null) and Buffers (`<Buffer 3f 2a>`: the hex).
+    static func parseInspected(_ b: ByteSlice) -> JSONValue? {
+        var p = Parser(b: b, i: 0, relaxed: true)
+        guard let v = p.value(depth: 0) else { return nil }
+        p.ws()
+        return p.i == b.count ? v : nil
+    }
+
     struct Parser {
         let b: ByteSlice
         var i: Int
+        /// JavaScript as util.inspect prints it (`parseInspected`), not JSON.
+        let relaxed: Bool
+
+        func isIdentifier(_ c: UInt8) -> Bool {
+            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x5F || c == 0x24
+        }
+
+        /// An unquoted key or word (`device`, `undefined`, `Device`).
+        mutating func identifier() -> String? {
+            let s = i
+            while i < b.count, isIdentifier(b[i]) { i += 1 }
+            return i > s ? String(decoding: b[s..<i], as: UTF8.self) : nil
+        }
+
+        /// After a comma: true when the container closes next (util.inspect never writes a
+        /// trailing comma, but a hand-tidied paste may), or skips "... 3 more items".
+        mutating func closesAfterComma(_ close: UInt8) -> Bool {
+            ws()
+            if i + 3 <= b.count && b[i] == 0x2E && b[i + 1] == 0x2E && b[i + 2] == 0x2E {
+                while i < b.count && b[i] != close && b[i] != 0x2C { i += 1 }
+                if i < b.count && b[i] == 0x2C { i += 1 }
+                ws()
+            }
+            return i < b.count && b[i] == close
+        }
+
+        /// An Error as util.inspect prints it: `Error: MESSAGE`, its stack (`    at …` lines), then
+        /// its own properties in braces (`{ errno: -104, code: 'ECONNRESET' }`); read as an
+        /// object with `message` and those properties.
+        mutating func inspectedError(_ name: String, depth: Int) -> JSONValue? {
+            i += 1
+            let s = i
+            while i < b.count && b[i] != 0x0A && !(b[i] == 0x7B && b[i - 1] == 0x20) { i += 1 }
+            var props: [(String, JSONValue)] = [
+                ("message", .string(name + ": " + String(decoding: b[s..<i], as: UTF8.self).trimmingCharacters(in: .whitespaces)))
+            ]
+            while true {
+                ws()
+                guard i + 3 <= b.count, b[i] == 0x61, b[i + 1] == 0x74, b[i + 2] == 0x20 else { break }
+                while i < b.count && b[i] != 0x0A && !(b[i] == 0x7B && b[i - 1] == 0x20) { i += 1 }
+            }
+            if i < b.count && b[i] == 0x7B, case .object(let kv)? = value(depth: depth + 1) { props += kv }
+            return .object(props)
+        }
+
+        /// What util.inspect writes in brackets or angle brackets instead of a value.
+        mutating func inspectedPlaceholder() -> JSONValue?? {
+            if b[i] == 0x5B, i + 1 < b.count, b[i + 1] >= 0x41 && b[i + 1] <= 0x5A {
+                // [Object], [Array], [Function: f], [Circular *1], [Getter]
+                while i < b.count && b[i] != 0x5D { i += 1 }
+                guard i < b.count else { return .some(nil) }
+                i += 1
+                return .some(.null)
+            }
+            if b[i] == 0x3C {
+                let s = i
+                while i < b.count && b[i] != 0x3E { i += 1 }
+                guard i < b.count else { return .some(nil) }
+                i += 1
+                let inner = String(decoding: b[(s + 1)..<(i - 1)], as: UTF8.self)
+                if inner.hasPrefix("Buffer ") {
+                    return .some(.string(inner.dropFirst(7).split(separator: " ").joined()))
+                }
+                return .none  // <ref *1> before a value
+            }
+            return .none
+        }
 
         mutating func ws() {
             while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 }
@@ -78,7 +155,7 @@ indirect enum JSONValue {
                 if i < b.count && b[i] == 0x7D { i += 1; return .object(kv) }
                 while true {
                     ws()
-                    guard let k = str() else { return nil }
+                    guard let k = str() ?? (relaxed ? identifier() : nil) else { return nil }
                     ws()
                     guard i < b.count, b[i] == 0x3A else { return nil }
                     i += 1
@@ -86,10 +163,19 @@ indirect enum JSONValue {
                     kv.append((k, v))
                     ws()
                     guard i < b.count else { return nil }
-                    if b[i] == 0x2C { i += 1; continue }
+                    if b[i] == 0x2C {
+                        i += 1
+                        if relaxed && closesAfterComma(0x7D) { i += 1; return .object(kv) }
+                        continue
+                    }
                     if b[i] == 0x7D { i += 1; return .object(kv) }
                     return nil
                 }
+            case 0x5B where relaxed, 0x3C where relaxed:
+                let opening = b[i]
+                if let placeholder = inspectedPlaceholder() { return placeholder }
+                if opening == 0x3C { return value(depth: depth + 1) }
+                fallthrough
             case 0x5B:
                 i += 1
                 var a: [JSONValue] = []
@@ -100,12 +186,36 @@ indirect enum JSONValue {
                     a.append(v)
                     ws()
                     guard i < b.count else { return nil }
-                    if b[i] == 0x2C { i += 1; continue }
+                    if b[i] == 0x2C {
+                        i += 1
+                        if relaxed && closesAfterComma(0x5D) { i += 1; return .array(a) }
+                        continue
+                    }
                     if b[i] == 0x5D { i += 1; return .array(a) }
                     return nil
                 }
             case 0x22:
                 return str().map { .string($0) }
+            case 0x27 where relaxed:
+                return str().map { .string($0) }
+            case let c where relaxed && isIdentifier(c) && !(c >= 0x30 && c <= 0x39):
+                guard let word = identifier() else { return nil }
+                switch word {
+                case "true": return .bool(true)
+                case "false": return .bool(false)
+                case "null", "undefined": return .null
+                case _ where word.hasSuffix("Error") && i < b.count && b[i] == 0x3A:
+                    return inspectedError(word, depth: depth)
+                default:
+                    // A class name before its object or array (`Device {`, `Map(1) {`).
+                    while i < b.count && b[i] != 0x7B && b[i] != 0x5B
+                        && (b[i] == 0x20 || b[i] == 0x28 || b[i] == 0x29 || (b[i] >= 0x30 && b[i] <= 0x39))
+                    {
+                        i += 1
+                    }
+                    guard i < b.count, b[i] == 0x7B || b[i] == 0x5B else { return nil }
+                    return value(depth: depth + 1)
+                }
             default:
                 let s = i
                 while i < b.count,
@@ -124,12 +234,13 @@ indirect enum JSONValue {
         }
 
         mutating func str() -> String? {
-            guard i < b.count, b[i] == 0x22 else { return nil }
+            guard i < b.count, b[i] == 0x22 || (relaxed && b[i] == 0x27) else { return nil }
+            let quote = b[i]
             i += 1
             var out: [UInt8] = []
             while i < b.count {
                 let c = b[i]
-                if c == 0x22 { i += 1; return String(decoding: out, as: UTF8.self) }
+                if c == quote { i += 1; return String(decoding: out, as: UTF8.self) }
                 if c == 0x5C, i + 1 < b.count {
                     let e = b[i + 1]
                     i += 2

@@ -15,7 +15,8 @@ public struct FormatDefinitionError: Error, CustomStringConvertible {
 ///     # comment
 ///     name: parse-server
 ///     description: Parse Server push adapter, APNs results
-///     time-format: %Y-%m-%dT%H:%M:%S.%fZ        (optional; default: every time form pushlog reads)
+///     time-format: %Y-%m-%dT%H:%M:%S.%fZ        (optional; default: every time form pushlog reads;
+///                                                after a pattern: for that pattern only)
 ///     set: event=send                           (before any pattern: for every pattern)
 ///     pattern: ^(?<time>\S+) .*device (?<token>[0-9a-f]+) with status (?<status>\d+) and reason (?<reason>\w+)
 ///                                               (ICU syntax; capture names are letters and digits,
@@ -37,6 +38,8 @@ public final class LineDefinition: @unchecked Sendable {
         let literal: [UInt8]?
         let captures: [(name: String, field: Field)]
         var constants: [(Field, String)]
+        /// The pattern's own time format (a `time-format:` after it), else the definition's.
+        var time: DefinitionTime?
     }
 
     public let name: String
@@ -104,7 +107,7 @@ public final class LineDefinition: @unchecked Sendable {
             case "time-format":
                 var why = ""
                 guard let t = DefinitionTime(value.trimmingCharacters(in: .whitespaces), why: &why) else { throw fail(n, why) }
-                time = t
+                if patterns.isEmpty { time = t } else { patterns[patterns.count - 1].time = t }
             case "set":
                 guard let eq = value.firstIndex(of: "=") else { throw fail(n, "set needs field=value, e.g. set: event=send") }
                 let key = value[..<eq].trimmingCharacters(in: .whitespaces)
@@ -135,7 +138,8 @@ public final class LineDefinition: @unchecked Sendable {
                     }
                     captures.append((c, f))
                 }
-                patterns.append(Pattern(regex: regex, source: value, literal: requiredLiteral(value), captures: captures, constants: []))
+                patterns.append(
+                    Pattern(regex: regex, source: value, literal: requiredLiteral(value), captures: captures, constants: [], time: nil))
             case "sample":
                 samples.append((n, value))
             case "expect":
@@ -153,7 +157,10 @@ public final class LineDefinition: @unchecked Sendable {
         guard let name else { throw fail(1, "no 'name:' line") }
         guard !patterns.isEmpty else { throw fail(1, "no 'pattern:' line") }
         guard !samples.isEmpty else { throw fail(1, "no 'sample:' line (each definition shows at least one line it reads)") }
-        for i in patterns.indices { patterns[i].constants = shared + patterns[i].constants }
+        for i in patterns.indices {
+            patterns[i].constants = shared + patterns[i].constants
+            if patterns[i].time == nil { patterns[i].time = time }
+        }
         let def = LineDefinition(
             name: name, summary: summary, file: file, builtIn: builtIn, time: time, patterns: patterns, samples: samples)
         try def.checkSamples(expects)
@@ -290,6 +297,11 @@ final class DefinedFormat: LineFormat {
         self.builder = builder
     }
 
+    /// "a time", "an apns_id": how a reject names the missing field.
+    static func article(_ field: String) -> String {
+        ("aeiou".contains(field.first ?? "x") ? "an " : "a ") + field
+    }
+
     func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
         var text: (String, NSRange)?
         for p in definition.patterns {
@@ -308,15 +320,20 @@ final class DefinedFormat: LineFormat {
                 let r = m.range(withName: capture)
                 guard r.location != NSNotFound, let range = Range(r, in: s) else { continue }
                 let v = String(s[range])
-                if f == .time, let format = definition.time {
+                if f == .time, let format = p.time {
                     guard let ms = format.parse(v) else { return .reject(.timeMismatch(String(v.prefix(40)))) }
                     builder.assign(.time, string: String(ms), .number)
+                } else if f == .error {
+                    builder.assign(f, string: TransportError.cause(v))
                 } else {
                     builder.assign(f, string: v)
                 }
             }
-            if let r = builder.finish() { return .reject(r) }
-            return .event
+            switch builder.finish() {
+            case nil: return .event
+            case .missingField(let f)?: return .reject(.incompleteRecord(format: "\(name) line", missing: Self.article(f)))
+            case let r?: return .reject(r)
+            }
         }
         return .ignore
     }

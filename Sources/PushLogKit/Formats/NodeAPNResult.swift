@@ -10,24 +10,31 @@ enum NodeAPNResult {
         if case .array(let a)? = sent { list += a; ok += a.map { _ in true } }
         if case .array(let a)? = failed { list += a; ok += a.map { _ in false } }
         guard sent != nil || failed != nil, v.first("data") == nil else { return nil }
-        return zip(list, ok).map { entry, isSent in
-            guard let device = entry.first("device")?.string, !device.isEmpty else {
-                return .reject(.unreadableShape("node-apn result entry without a device"))
-            }
-            var f: [(Field, String, ValueType)] = [(.token, device, .string)]
-            if isSent {
-                f.append((.status, "200", .number))
-            } else if let status = entry.first("status")?.string {
-                f.append((.status, status, .number))
-                if let r = entry.first("response") {
-                    if let reason = r.first("reason")?.string { f.append((.reason, reason, .string)) }
-                    if let ts = r.first("timestamp")?.string { f.append((.apnsTimestamp, ts, .number)) }
-                }
-            } else {
-                f.append((.error, errorText(entry.first("error")), .string))
-            }
-            return when.record("send", f, shape: "node-apn result")
+        return zip(list, ok).map { entry($0, sent: $1, when) }
+    }
+
+    /// One entry of `sent` or `failed`.
+    static func entry(_ entry: JSONValue, sent isSent: Bool, _ when: PackedTime) -> PackedEntry {
+        guard let device = entry.first("device")?.string, !device.isEmpty else {
+            return .reject(.unreadableShape("node-apn result entry without a device"))
         }
+        var f: [(Field, String, ValueType)] = [(.token, device, .string)]
+        if isSent {
+            f.append((.status, "200", .number))
+        } else if let status = entry.first("status")?.string {
+            let reason = entry.first("response")?.first("reason")?.string
+            if reason == nil, let code = Int(status), let legacy = LegacyAPNsError(code: code) {
+                f.append((.status, String(legacy.status), .number))
+                f.append((.reason, legacy.reason.description, .string))
+            } else {
+                f.append((.status, status, .number))
+                if let reason { f.append((.reason, reason, .string)) }
+            }
+            if let ts = entry.first("response")?.first("timestamp")?.string { f.append((.apnsTimestamp, ts, .number)) }
+        } else {
+            f.append((.error, errorText(entry.first("error")), .string))
+        }
+        return when.record("send", f, shape: "node-apn result")
     }
 
     /// An Error serialised by JSON.stringify is often `{}`: its message, code, or a plain note.
@@ -36,5 +43,28 @@ enum NodeAPNResult {
         if let m = e?.first("message")?.string, !m.isEmpty { return m }
         if let c = e?.first("code")?.string, !c.isEmpty { return c }
         return "connection error (no detail logged)"
+    }
+}
+
+/// The error codes of APNs' legacy binary protocol, which node-apn 1.x reported as a result's
+/// status (8 for an invalid token): the HTTP/2 status and reason each stands for. 255 ("none",
+/// an unknown error) has no reason: it is kept as status 0, reason `unknown`.
+struct LegacyAPNsError {
+    let status: Int
+    let reason: StaticString
+
+    init?(code: Int) {
+        switch code {
+        case 1: (status, reason) = (500, "InternalServerError")  // processing error
+        case 2: (status, reason) = (400, "MissingDeviceToken")
+        case 3: (status, reason) = (400, "MissingTopic")
+        case 4: (status, reason) = (400, "PayloadEmpty")
+        case 5, 8: (status, reason) = (400, "BadDeviceToken")  // invalid token size, invalid token
+        case 6: (status, reason) = (400, "BadTopic")
+        case 7: (status, reason) = (413, "PayloadTooLarge")
+        case 10: (status, reason) = (503, "Shutdown")
+        case 255: (status, reason) = (0, "unknown")
+        default: return nil
+        }
     }
 }

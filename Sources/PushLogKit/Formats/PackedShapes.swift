@@ -22,6 +22,7 @@ struct PackedTime {
         if let time { return .record(kind: kind, fields: [(.time, time, .string)] + fields) }
         if fromLine { return .record(kind: kind, fields: fields) }
         return .reject(
-            .unreadableShape("\(shape) without a time (the body has none: log it after a timestamp prefix or with a \"time\" key)"))
+            .incompleteRecord(
+                format: shape, missing: "a time (the body has none: log it after a timestamp prefix or with a \"time\" key)"))
     }
 }

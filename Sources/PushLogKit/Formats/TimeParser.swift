@@ -65,7 +65,9 @@ enum TimeParser {
                     if i < n && p[i] == 0x3A { i += 1 }
                     if let m2 = num(i, 2) { om = m2; i += 2 }
                     offsetMin = sign * (oh * 60 + om)
-                } else if n - i == 3 && (p[i] == 0x55 && p[i + 1] == 0x54 && p[i + 2] == 0x43) {
+                } else if n - i == 3, let zone = zoneOffsetMinutes(p[i], p[i + 1], p[i + 2]) {
+                    // Go's "MST" layout (gaurun): the zone's abbreviation.
+                    offsetMin = zone
                     i += 3
                 } else {
                     return nil
@@ -76,6 +78,15 @@ enum TimeParser {
         }
         let base = epochMs(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
         return base + Int64(fracMs.rounded()) - Int64(offsetMin) * 60_000
+    }
+
+    /// Minutes east of UTC of the zone abbreviations pushlog knows (UTC, GMT, JST, KST).
+    private static func zoneOffsetMinutes(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
+        switch (a, b, c) {
+        case (0x55, 0x54, 0x43), (0x47, 0x4D, 0x54): return 0
+        case (0x4A, 0x53, 0x54), (0x4B, 0x53, 0x54): return 540
+        default: return nil
+        }
     }
 
     private static func parseEpoch(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int64? {

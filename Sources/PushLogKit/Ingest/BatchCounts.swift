@@ -8,4 +8,6 @@ struct BatchCounts {
     var written = 0
     var duplicates = 0, rejects = 0, skipped = 0, ignored = 0, lines = 0, blank = 0, metrics = 0
     var minT: Int64?, maxT: Int64?
+    /// The first lines passed over (line number, text), for the summary.
+    var ignoredLines: [(line: Int, text: String)] = []
 }

@@ -7,6 +7,9 @@ public struct FileSummary {
     var rejects = 0
     var skipped = 0
     var ignored = 0
+    /// The first lines of this run that the format passed over (line number, redacted start),
+    /// at most `IgnoredLines.kept`: a line that was not read never vanishes unseen.
+    public var ignoredLines: [(line: Int, text: String)] = []
     /// Daily aggregates read (Apple delivery metrics).
     var metrics = 0
     var lines = 0

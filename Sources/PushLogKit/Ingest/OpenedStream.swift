@@ -7,8 +7,13 @@ struct OpenedStream {
     let reader: LineReader
     let format: LineFormat
     let prefix: SyslogPrefix?
-    /// Lines to read past before parsing (a resumed gzip stream cannot seek; 0 otherwise).
+    /// Lines read before parsing resumes (a resumed read starts earlier: a gzip stream cannot
+    /// seek, and a plain file is read from the occurrence window before its resume point).
     let skipThrough: Int
+    /// The hash of the file's first line (its rejects' context).
+    let context: (Int64, Int64)
+    /// A second reader of the same format, for the lines replayed before the resume point.
+    let warmUp: (format: LineFormat, builder: EventBuilder)?
 }
 
 extension Ingester {
@@ -24,8 +29,11 @@ extension Ingester {
         file.unread(Array(magic[0..<got]))
         let gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b
         var plainSkip = false
+        var start = (offset: plan.offset, line: plan.lines)
         if !gzip && plan.offset > 0 && !f.isStdin {
-            try file.seek(to: plan.offset)
+            let back = Ingester.lookback(f.path, offset: plan.offset)
+            start = (back.offset, plan.lines - back.lines)
+            try file.seek(to: start.offset)
             plainSkip = true
         }
         let stream: ByteSource = gzip ? try GzipByteSource(input: file) : file
@@ -65,8 +73,54 @@ extension Ingester {
         }
         fs.format = format.name
         fs.resumedAfterLine = plan.lines
-        let reader = LineReader(source: peek, startOffset: plainSkip ? plan.offset : 0, startLine: plainSkip ? plan.lines : 0)
-        return OpenedStream(file: file, reader: reader, format: format, prefix: prefix, skipThrough: plainSkip ? 0 : plan.lines)
+        let reader = LineReader(source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0)
+        let context = plainSkip ? Ingester.firstLineHash(path: f.path) : Ingester.firstLineHash(peek.head)
+        var warmUp: (LineFormat, EventBuilder)?
+        if plan.lines > 0 {
+            let b = EventBuilder()
+            warmUp = FormatDetector.make(InputFormat(format.name, library: options.formats), builder: b, library: options.formats).map {
+                ($0, b)
+            }
+        }
+        return OpenedStream(
+            file: file, reader: reader, format: format, prefix: prefix, skipThrough: plan.lines, context: context, warmUp: warmUp)
+    }
+
+    /// The hash of the first line in `head` (without its ending): a file's context for its rejects.
+    static func firstLineHash(_ head: [UInt8]) -> (Int64, Int64) {
+        var line = head.prefix { $0 != 0x0A }
+        if line.last == 0x0D { line = line.dropLast() }
+        return Array(line).withUnsafeBufferPointer { LineHash.hash($0) }
+    }
+
+    static func firstLineHash(path: String) -> (Int64, Int64) {
+        guard let fh = FileHandle(forReadingAtPath: path) else { return (0, 0) }
+        defer { try? fh.close() }
+        let data = (try? fh.read(upToCount: LineReader.maxLineBytes)) ?? Data()
+        return firstLineHash([UInt8](data))
+    }
+
+    /// Where a resumed read of a plain file starts so that it first replays the occurrence window
+    /// (at most its lines, within its bytes plus one longest line) before `offset`: the start of the
+    /// earliest whole line in reach, and how many lines lie between it and `offset`.
+    static func lookback(_ path: String, offset: Int64) -> (offset: Int64, lines: Int) {
+        let from = max(0, offset - OccurrenceCounter.windowBytes - Int64(LineReader.maxLineBytes) - 2)
+        guard let fh = FileHandle(forReadingAtPath: path) else { return (offset, 0) }
+        defer { try? fh.close() }
+        guard (try? fh.seek(toOffset: UInt64(from))) != nil, let data = try? fh.read(upToCount: Int(offset - from)),
+            data.count == Int(offset - from)
+        else { return (offset, 0) }
+        return data.withUnsafeBytes { raw -> (Int64, Int) in
+            let b = raw.bindMemory(to: UInt8.self)
+            guard let last = b.indices.last, b[last] == 0x0A else { return (offset, 0) }
+            var lines = 0, start = b.count, i = last - 1
+            while i >= 0 && lines < OccurrenceCounter.windowLines {
+                if b[i] == 0x0A { lines += 1; start = i + 1 }
+                i -= 1
+            }
+            if i < 0 && from == 0 && lines < OccurrenceCounter.windowLines { lines += 1; start = 0 }
+            return (from + Int64(start), lines)
+        }
     }
 
     /// Marks a file refused (not a text log, or no known format): no records, the reason kept, and

@@ -12,6 +12,8 @@ struct ParsedItem {
     var lineNumber = 0
     var endOffset: Int64 = 0
     var reason: RejectReason = .emptyLine  // set with kind .reject
+    /// A reject's stored identity as it was before file context was mixed in.
+    var legacyHash: Int64 = 0
     var text = ""
     var metric: (day: String, pushType: String, status: String, count: Int64)?
 }

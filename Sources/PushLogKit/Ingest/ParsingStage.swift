@@ -27,6 +27,22 @@ struct ParsingStage {
     let prefix: SyslogPrefix?
     /// Holds a line without its escape sequences.
     let cleaned = RecordBuffer()
+    /// Keeps the text of the first lines the format passes over.
+    let ignoredLines = IgnoredLines()
+    /// Numbers identical records within the file (their identity).
+    let occurrences = OccurrenceCounter()
+    /// The hash of the file's first line, mixed into its rejects' identity: the same junk at the
+    /// same line of another file is another reject, in a copy of this file the same one.
+    var context: (Int64, Int64) = (0, 0)
+    /// A resumed read replays the lines before its start that the occurrence window reaches
+    /// through this stage (its own format and builder, so the real ones start fresh).
+    var warmUp: WarmUp?
+
+    /// The stage that replays lines for the occurrence counter only.
+    final class WarmUp {
+        let stage: ParsingStage
+        init(_ stage: ParsingStage) { self.stage = stage }
+    }
 
     /// Runs to the end of the input; returns the input error that ended it early, if any.
     func run() -> Error? {
@@ -62,9 +78,16 @@ struct ParsingStage {
         }
         do {
             try reader.forEachLine { line in
-                if line.number <= skipThrough { return }
+                if line.number <= skipThrough {
+                    if let w = warmUp, line.number > skipThrough - OccurrenceCounter.windowLines {
+                        w.stage.count(line, into: occurrences)
+                    }
+                    return
+                }
                 var (item, bytes, many) = classify(line)
-                _ = bytes
+                if item.kind == .event {
+                    item.hash = occurrences.identity(item.hash, time: item.event.time!, line: line.number, offset: line.endOffset)
+                }
                 guard many else {
                     try emit(&item, format.spanned?.bytes ?? bytes)
                     return
@@ -83,7 +106,10 @@ struct ParsingStage {
                     e.recordLine = recordLine
                     e.hash = (whole.0, whole.1 ^ Int64(k) &* 0x5851_F42D_4C95_7F2D)
                     switch outcome {
-                    case .event: e.kind = .event; e.event = builder.event
+                    case .event:
+                        e.kind = .event
+                        e.event = builder.event
+                        e.hash = occurrences.identity(e.hash, time: e.event.time!, line: line.number, offset: line.endOffset)
                     case .reject(let reason):
                         e = rejectItem(item, record, recordLine, reason, entry: k)
                         e.lineNumber = 0
@@ -94,6 +120,7 @@ struct ParsingStage {
                 }
                 // The line's own item closes it: it carries the resume position.
                 item.kind = k == 0 ? .ignore : .blank
+                if k == 0 { item.text = ignoredLines.keep(record) }
                 try emit(&item, record)
             }
         } catch let e as InputError {
@@ -107,7 +134,9 @@ struct ParsingStage {
             item.lineNumber = 0
             item.reason = open.reason
             item.text = Redactor.redact(String(decoding: open.bytes, as: UTF8.self))
-            item.hash = RejectIdentity.hash(open.bytes.withUnsafeBufferPointer { LineHash.hash($0) }, line: open.line)
+            let legacy = RejectIdentity.hash(open.bytes.withUnsafeBufferPointer { LineHash.hash($0) }, line: open.line)
+            item.hash = RejectIdentity.inFile(legacy, context: context)
+            item.legacyHash = RecordWriter.lineHash(legacy)
             chunk.items.append(item)
         }
         chunk.consumed = file.consumed
@@ -131,8 +160,27 @@ struct ParsingStage {
         r.reason = reason
         r.recordLine = firstLine
         r.text = Redactor.redact(String(decoding: ByteSlice(rebasing: record.prefix(512)), as: UTF8.self))
-        r.hash = RejectIdentity.hash(LineHash.hash(record), line: firstLine, entry: entry)
+        let legacy = RejectIdentity.hash(LineHash.hash(record), line: firstLine, entry: entry)
+        r.hash = RejectIdentity.inFile(legacy, context: context)
+        r.legacyHash = RecordWriter.lineHash(legacy)
         return r
+    }
+
+    /// Reads a line before the resume point only to number the records after it.
+    func count(_ line: Line, into occurrences: OccurrenceCounter) {
+        let (item, bytes, many) = classify(line)
+        if item.kind == .event {
+            _ = occurrences.identity(item.hash, time: item.event.time!, line: line.number, offset: line.endOffset)
+        }
+        guard many else { return }
+        let whole = LineHash.hash(format.spanned?.bytes ?? bytes)
+        var k = 0
+        while let outcome = format.nextEntry() {
+            k += 1
+            guard case .event = outcome, let t = builder.event.time else { continue }
+            _ = occurrences.identity(
+                (whole.0, whole.1 ^ Int64(k) &* 0x5851_F42D_4C95_7F2D), time: t, line: line.number, offset: line.endOffset)
+        }
     }
 
     /// Everything the single-threaded ingest did per line, except writing. Returns the item, the
@@ -146,6 +194,7 @@ struct ParsingStage {
         if line.oversized {
             var r = rejectItem(item, b, line.number, .lineTooLong)
             r.hash.0 ^= line.endOffset
+            r.legacyHash ^= line.endOffset
             return (r, b, false)
         }
         if b.isEmpty || isBlank(b) { return (item, b, false) }
@@ -172,7 +221,9 @@ struct ParsingStage {
             let (bytes, number) = format.spanned ?? (b, line.number)
             return (rejectItem(item, bytes, number, reason), b, false)
         case .skip: item.kind = .skip
-        case .ignore: item.kind = .ignore
+        case .ignore:
+            item.kind = .ignore
+            item.text = ignoredLines.keep(b)
         case .pending: item.kind = .pending
         case .metric(let day, let pushType, let status, let count):
             item.kind = .metric

@@ -54,10 +54,17 @@ final class Pipeline {
 
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
-        let handOver = ParsingStageHandOver(
-            stage: ParsingStage(
-                reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
-                skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix))
+        var stage = ParsingStage(
+            reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
+            skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix)
+        stage.context = opened.context
+        if let (format, b) = opened.warmUp {
+            stage.warmUp = ParsingStage.WarmUp(
+                ParsingStage(
+                    reader: opened.reader, format: format, builder: b, file: opened.file, skipThrough: 0, queue: queue,
+                    pool: chunkPool, prefix: opened.prefix))
+        }
+        let handOver = ParsingStageHandOver(stage: stage)
         builder.lineTime = nil
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
@@ -118,7 +125,9 @@ final class Pipeline {
             batch.written += 1
         case .reject:
             batch.lines += 1
-            if try writer.reject(src: src, line: item.recordLine, reason: item.reason, text: item.text, hash: item.hash) {
+            if try writer.reject(
+                src: src, line: item.recordLine, reason: item.reason, text: item.text, hash: item.hash, legacy: item.legacyHash)
+            {
                 batch.rejects += 1
             } else {
                 batch.duplicates += 1
@@ -129,6 +138,7 @@ final class Pipeline {
         case .ignore:
             batch.lines += 1
             batch.ignored += 1
+            if !item.text.isEmpty { batch.ignoredLines.append((item.recordLine, item.text)) }
         case .metric:
             batch.lines += 1
             let m = item.metric!
@@ -153,6 +163,7 @@ final class Pipeline {
         fs.records += b.records
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
+        fs.ignoredLines += b.ignoredLines.prefix(IgnoredLines.kept - fs.ignoredLines.count)
         b = BatchCounts()
     }
 }

@@ -49,6 +49,9 @@ enum RejectReason: Equatable, Sendable, CustomStringConvertible {
     /// Another tool's record (Braze, SNS, gorush, Expo, Pinpoint, node-apn) that its reader
     /// recognised but cannot take, in that reader's words.
     case unreadableShape(String)
+    /// A record of a recognised format that lacks a field every record needs ("rpush line
+    /// without a time"): detection takes the format even when all its records are like this.
+    case incompleteRecord(format: String, missing: String)
 
     var description: String {
         switch self {
@@ -97,6 +100,7 @@ enum RejectReason: Equatable, Sendable, CustomStringConvertible {
         case .emptyToken: return "empty token"
         case .statusOutOfRange(let s): return "status out of range: \(s)"
         case .unreadableShape(let why): return why
+        case .incompleteRecord(let format, let missing): return "\(format) without \(missing)"
         }
     }
 }

@@ -17,6 +17,10 @@ public enum IngestReport {
             if let e = f.error { o += ",\"error\":\(JSONRenderer.quote(e))" }
             if let r = f.refused { o += ",\"refused\":\(JSONRenderer.quote(r))" }
             if !f.warnings.isEmpty { o += ",\"warnings\":[" + f.warnings.map(JSONRenderer.quote).joined(separator: ",") + "]" }
+            if !f.ignoredLines.isEmpty {
+                o += ",\"ignored_lines\":["
+                o += f.ignoredLines.map { "{\"line\":\($0.line),\"text\":\(JSONRenderer.quote($0.text))}" }.joined(separator: ",") + "]"
+            }
             return o + "}"
         }
         var t = "{\"records\":\(kindsObject(s.records)),\"duplicates\":\(s.duplicates),\"rejects\":\(s.rejects)"
@@ -56,7 +60,20 @@ public enum IngestReport {
             s.totalRecords, kinds(s.records).isEmpty ? "none" : kinds(s.records), s.duplicates, s.rejects,
             s.skipped, s.files.count - unchanged, unchanged, mb, s.seconds, CellFormat.grouped(Int64(s.recordsPerSecond)))
         if s.refused > 0 { out += String(format: "; %d files refused (not logs)", s.refused) }
+        out += passedOver(s, verbose: verbose)
         if s.rejects > 0 { out += "\nsee the rejected lines with: pushlog \(database.map { "--db \(ShellQuote.word($0)) " } ?? "")rejects" }
+        return out
+    }
+
+    /// The lines each file's format passed over: how many, and the first (all kept, verbose).
+    static func passedOver(_ s: IngestSummary, verbose: Bool) -> String {
+        var out = ""
+        for f in s.files where f.ignored > 0 && !f.ignoredLines.isEmpty {
+            let lines = f.ignoredLines.prefix(verbose ? IgnoredLines.kept : 1)
+            out += "\n\(f.path): \(f.ignored) line\(f.ignored == 1 ? "" : "s") passed over (not \(f.format) records)"
+            out += lines.count == 1 ? ", the first:" : ", the first \(lines.count):"
+            for l in lines { out += "\n  line \(l.line): \(l.text)" }
+        }
         return out
     }
 }

@@ -9,7 +9,7 @@ final class RecordWriter {
     let db: Database
     /// One multi-row insert per record kind (EventKind order), so stored rows are counted per kind.
     private var batches: [RowBatch]
-    private let insReject, insToken, findToken, insMetric: Statement
+    private let insReject, findReject, insToken, findToken, insMetric: Statement
     private var tokenIDs = TokenCache()
     private let topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels: Dimension
     private var dimensions: [Dimension] { [topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels] }
@@ -48,6 +48,7 @@ final class RecordWriter {
         devices = try Dimension(db, table: "devices"); users = try Dimension(db, table: "users")
         labels = try Dimension(db, table: "labels")
         insReject = try db.prepare("\(head) rejects(source_id, line, reason, text, line_hash) VALUES (?1,?2,?3,?4,?5)")
+        findReject = try db.prepare("SELECT 1 FROM rejects WHERE line_hash = ?1")
         insMetric = try db.prepare("INSERT OR REPLACE INTO apple_metrics(day, push_type, status, count, source_id) VALUES (?1,?2,?3,?4,?5)")
         insToken = try db.prepare("INSERT INTO tokens(token, malformed, masked) VALUES (?1, ?2, ?3)")
         findToken = try db.prepare("SELECT id FROM tokens WHERE token = ?1")
@@ -253,8 +254,15 @@ final class RecordWriter {
         try insMetric.run()
     }
 
-    /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was rejected before.
-    func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64)) throws -> Bool {
+    /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was
+    /// rejected before: under its identity, or under its `legacy` one (a reject stored before file
+    /// context was part of the identity, which is taken for the same file to keep old figures).
+    func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64), legacy: Int64) throws -> Bool {
+        findReject.reset()
+        findReject.bind(1, legacy)
+        let storedBefore = try findReject.step()
+        findReject.reset()
+        if storedBefore { return false }
         insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason.description); insReject.bind(4, text)
         insReject.bind(5, RecordWriter.lineHash(hash))
         try insReject.run()
