@@ -60,7 +60,9 @@ enum FormatsCommand: Command {
                 .text(d.name), .text(d.builtIn ? "definition" : "yours: \(d.file)"), .text(d.summary), .text(d.samples.first?.text ?? ""),
             ])
         }
-        try out.write(ResultDocument(report: "formats", sections: [t]), db: nil)
+        // The samples are pushlog's own lines with made-up tokens: shown whole, so each can be
+        // pasted into `pushlog ingest -` to try.
+        try out.write(ResultDocument(report: "formats", sections: [t]), db: nil, mask: false)
         return 0
     }
 

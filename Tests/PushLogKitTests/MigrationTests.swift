@@ -7,7 +7,9 @@ import XCTest
 final class MigrationTests: XCTestCase {
     /// The report runs of Tests/Fixtures/migration/runs.txt, against the JSON pushlog printed on
     /// the store v2 database (v3-demo.sql.gz: the demo, 80 devices over 2 weeks, and nine fixture
-    /// logs, dumped with sqlite3 .dump by the last pushlog that wrote schema version 3, which also wrote NN.json).
+    /// logs, dumped with sqlite3 .dump by the last pushlog that wrote schema version 3, which also wrote NN.json;
+    /// errors' bucket_responses and share, and weekly's unit parameter, were added to them since,
+    /// every other figure as that pushlog wrote it).
     func testMigratedStoreV2AnswersEveryReportAsBefore() throws {
         let tmp = TempDir()
         let db = tmp.file("v2.db")

@@ -66,4 +66,21 @@ final class UsageRulesTests: XCTestCase {
         let rec = try Run.pushlog(["--db", db, "report", "reconcile"])
         XCTAssertTrue(rec.stderr.contains("no Apple delivery metrics"), rec.stderr)
     }
+
+    /// The format samples are whole lines to paste: each built-in one reads as a record.
+    func testFormatSamplesCanBePastedToTry() throws {
+        let r = try Run.pushlog(["formats", "--format", "json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let rows = (doc["sections"] as! [String: Any])["formats"] as! [[String: Any]]
+        XCTAssertFalse(r.stdout.contains("…"), "no sample is masked or elided")
+        let tmp = TempDir()
+        for name in ["ndjson", "logfmt", "gorush"] {
+            let sample = try XCTUnwrap(rows.first { $0["format"] as? String == name }?["sample"] as? String)
+            let db = tmp.file(name + ".db")
+            let ingest = try Run.pushlog(["--db", db, "ingest", "--format", "json", "-"], stdin: Data((sample + "\n").utf8))
+            XCTAssertEqual(ingest.status, 0, "\(name): \(ingest.stderr)")
+            XCTAssertTrue(ingest.stdout.contains("\"records\":{\"send\":1}"), "\(name): \(ingest.stdout)")
+        }
+    }
 }
