@@ -68,6 +68,10 @@ final class FollowTests: XCTestCase {
         try FileManager.default.moveItem(atPath: app, toPath: dir + "/app.log.1")
         try append(app, 7...8)
         waitFor(8, db)
+        // The moved file kept its source: it resumed where it was, nothing read twice.
+        let moved = try rows("SELECT lines, duplicates FROM sources WHERE path LIKE '%/app.log.1'", db)
+        XCTAssertEqual(moved.count, 1)
+        XCTAssertEqual(moved.first?[1], .int(0), "the renamed file was not read again from its start")
         // copytruncate: the copy's lines are duplicates, the truncated file starts again at 0.
         try FileManager.default.copyItem(atPath: app, toPath: dir + "/app.log.2")
         try "".write(toFile: app, atomically: false, encoding: .utf8)
@@ -79,10 +83,23 @@ final class FollowTests: XCTestCase {
         _ = FileManager.default.createFile(atPath: gz, contents: Data(bytes))
         try FileManager.default.moveItem(atPath: gz, toPath: dir + "/c.ndjson.gz")
         waitFor(12, db)
+        // A gzip still being written (logrotate compressing): what it holds is read, the rest
+        // when it grows, and it is never called truncated.
+        let big = try GzipWriter.compress(Array((13...400).map(line).joined().utf8), level: 1)
+        let half = big.count / 2
+        _ = FileManager.default.createFile(atPath: dir + "/d.ndjson.gz", contents: Data(big[..<half]))
+        Thread.sleep(forTimeInterval: 0.6)
+        let h = try XCTUnwrap(FileHandle(forWritingAtPath: dir + "/d.ndjson.gz"))
+        h.seekToEndOfFile()
+        h.write(Data(big[half...]))
+        try h.close()
+        waitFor(400, db)
         p.terminate()  // SIGTERM
         p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        XCTAssertEqual(try count("SELECT count(DISTINCT token_id) FROM sends_v", db: db), 12, "each record once")
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 0, said)
+        XCTAssertFalse(said.contains("truncated"), said)
+        XCTAssertEqual(try count("SELECT count(DISTINCT token_id) FROM sends_v", db: db), 400, "each record once")
         // A plain ingest afterwards finds nothing new.
         let again = try ingest([dir], db: db)
         XCTAssertEqual(again.totalRecords, 0)

@@ -3,7 +3,8 @@ import Foundation
 /// `ingest --follow`: keeps ingesting paths as they grow, by polling. Each round is an ordinary
 /// incremental ingest (unchanged files cost a stat; grown files resume at their committed
 /// offset; a truncated file — copytruncate — no longer matches its fingerprint and is read again
-/// from the start, its old lines being duplicates by identity), so a kill -9 at any moment is
+/// from the start, its old lines being duplicates by identity; a file renamed away keeps its
+/// source and resumes under its new name), so a kill -9 at any moment is
 /// completed by a plain `ingest` of the same paths, and derived facts are refreshed
 /// incrementally after each round that added records.
 public final class Follower {
@@ -35,6 +36,9 @@ public final class Follower {
                 if let old = inodes[path], old != st.inode, let moved = Follower.find(inode: old, near: path),
                     !todo.contains(where: { $0.path == moved })
                 {
+                    // The file is the same source under its new name: it resumes where it was, and
+                    // the new file at the old name starts a source of its own.
+                    try moveSource(from: path, to: moved)
                     todo.append(InputFile(path: moved, named: false))
                 }
                 inodes[path] = st.inode
@@ -48,7 +52,27 @@ public final class Follower {
         }
         var summary = try Ingester(db: db, options: options).run(files: todo)
         summary.problems = problems + summary.problems
+        // A gzip file that ends inside a member is still being written (logrotate compressing):
+        // what it holds so far is in, and the rest is read when it grows. A plain ingest, which
+        // waits for nothing, reports such a file as truncated.
+        let truncated = "\(InputError.truncatedGzip)"
+        for i in summary.files.indices where summary.files[i].error == truncated {
+            summary.files[i].complete = true
+            summary.files[i].error = nil
+            summary.files[i].warnings.append("still being written: read up to its last whole block, the rest when it grows")
+        }
         return summary
+    }
+
+    /// Gives the source row of `path` to `moved` (unless `moved` has one already).
+    func moveSource(from path: String, to moved: String) throws {
+        let taken = try db.prepare("SELECT 1 FROM sources WHERE path = ?1")
+        taken.bind(1, moved)
+        guard try !taken.step() else { return }
+        let s = try db.prepare("UPDATE sources SET path = ?2 WHERE path = ?1")
+        s.bind(1, path)
+        s.bind(2, moved)
+        try s.run()
     }
 
     /// Rounds every `interval` seconds until `stop()` is true; calls `report` after each round
