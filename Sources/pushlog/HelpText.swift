@@ -68,7 +68,8 @@ enum ManPage {
         s += """
             .SH EXIT STATUS
             0 success; 1 runtime failure (unreadable file, corrupt gzip, database error); 2 usage error;
-            3 a \\fB\\-\\-fail\\-if\\fR threshold breached.
+            3 a \\fB\\-\\-fail\\-if\\fR threshold breached; 4 a \\fB\\-\\-fail\\-if\\fR over a range that holds no
+            records (nothing to check is not a pass).
             .SH ENVIRONMENT
             .TP
             .B PUSHLOG_DB

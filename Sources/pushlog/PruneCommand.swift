@@ -10,7 +10,7 @@ enum PruneCommand: Command {
           --before TIME    delete every record with a time before TIME (RFC 3339, 2026-11-02, 2026-W45, 90d, ...)
           --dry-run        only count what would be deleted
           --yes            do not ask (on a terminal prune shows the counts and asks first;
-                           off a terminal it does not ask)
+                           without one, from cron or a script, --yes is required)
           --no-vacuum      skip VACUUM (faster; the file does not shrink)
 
         """

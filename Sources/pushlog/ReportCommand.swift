@@ -13,7 +13,9 @@ enum ReportCommand: Command {
           --until TIME       end of the range, exclusive
           --by UNIT          bucket: minute, 5m, hour, day, week, or a dimension: topic, env,
                              app_version, push_type, reason (per report: pushlog reports)
-          --compare previous add COL_prev and COL_change for the same-length range before
+          --compare previous add COL_prev and COL_change for the same-length range before (a row
+                             of one period compares against 0; a relative --since starts at a
+                             whole bucket, stated as aligned_to)
           --topic T          only this APNs topic
           --env ENV          production or sandbox
           --budget N         silent: background pushes per token-hour (default 3)
@@ -25,7 +27,8 @@ enum ReportCommand: Command {
           -o FILE            write to FILE (format from its extension)
           --section NAME     only this section (one table, as a spreadsheet expects)
           --reveal-tokens    show device tokens in full
-          --fail-if EXPR     exit 3 when EXPR holds on the summary, e.g. 'gone_rate > 0.02'
+          --fail-if EXPR     exit 3 when EXPR holds on a summary row, e.g. 'gone_rate > 0.02';
+                             exit 4 when the range holds none of the report's records
           --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
           --watch [SECONDS]  rerun and redraw every SECONDS (default 2) until Ctrl-C
           --no-pager         never page long output on a terminal (default: $PAGER, less -FRX)

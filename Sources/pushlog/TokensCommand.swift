@@ -16,7 +16,7 @@ enum TokensCommand: Command {
           --since TIME     only tokens whose evidence (latest 410, replacement, latest bad or
                            mismatched response) is at or after TIME, e.g. --since yesterday
           --format FMT     table, csv, tsv, json, ndjson, markdown, html, or lines (one token per
-                           line, for xargs)
+                           line, for xargs; needs --reveal-tokens)
           -o FILE          write to FILE
           --reveal-tokens  print tokens in full (a masked list cannot be acted on)
 

@@ -47,7 +47,8 @@ func mainHelp() -> String {
 
         """
     for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
-    s += "\nExit status: 0 ok, 1 runtime failure, 2 usage error, 3 a --fail-if threshold breached.\n"
+    s += "\nExit status: 0 ok, 1 runtime failure, 2 usage error, 3 a --fail-if threshold breached,\n"
+    s += "4 a --fail-if over a range that holds no records.\n"
     return s
 }
 
