@@ -66,9 +66,11 @@ ORDER BY responses DESC
 SETTINGS join_use_nulls = 1;
 
 -- section: by_bucket
--- responses sums, per status and reason, to the summary's responses. Buckets inside the range with
--- no error are shown as one row with empty status/reason and 0 responses. Transport failures are
--- rows with no status and their error text as the reason.
+-- responses sums, per status and reason, to the summary's responses. bucket_responses: every
+-- response in the bucket, accepted ones too; share: responses / bucket_responses. A bucket with
+-- no error is one row with empty status/reason, 0 responses and its bucket_responses; a bucket
+-- with no response at all has bucket_responses 0. Transport failures are rows with no status and
+-- their error text as the reason.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 r AS (
   SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, coalesce(why, '') AS reason,
@@ -82,6 +84,11 @@ r AS (
     WHERE category = 'transport' AND time_ms >= since AND time_ms < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
   GROUP BY b, status, why, cat
+), totals AS (
+  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, count() AS bucket_responses FROM pushlog.responses
+  WHERE time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  GROUP BY b
 ), fill AS (
   SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
                       range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
@@ -89,9 +96,15 @@ r AS (
                if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
         FROM pushlog.data_span)
 )
-SELECT bucket, status, reason, category, responses FROM (
-  SELECT b, pushlog_bucket(b, {by:String}) AS bucket, status, reason, category, responses FROM r
+SELECT bucket, status, reason, category, responses, bucket_responses,
+       if(bucket_responses = 0, NULL, round(responses / bucket_responses, 6)) AS share
+FROM (
+  SELECT r.b AS b, pushlog_bucket(r.b, {by:String}) AS bucket, r.status AS status, r.reason AS reason, r.category AS category,
+         r.responses AS responses, toUInt64(coalesce(t.bucket_responses, 0)) AS bucket_responses
+  FROM r LEFT JOIN totals AS t ON t.b = r.b
   UNION ALL
-  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0 FROM fill WHERE b NOT IN (SELECT b FROM r)
+  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0, toUInt64(bucket_responses) FROM totals WHERE b NOT IN (SELECT b FROM r)
+  UNION ALL
+  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0, toUInt64(0) FROM fill WHERE b NOT IN (SELECT b FROM r) AND b NOT IN (SELECT b FROM totals)
 )
 ORDER BY b, responses DESC;
