@@ -241,23 +241,23 @@ final class HygieneTests: XCTestCase {
         XCTAssertTrue(bare.stderr.contains("not observable"), bare.stderr)
     }
 
-    func testWeeklyBlockCopiesTheHygieneDefinitions() throws {
-        // weekly.sql's provider_hygiene section repeats hygiene.sql's common block (comments
-        // left out) with the range starting a week earlier: editing one without the other fails here.
-        let dir = Fixtures.root.appendingPathComponent("Queries").path
-        let hygiene = try String(contentsOfFile: dir + "/hygiene.sql", encoding: .utf8)
-        let weekly = try String(contentsOfFile: dir + "/weekly.sql", encoding: .utf8)
-        let common = try XCTUnwrap(hygiene.components(separatedBy: "-- common:\n").last?.components(separatedBy: "\n-- section:").first)
-        let code = common.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let afterWeeks = try XCTUnwrap(code.split(separator: "\n", maxSplits: 1).last.map(String.init))
-        XCTAssertTrue(code.hasPrefix("weeks(wk, lo, hi) AS (SELECT 0,"))
-        let copy = afterWeeks.replacingOccurrences(of: ":since", with: "(:since - 604800000)")
-        let section = try XCTUnwrap(weekly.components(separatedBy: "-- section: provider_hygiene").last)
-        XCTAssertTrue(
-            section.contains(copy),
-            "weekly.sql's provider_hygiene no longer copies hygiene.sql's common block: run scripts/sync-weekly-hygiene.py")
+    /// The weekly page's hygiene block is the hygiene report run on each week: the same rows
+    /// and values as `report hygiene` over that week (no copy of its rules to drift).
+    func testWeeklyBlockIsTheHygieneReportOfEachWeek() throws {
+        let db = Self.tmp.file("weeks.db")
+        _ = try ingest([Fixtures.path("hygiene.ndjson")], db: db)
+        let page = try Run.pushlog(["--db", db, "report", "weekly", "--week", "2026-W45", "--format", "json"])
+        let doc = try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as! [String: Any]
+        let block = (doc["sections"] as! [String: Any])["provider_hygiene"] as! [[String: Any]]
+        XCTAssertFalse(block.isEmpty)
+        let week = try Run.pushlog(["--db", db, "report", "hygiene", "--since", "2026-W45", "--until", "2026-W46", "--format", "json"])
+        let rules =
+            ((try JSONSerialization.jsonObject(with: Data(week.stdout.utf8)) as! [String: Any])["sections"] as! [String: Any])["rules"]
+            as! [[String: Any]]
+        for row in block {
+            let rule = rules.first { $0["rule"] as? String == row["rule"] as? String }
+            XCTAssertEqual("\(rule?["violations"] ?? "missing")", "\(row["this_week"] ?? "missing")", "\(row)")
+        }
     }
 
     // MARK: the demo corpus

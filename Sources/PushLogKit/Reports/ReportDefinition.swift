@@ -12,6 +12,8 @@ public struct ReportDefinition: Sendable {
     public var origin: String
     /// KPIs a report assembles from other reports (`-- kpi:` lines, the weekly report's).
     var kpis: [KPI] = []
+    /// Sections a page makes from another report's rows over its two weeks (`-- weeks:` lines).
+    var weekSections: [WeekSection] = []
     /// The `-- common:` block's CTEs, and each section's SQL without them.
     var commonCTEs: [(name: String, sql: String)] = []
     var bodies: [(name: String, sql: String)] = []
@@ -49,6 +51,13 @@ public struct ReportDefinition: Sendable {
             return "WITH " + lines.joined(separator: "\n")
         }
         return "WITH " + shared + "\n" + body
+    }
+
+    /// `-- weeks: NAME = REPORT.SECTION.COLUMN by KEY`: section NAME of a KPI page holds, per KEY
+    /// of that report's section, COLUMN this week and the week before and the change, for the
+    /// keys that are above 0 in either week (the report run on each week, as a KPI is).
+    struct WeekSection: Sendable {
+        let name, report, section, column, key: String
     }
 
     /// `-- kpi: NAME = REPORT.SECTION.COLUMN [whole]`: a figure of another report, run on the
@@ -115,6 +124,17 @@ public struct ReportDefinition: Sendable {
             } else if current == nil && l.hasPrefix("-- description:") {
                 let more = l.dropFirst("-- description:".count).trimmingCharacters(in: .whitespaces)
                 d.description += (d.description.isEmpty ? "" : " ") + more
+            } else if current == nil && l.hasPrefix("-- weeks:") {
+                let rest = l.dropFirst("-- weeks:".count).split(separator: "=", maxSplits: 1)
+                let words = rest.count == 2 ? rest[1].split(separator: " ").map(String.init) : []
+                let path = words.first?.split(separator: ".").map(String.init) ?? []
+                guard rest.count == 2, path.count == 3, words.count == 3, words[1] == "by" else {
+                    throw CatalogError("\(origin): cannot read '\(l)': use -- weeks: NAME = REPORT.SECTION.COLUMN by KEY")
+                }
+                d.weekSections.append(
+                    WeekSection(
+                        name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1], column: path[2],
+                        key: words[2]))
             } else if current == nil && l.hasPrefix("-- kpi:") {
                 let rest = l.dropFirst("-- kpi:".count).split(separator: "=", maxSplits: 1)
                 let source = rest.count == 2 ? rest[1].split(separator: " ").map(String.init) : []

@@ -11,7 +11,26 @@ struct WeeklyReport {
     /// The sections the weekly document has, in order (what `pushlog reports` lists): the KPI
     /// table first, weekly.sql's sections but `basics` (which feeds the KPIs), the turn-off trend.
     static func sectionNames(_ def: ReportDefinition) -> [String] {
-        ["kpis"] + def.sections.map(\.name).filter { $0 != "basics" } + ["trend_turn_off_rate"]
+        ["kpis"] + def.sections.map(\.name).filter { $0 != "basics" } + def.weekSections.map(\.name) + ["trend_turn_off_rate"]
+    }
+
+    /// A `-- weeks:` section: per key of the source section, the column this week and last, and
+    /// the change when both are numbers ('not observable' is text); keys above 0 in either week.
+    static func twoWeeks(_ w: ReportDefinition.WeekSection, this: ResultDocument, last: ResultDocument) -> ResultTable {
+        var t = ResultTable(name: w.name, columns: [w.key, "this_week", "last_week", "change"])
+        guard let now = this.section(w.section), let k = now.column(w.key), let c = now.column(w.column) else { return t }
+        let before = last.section(w.section)
+        let (bk, bc) = (before?.column(w.key), before?.column(w.column))
+        for row in now.rows {
+            let x = row[c]
+            var y: SQLValue = .null
+            if let before, let bk, let bc, let match = before.rows.first(where: { $0[bk] == row[k] }) { y = match[bc] }
+            guard (x.asDouble ?? 0) > 0 || (y.asDouble ?? 0) > 0 else { continue }
+            var change: SQLValue = .null
+            if case .int(let a) = x, case .int(let b) = y { change = .int(a - b) }
+            t.rows.append([row[k], x, y, change])
+        }
+        return t
     }
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
@@ -57,6 +76,15 @@ struct WeeklyReport {
         let ownGroups = weeklyDef.materialize.isEmpty && Set(own).count == own.count ? own.map { [$0] } : [own]
         let ownFirst = jobs.count
         for group in ownGroups { jobs.append { try $0.run(weeklyDef, params: this, only: Set(group)) } }
+        // Sections made of another report's rows over the two weeks: that report once per week.
+        let weeksFirst = jobs.count
+        for w in weeklyDef.weekSections {
+            guard let def = runner.catalog.report(w.report) else {
+                throw CatalogError("\(weeklyDef.name): the \(w.report) report its \(w.name) section reads is missing from the catalog")
+            }
+            jobs.append { try $0.run(def, params: this, only: [w.section]) }
+            jobs.append { try $0.run(def, params: lastWeek, only: [w.section]) }
+        }
         let trendWeeks = stride(from: 7, through: 0, by: -1).map { start - Int64($0) * WeeklyReport.week }
         let optDef = filtered ? nil : runner.catalog.report("opt-out")
         let trendFirst = jobs.count
@@ -89,7 +117,10 @@ struct WeeklyReport {
         }
         var doc = ResultDocument(
             report: weeklyDef.name, title: weeklyDef.title, params: this.shown(for: weeklyDef),
-            sections: [kpi] + docs[ownFirst..<ownFirst + ownGroups.count].flatMap(\.sections))
+            sections: [kpi] + docs[ownFirst..<ownFirst + ownGroups.count].flatMap(\.sections)
+                + weeklyDef.weekSections.enumerated().map { i, w in
+                    WeeklyReport.twoWeeks(w, this: docs[weeksFirst + 2 * i], last: docs[weeksFirst + 2 * i + 1])
+                })
         if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
             doc.sections[i] = BucketFill.fill(
                 doc.sections[i], label: "day", unit: .day,
