@@ -1,4 +1,4 @@
-/// Numbers the occurrences of identical records within one file (SPEC §2): a record's identity is
+/// Numbers the occurrences of identical records within one file: a record's identity is
 /// its time and its bytes' hash, and the k-th repeat of both in the file gets the hash mixed with
 /// k. The first occurrence keeps the plain hash, so databases written before occurrences were
 /// counted dedupe against a new read of the same file; a re-delivered or rotated copy holds the
