@@ -3,13 +3,19 @@
 # completions where those shells look for them.
 #
 #   scripts/install.sh [PREFIX]        PREFIX defaults to /usr/local ($DESTDIR is honoured)
+#
+# $PUSHLOG_BIN installs a binary already built instead of building the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix="${1:-/usr/local}"
 root="${DESTDIR:-}$prefix"
 
-swift build -c release --product pushlog >&2
-bin="$(swift build -c release --show-bin-path)/pushlog"
+if [ -n "${PUSHLOG_BIN:-}" ]; then
+  bin="$PUSHLOG_BIN"
+else
+  swift build -c release --product pushlog >&2
+  bin="$(swift build -c release --show-bin-path)/pushlog"
+fi
 
 install -d "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" \
   "$root/share/zsh/site-functions" "$root/share/fish/vendor_completions.d"

@@ -37,6 +37,26 @@ final class ShellHabitsTests: XCTestCase {
         XCTAssertEqual(try Run.pushlog(["completion", "tcsh"]).status, 2)
     }
 
+    /// One step installs the binary, the man page and the completions where the shells look.
+    func testInstallScriptPutsEverythingWhereShellsLook() throws {
+        let tmp = TempDir()
+        let script = Fixtures.root.appendingPathComponent("scripts/install.sh").path
+        let r = try Shell.run("DESTDIR=\(tmp.path) PUSHLOG_BIN=\(Fixtures.binary) \(script) /usr")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let root = tmp.path + "/usr"
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: root + "/bin/pushlog"))
+        let man = try String(contentsOfFile: root + "/share/man/man1/pushlog.1", encoding: .utf8)
+        XCTAssertTrue(man.hasPrefix(".TH PUSHLOG 1"))
+        for (file, marker) in [
+            ("share/bash-completion/completions/pushlog", "complete -F _pushlog pushlog"),
+            ("share/zsh/site-functions/_pushlog", "#compdef pushlog"),
+            ("share/fish/vendor_completions.d/pushlog.fish", "complete -c pushlog"),
+        ] {
+            XCTAssertTrue(try String(contentsOfFile: root + "/" + file, encoding: .utf8).contains(marker), file)
+        }
+        XCTAssertEqual(try Shell.run("\(root)/bin/pushlog --version").status, 0)
+    }
+
     func testManPageListsEveryCommandAndOption() throws {
         let man = try Run.pushlog(["help", "--man"]).stdout
         XCTAssertTrue(man.hasPrefix(".TH PUSHLOG 1"))
