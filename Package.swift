@@ -6,8 +6,12 @@ import PackageDescription
 /// it). A new file is added here and to BuiltInQueries; a test fails until both list it.
 let queries = ["churn", "env-mismatch", "errors", "gone", "hygiene", "opt-out", "reconcile", "silent", "weekly"]
 let formats = ["aioapns", "parse-server", "pushy", "rpush"]
+/// The ClickHouse dialect of the reports and its schema (Queries/clickhouse), linked as
+/// Engine/ClickHouseQueries/ch-NAME.sql so their resource names differ from the SQLite reports'.
+let clickhouseQueries = ["churn", "env-mismatch", "errors", "gone", "opt-out", "schema", "silent", "weekly"]
 let embedded: [Resource] =
     queries.map { .embedInCode("Reports/Queries/\($0).sql") }
+    + clickhouseQueries.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
     + formats.map { .embedInCode("Formats/Definitions/\($0).format") }
 
 let package = Package(

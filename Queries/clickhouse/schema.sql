@@ -70,7 +70,44 @@ PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
 ORDER BY (token, time_ms, line_hash)
 -- Retention, as `pushlog prune --before` does it (an example: uncomment and pick the period).
 -- TTL toDateTime(fromUnixTimestamp64Milli(time_ms, 'UTC')) + INTERVAL 13 MONTH DELETE
+-- A retried insert (same insert_deduplication_token) adds nothing: `pushlog --clickhouse URL
+-- ingest` sends each batch with a token made of the file's fingerprint and the batch's number.
+-- (ReplicatedMergeTree keeps such a window by default: replicated_deduplication_window.)
+SETTINGS non_replicated_deduplication_window = 10000
 ;
+
+-- Files `pushlog --clickhouse URL ingest` read (`pushlog --clickhouse URL sources`): one row per
+-- file and state, the newest (`version`) wins. batches_done: the file's batches inserted so far,
+-- so a killed run resumes after them; fingerprint: size and hash of the head, so an unchanged
+-- file is skipped without being read.
+CREATE TABLE IF NOT EXISTS pushlog.sources (
+    path String,
+    fingerprint String,
+    format LowCardinality(String),
+    batches_done UInt64,
+    rows_done UInt64,
+    complete UInt8,                            -- every batch and the rejects inserted, read to the end
+    n_send UInt64, n_request UInt64, n_response UInt64, n_register UInt64, n_settings UInt64,
+    n_receipt UInt64, n_unregister UInt64,
+    duplicates UInt64, rejects UInt64, skipped UInt64, ignored UInt64, lines UInt64,
+    error Nullable(String),
+    ingested_ms Int64,
+    version UInt64
+) ENGINE = ReplacingMergeTree(version)
+ORDER BY path;
+
+-- Lines ingest could not read as records (file, line number, reason, the first 512 bytes with
+-- secrets redacted), inserted once per file with the file's token, so a re-run adds none.
+CREATE TABLE IF NOT EXISTS pushlog.rejects (
+    source String,
+    line UInt64,
+    reason String,
+    text String,
+    line_hash FixedString(16),
+    time_ms Int64                              -- when it was ingested, ms
+) ENGINE = ReplacingMergeTree
+ORDER BY (source, line, line_hash)
+SETTINGS non_replicated_deduplication_window = 10000;
 
 -- Deduplicated records (what `pushlog ingest` would have stored).
 CREATE VIEW IF NOT EXISTS pushlog.events AS
