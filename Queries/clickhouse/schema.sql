@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS pushlog.sources (
     n_receipt UInt64, n_unregister UInt64,
     duplicates UInt64, rejects UInt64, skipped UInt64, ignored UInt64, lines UInt64,
     error Nullable(String),
+    first_time_ms Nullable(Int64),             -- time span of the records read from it
+    last_time_ms Nullable(Int64),
     ingested_ms Int64,
     version UInt64
 ) ENGINE = ReplacingMergeTree(version)

@@ -12,8 +12,8 @@
 -- section: kpis
 -- metric, this_week, last_week, change (this - last), source (the report and column it comes from).
 -- Under --topic/--env, turn_off_rate and rotation_rate (opt-in state and registrations have no
--- topic) are empty. rejects: rejected lines are not exported (export lists them on stderr), so
--- the rejects KPI is always empty here.
+-- topic) are empty. rejects: the rejected lines of the files (`sources`, as `pushlog --clickhouse
+-- URL ingest` fills it) whose records span the week; rows loaded from `pushlog export` have none.
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS ws0, {topic:String} = '' AND {env:String} = '' AS whole,
 weeks AS (SELECT arrayJoin([0, 1]) AS w, ws0 - w * 604800000 AS ws),
@@ -60,6 +60,10 @@ r AS (
   SELECT weeks.w AS w, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
          countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
   FROM weeks CROSS JOIN units AS u GROUP BY weeks.w
+), rej AS (
+  SELECT weeks.w AS w, sum(s.rejects) AS rejects
+  FROM weeks CROSS JOIN (SELECT rejects, first_time_ms, last_time_ms FROM pushlog.sources FINAL) AS s
+  WHERE s.first_time_ms < weeks.ws + 604800000 AND s.last_time_ms >= weeks.ws GROUP BY weeks.w
 ), m AS (
   SELECT weeks.w AS w,
     [toFloat64(coalesce(b.responses, 0)),
@@ -72,10 +76,10 @@ r AS (
      if(whole AND coalesce(t.on_at_start, 0) > 0, pushlog_round(t.turned_off / t.on_at_start, 6), NULL),
      if(whole AND coalesce(a.active_devices, 0) > 0, pushlog_round(coalesce(o.devices_rotated, 0) / a.active_devices, 6), NULL),
      coalesce(z.superseded_sends, 0),
-     NULL] AS v
+     if(whole, coalesce(rj.rejects, 0), NULL)] AS v
   FROM weeks LEFT JOIN basics AS b ON b.w = weeks.w LEFT JOIN gone AS g ON g.w = weeks.w
   LEFT JOIN silent AS sl ON sl.w = weeks.w LEFT JOIN active AS a ON a.w = weeks.w LEFT JOIN rotated AS o ON o.w = weeks.w
-  LEFT JOIN stale AS z ON z.w = weeks.w LEFT JOIN turnoff AS t ON t.w = weeks.w
+  LEFT JOIN stale AS z ON z.w = weeks.w LEFT JOIN turnoff AS t ON t.w = weeks.w LEFT JOIN rej AS rj ON rj.w = weeks.w
 ), names AS (
   SELECT ['responses', 'accepted_share', 'gone_rate', 'tokens_gone', 'sends_after_gone', 'mismatched_sends',
           'bad_device_token', 'malformed_token_sends', 'over_budget_share', 'too_many_requests', 'auth_errors',

@@ -77,20 +77,35 @@ public struct ClickHouseIngest {
             try ClusteredTable.moveStaged(local)
             try local.exec("COMMIT")
         }
-        var summary = read.files.first ?? FileSummary(path: path)
+        let summary = read.files.first ?? FileSummary(path: path)
         if summary.refused != nil { return summary }
+        let stats = try ClickHouseIngest.stats(local)
         let sink = BatchSink(batchRows: batchRows) { batch, rows, k in
             guard k >= done else { return }  // inserted by an earlier run
             _ = try client.execute(
                 "INSERT INTO \(db).records FORMAT JSONEachRow", settings: ["insert_deduplication_token": "\(fingerprint):\(k)"],
                 data: Data(batch))
-            try progress(path, fingerprint, summary, batches: k + 1, rows: rows, complete: false)
+            try progress(path, fingerprint, stats, batches: k + 1, rows: rows, complete: false)
         }
         let rows = try RecordDump.run(local, since: nil, until: nil, ordered: true, into: sink)
         try rejects(local, path: path, fingerprint: fingerprint)
-        summary.resumedAfterLine = 0
-        try progress(path, fingerprint, summary, batches: sink.batches, rows: rows, complete: summary.complete)
+        try progress(path, fingerprint, stats, batches: sink.batches, rows: rows, complete: summary.complete)
         return summary
+    }
+
+    /// What `sources` keeps of a file, as the scratch database counted it (values as text).
+    static func stats(_ local: Database) throws -> [String: String] {
+        let columns = [
+            "format", "n_send", "n_request", "n_response", "n_register", "n_settings", "n_receipt", "n_unregister", "duplicates",
+            "rejects", "skipped", "ignored", "lines", "error", "first_time_ms", "last_time_ms",
+        ]
+        let s = try local.prepare("SELECT \(columns.joined(separator: ", ")) FROM sources")
+        var out: [String: String] = [:]
+        guard try s.step() else { return out }
+        for (i, c) in columns.enumerated() {
+            out[c] = s.isNull(Int32(i)) ? (c == "format" ? "" : "\\N") : (s.string(Int32(i)) ?? "")
+        }
+        return out
     }
 
     /// The file's rejected lines, one insert (deduplicated by the file's token).
@@ -110,27 +125,27 @@ public struct ClickHouseIngest {
     }
 
     /// The file's row in `sources`: written after each batch and at the end.
-    func progress(_ path: String, _ fingerprint: String, _ s: FileSummary, batches: Int, rows: Int, complete: Bool) throws {
+    func progress(_ path: String, _ fingerprint: String, _ stats: [String: String], batches: Int, rows: Int, complete: Bool) throws {
         let now = Date().timeIntervalSince1970
-        var row: [String: String] = [
-            "path": path, "fingerprint": fingerprint, "format": s.format, "batches_done": "\(batches)", "rows_done": "\(rows)",
-            "complete": complete ? "1" : "0", "duplicates": "\(s.duplicates)", "rejects": "\(s.rejects)", "skipped": "\(s.skipped)",
-            "ignored": "\(s.ignored)", "lines": "\(s.lines)", "error": s.error ?? "\\N", "ingested_ms": "\(Int64(now * 1000))",
-            "version": "\(UInt64(now * 1_000_000))",
-        ]
-        for k in EventKind.allCases { row["n_\(k.name)"] = "\(s.records[k])" }
+        var row = stats
+        row["path"] = path
+        row["fingerprint"] = fingerprint
+        row["batches_done"] = "\(batches)"
+        row["rows_done"] = "\(rows)"
+        row["complete"] = complete ? "1" : "0"
+        row["ingested_ms"] = "\(Int64(now * 1000))"
+        row["version"] = "\(UInt64(now * 1_000_000))"
         let names = row.keys.sorted()
-        let types = names.map { name -> String in
+        let values = names.map { name -> String in
             switch name {
-            case "path", "fingerprint", "format": return "String"
-            case "error": return "Nullable(String)"
-            case "ingested_ms": return "Int64"
-            default: return "UInt64"
+            case "path", "fingerprint", "format": return "{\(name):String}"
+            case "error": return "{\(name):Nullable(String)}"
+            case "ingested_ms", "first_time_ms", "last_time_ms": return "{\(name):Nullable(Int64)}"
+            default: return "{\(name):UInt64}"
             }
         }
-        let values = zip(names, types).map { "{\($0):\($1)}" }.joined(separator: ", ")
         _ = try client.execute(
-            "INSERT INTO \(db).sources (\(names.joined(separator: ", "))) SELECT \(values)", params: row)
+            "INSERT INTO \(db).sources (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", "))", params: row)
     }
 
     /// Size and a hash of the first 64 KiB: a file that grew or was replaced reads differently.
