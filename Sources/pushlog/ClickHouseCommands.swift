@@ -7,7 +7,8 @@ import PushLogKit
 enum ClickHouseCommands {
     static func url(_ text: String?) throws -> ClickHouseURL {
         guard let text, !text.isEmpty else {
-            throw UsageError(message: "--clickhouse needs a URL", hint: "pushlog --clickhouse http://user:password@host:8123/pushlog COMMAND")
+            throw UsageError(
+                message: "--clickhouse needs a URL", hint: "pushlog --clickhouse http://user:password@host:8123/pushlog COMMAND")
         }
         guard let url = ClickHouseURL(text) else {
             throw UsageError(
@@ -36,7 +37,9 @@ enum ClickHouseCommands {
         default:
             throw UsageError(
                 message: "\(cmd.name) does not run on ClickHouse yet",
-                hint: "on ClickHouse: ingest, report, query, sources, schema; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database")
+                hint:
+                    "on ClickHouse: ingest, report, query, sources, schema; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database"
+            )
         }
     }
 }

@@ -34,7 +34,8 @@ extension ReportCommand {
             conditions.append(c)
         }
         let runner = EngineReportRunner(engine: try ClickHouseEngine(ClickHouseClient(url)), catalog: catalog)
-        let doc = compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
+        let doc =
+            compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
         for c in conditions {
             for f in c.comparisons where !f.isKnown(in: doc) {
                 let names = FailIf.names(in: doc)

@@ -11,10 +11,13 @@ extension SchemaCommand {
         if let table = args.positionals.first {
             let t = try client.table(
                 table,
-                sql: "SELECT name AS column, type, comment AS meaning FROM system.columns WHERE database = {db:String} AND table = {t:String} ORDER BY position",
+                sql:
+                    "SELECT name AS column, type, comment AS meaning FROM system.columns WHERE database = {db:String} AND table = {t:String} ORDER BY position",
                 params: ["db": url.database, "t": table])
             guard !t.rows.isEmpty else {
-                throw UsageError(message: "no table '\(table)' in the ClickHouse database \(url.database)", hint: "pushlog --clickhouse URL schema lists them")
+                throw UsageError(
+                    message: "no table '\(table)' in the ClickHouse database \(url.database)",
+                    hint: "pushlog --clickhouse URL schema lists them")
             }
             try out.write(ResultDocument(report: "schema", title: "\(url.database).\(table)", sections: [t]), db: nil)
         } else {

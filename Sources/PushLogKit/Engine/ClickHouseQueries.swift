@@ -22,7 +22,8 @@ enum ClickHouseQueries {
     static func schemaStatements(database: String) -> [String] {
         var sql = qualified(String(decoding: schema, as: UTF8.self), database: database)
         if database != "pushlog" {
-            sql = sql.replacingOccurrences(of: "CREATE DATABASE IF NOT EXISTS pushlog;", with: "CREATE DATABASE IF NOT EXISTS `\(database)`;")
+            sql = sql.replacingOccurrences(
+                of: "CREATE DATABASE IF NOT EXISTS pushlog;", with: "CREATE DATABASE IF NOT EXISTS `\(database)`;")
         }
         let lines = sql.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
             guard let r = line.range(of: "--") else { return line }

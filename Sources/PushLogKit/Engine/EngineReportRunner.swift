@@ -15,7 +15,8 @@ public final class EngineReportRunner {
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
         guard let def = catalog.report(name) else { throw CatalogError("no report named '\(name)' (see: pushlog reports)") }
         guard let own = engine.definition(of: name) else {
-            throw CatalogError("report \(name) is not available on \(engine.label) (reports there: \(EngineReportRunner.available(engine)))")
+            throw CatalogError(
+                "report \(name) is not available on \(engine.label) (reports there: \(EngineReportRunner.available(engine)))")
         }
         if !def.kpis.isEmpty { return try weekly(def, own, params) }
         if let by = params.by, let allowed = own.byValues, !allowed.contains(by) {
