@@ -154,28 +154,66 @@ SETTINGS join_use_nulls = 1;
 CREATE VIEW IF NOT EXISTS pushlog.responses AS
 SELECT * FROM pushlog.sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
 
--- Per token (pushlog's token_facts): first and latest registration, the env, app version, device
--- and user of the latest one, the first 410 response and its APNs timestamp, malformed.
-CREATE VIEW IF NOT EXISTS pushlog.token_facts AS
-SELECT token, min(first_reg) AS first_reg, max(last_reg) AS last_reg,
-       argMax(latest, last_reg_key).1 AS reg_env, argMax(latest, last_reg_key).2 AS reg_app_version,
-       argMax(latest, last_reg_key).3 AS reg_device, argMax(latest, last_reg_key).4 AS reg_user,
-       min(first_410) AS first_410, argMin(f410, first_410_key).1 AS first_410_ts,
-       max(malformed) AS malformed
+-- Per token (pushlog's token_facts), kept by ClickHouse as records arrive: a materialized view
+-- adds each inserted block's per-token states to token_facts_state, and parts merge them. Every
+-- state is a min, max, argMin or argMax, so a record inserted twice (a rotated copy of a file, a
+-- file that grew and is read again) changes nothing, and the table can be refilled from records
+-- at any time (INSERT INTO pushlog.token_facts_state SELECT ... as the view's query does).
+CREATE TABLE IF NOT EXISTS pushlog.token_facts_state (
+    token String,
+    first_reg SimpleAggregateFunction(min, Nullable(Int64)),
+    last_reg SimpleAggregateFunction(max, Nullable(Int64)),
+    latest AggregateFunction(argMaxIf, Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(String)), Int64, UInt8),
+    first_410 SimpleAggregateFunction(min, Nullable(Int64)),
+    first_410_ts AggregateFunction(argMinIf, Tuple(Nullable(Int64)), Int64, UInt8),
+    malformed SimpleAggregateFunction(max, UInt8)
+) ENGINE = AggregatingMergeTree
+ORDER BY token;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS pushlog.token_facts_mv TO pushlog.token_facts_state AS
+SELECT token,
+       minIf(toNullable(time_ms), kind = 'register') AS first_reg,
+       maxIf(toNullable(time_ms), kind = 'register') AS last_reg,
+       argMaxIfState(tuple(CAST(env, 'Nullable(String)'), CAST(app_version, 'Nullable(String)'), device, user), time_ms,
+                     toUInt8(kind = 'register')) AS latest,
+       minIf(toNullable(time_ms), kind IN ('send', 'response') AND coalesce(status, 0) = 410) AS first_410,
+       argMinIfState(tuple(apns_timestamp), time_ms, toUInt8(kind IN ('send', 'response') AND coalesce(status, 0) = 410)) AS first_410_ts,
+       max(token_malformed) AS malformed
+FROM pushlog.records WHERE token <> '' GROUP BY token;
+
+-- Per token: first and latest registration, the env, app version, device and user of the latest
+-- one, the first 410 response and its APNs timestamp, malformed. From token_facts_state, plus
+-- the 410s of split responses (no token of their own: it comes from their request by apns_id),
+-- read at query time from the records keyed by the empty token.
+CREATE OR REPLACE VIEW pushlog.token_facts AS
+WITH split AS (
+  SELECT apns_id, time_ms, apns_timestamp FROM pushlog.records FINAL
+  WHERE token = '' AND kind = 'response' AND status = 410 AND apns_id IS NOT NULL
+), split_410 AS (
+  SELECT q.req_token AS token, min(s.time_ms) AS first_410, argMin(tuple(s.apns_timestamp), s.time_ms) AS f410,
+         max(q.req_malformed) AS malformed
+  FROM split AS s INNER JOIN (
+    SELECT apns_id, any(token) AS req_token, max(token_malformed) AS req_malformed FROM pushlog.records FINAL
+    WHERE kind = 'request' AND apns_id IN (SELECT apns_id FROM split) AND token <> '' GROUP BY apns_id
+  ) AS q ON q.apns_id = s.apns_id
+  GROUP BY q.req_token
+), kept AS (
+  SELECT token, min(first_reg) AS first_reg, max(last_reg) AS last_reg, argMaxIfMerge(latest) AS latest,
+         min(first_410) AS first_410, argMinIfMerge(first_410_ts) AS f410, max(malformed) AS malformed
+  FROM pushlog.token_facts_state GROUP BY token
+)
+SELECT token, min(u_first_reg) AS first_reg, max(u_last_reg) AS last_reg,
+       argMax(latest, kept).1 AS reg_env, argMax(latest, kept).2 AS reg_app_version, argMax(latest, kept).3 AS reg_device,
+       argMax(latest, kept).4 AS reg_user,
+       min(u_first_410) AS first_410, argMin(f410, coalesce(u_first_410, toInt64(9000000000000000000))).1 AS first_410_ts,
+       max(u_malformed) AS malformed
 FROM (
-  SELECT token, time_ms AS first_reg, time_ms AS last_reg, time_ms AS last_reg_key,
-         tuple(env, app_version, device, user) AS latest,
-         CAST(NULL, 'Nullable(Int64)') AS first_410, toInt64(9000000000000000000) AS first_410_key,
-         tuple(CAST(NULL, 'Nullable(Int64)')) AS f410, token_malformed AS malformed
-  FROM pushlog.events WHERE kind = 'register'
+  SELECT token, 1 AS kept, first_reg AS u_first_reg, last_reg AS u_last_reg, latest, first_410 AS u_first_410, f410,
+         malformed AS u_malformed
+  FROM kept
   UNION ALL
-  SELECT token, NULL, NULL, toInt64(-9000000000000000000), tuple(NULL, NULL, NULL, NULL),
-         time_ms, time_ms, tuple(apns_timestamp), token_malformed
-  FROM pushlog.responses WHERE status = 410 AND token <> ''
-  UNION ALL
-  SELECT token, NULL, NULL, toInt64(-9000000000000000000), tuple(NULL, NULL, NULL, NULL), NULL,
-         toInt64(9000000000000000000), tuple(CAST(NULL, 'Nullable(Int64)')), max(token_malformed)
-  FROM pushlog.events WHERE token <> '' GROUP BY token
+  SELECT token, 0, NULL, NULL, CAST((NULL, NULL, NULL, NULL), 'Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(String))'),
+         first_410, f410, malformed FROM split_410
 )
 GROUP BY token;
 

@@ -33,7 +33,8 @@ enum ClickHouseCommands {
         case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
         case SchemaCommand.name: return try SchemaCommand.runOnClickHouse(args, url)
         case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
-        case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name: return try cmd.run(args, ctx)
+        // These read no database (export reads logs; with --from-db it names a SQLite file).
+        case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name, ExportCommand.name: return try cmd.run(args, ctx)
         default:
             throw UsageError(
                 message: "\(cmd.name) does not run on ClickHouse yet",

@@ -5,6 +5,11 @@ extension IngestCommand {
     /// `ingest` into a ClickHouse server: the same readers and summary; resumable and exactly
     /// once (ClickHouseIngest). `--follow` does not run on ClickHouse yet.
     static func runOnClickHouse(_ argv: [String], _ url: ClickHouseURL) throws -> Int32 {
+        if argv.contains("--follow") || argv.contains("-f") {
+            throw UsageError(
+                message: "ingest --follow does not run on ClickHouse yet",
+                hint: "run `pushlog --clickhouse URL ingest PATH...` every minute: unchanged files are skipped, new and grown ones read")
+        }
         let args = try Arguments(
             argv, command: name, valued: ["--input-format", "--format", "--formats"], boolean: ["--quiet", "-q", "--verbose", "-v"])
         guard !args.positionals.isEmpty else {
