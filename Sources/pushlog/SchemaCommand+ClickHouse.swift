@@ -24,10 +24,12 @@ extension SchemaCommand {
             let t = try client.table(
                 "tables",
                 sql: """
-                    SELECT t.name AS table, t.engine AS engine, arrayStringConcat(groupArray(c.name), ' ') AS columns
-                    FROM system.tables AS t LEFT JOIN (SELECT table, name, position FROM system.columns WHERE database = {db:String} ORDER BY table, position) AS c ON c.table = t.name
+                    SELECT t.name AS table, any(t.engine) AS engine,
+                           arrayStringConcat(arrayMap(x -> x.2, arraySort(groupArray((c.position, c.name)))), ' ') AS columns
+                    FROM system.tables AS t
+                    LEFT JOIN (SELECT table, name, position FROM system.columns WHERE database = {db:String}) AS c ON c.table = t.name
                     WHERE t.database = {db:String} AND NOT startsWith(t.name, '.inner')
-                    GROUP BY t.name, t.engine ORDER BY t.name
+                    GROUP BY t.name ORDER BY t.name
                     """,
                 params: ["db": url.database])
             try out.write(ResultDocument(report: "schema", sections: [t]), db: nil)
