@@ -117,37 +117,37 @@ SELECT * FROM pushlog.records FINAL;
 
 -- send, request and response records, a split `response` without a token completed from its
 -- `request` (same apns_id), as pushlog joins them after each ingest: fields the response lacks
--- come from the request.
-CREATE VIEW IF NOT EXISTS pushlog.sends AS
-WITH req AS (
+-- come from the request. Only split responses take part in the join: they are the records keyed
+-- by the empty token, one key range (every report reads this view, several times; joining every
+-- send made it 2-3x slower).
+CREATE OR REPLACE VIEW pushlog.sends AS
+SELECT kind, time_ms, line_hash, source, line, token, token_malformed, token_masked, apns_id, env, topic, push_type, priority,
+       collapse_id, expiration, mutable_content, content_available, has_alert, has_sound, has_badge, attempt,
+       status, reason, category, apns_timestamp, error
+FROM pushlog.records FINAL
+WHERE kind IN ('send', 'request', 'response') AND NOT (kind = 'response' AND token = '' AND apns_id IS NOT NULL)
+UNION ALL
+SELECT e.kind, e.time_ms, e.line_hash, e.source, e.line,
+       if(j, req.r.1, e.token), if(j, req.r.19, e.token_malformed), if(j, req.r.20, e.token_masked), e.apns_id,
+       if(j, coalesce(e.env, req.r.2), e.env), if(j, coalesce(e.topic, req.r.3), e.topic),
+       if(j, coalesce(e.push_type, req.r.4), e.push_type), if(j, coalesce(e.priority, req.r.5), e.priority),
+       if(j, coalesce(e.collapse_id, req.r.6), e.collapse_id), if(j, coalesce(e.expiration, req.r.7), e.expiration),
+       if(j, coalesce(e.mutable_content, req.r.10), e.mutable_content),
+       if(j, coalesce(e.content_available, req.r.9), e.content_available), if(j, coalesce(e.has_alert, req.r.11), e.has_alert),
+       if(j, coalesce(e.has_sound, req.r.12), e.has_sound), if(j, coalesce(e.has_badge, req.r.13), e.has_badge),
+       if(j, coalesce(e.attempt, req.r.18), e.attempt),
+       e.status, e.reason, e.category, e.apns_timestamp, e.error
+FROM (SELECT * FROM pushlog.records FINAL WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL) AS e
+LEFT JOIN (
   SELECT apns_id, any(tuple(token, env, topic, push_type, priority, collapse_id, expiration, payload_bytes,
                             content_available, mutable_content, has_alert, has_sound, has_badge, aps_category,
                             thread_id, interruption_level, custom_keys, attempt, token_malformed, token_masked)) AS r
-  FROM pushlog.records FINAL WHERE kind = 'request' AND apns_id IS NOT NULL GROUP BY apns_id
-)
-SELECT e.kind AS kind, e.time_ms AS time_ms, e.line_hash AS line_hash, e.source AS source, e.line AS line,
-       if(j, req.r.1, e.token) AS token,
-       if(j, req.r.19, e.token_malformed) AS token_malformed,
-       if(j, req.r.20, e.token_masked) AS token_masked,
-       e.apns_id AS apns_id,
-       if(j, coalesce(e.env, req.r.2), e.env) AS env,
-       if(j, coalesce(e.topic, req.r.3), e.topic) AS topic,
-       if(j, coalesce(e.push_type, req.r.4), e.push_type) AS push_type,
-       if(j, coalesce(e.priority, req.r.5), e.priority) AS priority,
-       if(j, coalesce(e.collapse_id, req.r.6), e.collapse_id) AS collapse_id,
-       if(j, coalesce(e.expiration, req.r.7), e.expiration) AS expiration,
-       if(j, coalesce(e.mutable_content, req.r.10), e.mutable_content) AS mutable_content,
-       if(j, coalesce(e.content_available, req.r.9), e.content_available) AS content_available,
-       if(j, coalesce(e.has_alert, req.r.11), e.has_alert) AS has_alert,
-       if(j, coalesce(e.has_sound, req.r.12), e.has_sound) AS has_sound,
-       if(j, coalesce(e.has_badge, req.r.13), e.has_badge) AS has_badge,
-       if(j, coalesce(e.attempt, req.r.18), e.attempt) AS attempt,
-       e.status AS status, e.reason AS reason, e.category AS category, e.apns_timestamp AS apns_timestamp,
-       e.error AS error
-FROM (SELECT *, kind = 'response' AND token = '' AND apns_id IS NOT NULL AS wants_request
-      FROM pushlog.records FINAL WHERE kind IN ('send', 'request', 'response')) AS e
-LEFT JOIN req ON req.apns_id = e.apns_id AND e.wants_request
-ARRAY JOIN [e.wants_request AND req.apns_id IS NOT NULL] AS j
+  FROM pushlog.records FINAL
+  WHERE kind = 'request' AND apns_id IS NOT NULL
+    AND apns_id IN (SELECT apns_id FROM pushlog.records WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL)
+  GROUP BY apns_id
+) AS req ON req.apns_id = e.apns_id
+ARRAY JOIN [req.apns_id IS NOT NULL] AS j
 SETTINGS join_use_nulls = 1;
 
 -- Responses: one APNs answer each (send or response records with a status), as reports count them.
