@@ -153,6 +153,17 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
             if r.get(col) != c.get(col):
                 problems.append(f"{name} sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
     counts["sources"] += len(sq)
+    # Tokens that are not hex (malformed, masked, short) are masked by their text, as on SQLite.
+    irregular = [r[0] for r in server.query("SELECT DISTINCT token FROM records WHERE (token_malformed = 1 OR token_masked = 1 "
+                                            "OR length(token) < 32) AND length(token) >= 4", chdb)]
+    listing = "SELECT DISTINCT token FROM records WHERE token <> '' ORDER BY token"
+    shown = [r["token"] for r in json.loads(run([a.pushlog, "--clickhouse", ch, "query", listing, "--format", "json"]).stdout)["sections"]["result"]]
+    revealed = [r["token"] for r in json.loads(run([a.pushlog, "--clickhouse", ch, "query", listing, "--format", "json",
+                                                    "--reveal-tokens"]).stdout)["sections"]["result"]]
+    for t in irregular:
+        if any(t in x for x in shown) or t not in revealed:
+            problems.append(f"{name}: token {t!r} shown in full by query without --reveal-tokens (or missing with it)")
+    counts["masked"] += len(irregular)
     # Reports.
     lo = server.query("SELECT min(time_ms), max(time_ms) FROM events WHERE kind NOT IN ('receipt', 'unregister')", chdb)[0]
     lo, hi = int(lo[0]), int(lo[1])
@@ -315,7 +326,7 @@ def main():
                         ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
                          "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson")]
             fixtures = [f for f in fixtures if os.path.exists(f)]
-            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0}
+            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0}
             corpora = [("demo", [logs]), ("fixtures", fixtures)]
             if a.self_test:
                 corpora = corpora[:1]
@@ -335,7 +346,7 @@ def main():
         print(f"clickhouse-cli-check: {len(problems)} differences", file=sys.stderr)
         return 1
     print(f"clickhouse-cli-check: `pushlog --clickhouse` agrees with SQLite: {counts['rows']} rows in {counts['runs']} report runs, "
-          f"{counts['sources']} files' sources, query/errors/readonly, kill -9 resume")
+          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume")
     return 0
 
 

@@ -41,14 +41,15 @@ struct OutputTarget {
 
     /// The document as text, tokens masked by value unless `--reveal-tokens` (the database
     /// supplies the tokens whose shape is not hex).
-    func render(_ doc: ResultDocument, db: Database?) -> String {
-        let d = revealTokens ? doc : TokenMask(db: db).apply(doc)
+    func render(_ doc: ResultDocument, db: Database?, mask: TokenMask? = nil) -> String {
+        let d = revealTokens ? doc : (mask ?? TokenMask(db: db)).apply(doc)
         return format.render(d, terminalWidth: path == nil ? Console.terminalColumns : nil, color: color)
     }
 
     /// Writes a rendered document to the file or stdout (through the pager when long).
-    func write(_ doc: ResultDocument, db: Database?) throws {
-        let text = render(doc, db: db)
+    /// `mask`: the tokens to mask when they come from elsewhere than `db` (a ClickHouse server).
+    func write(_ doc: ResultDocument, db: Database?, mask: TokenMask? = nil) throws {
+        let text = render(doc, db: db, mask: mask)
         if let path {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }

@@ -26,8 +26,10 @@ extension QueryCommand {
         guard !statement.isEmpty else {
             throw UsageError(message: "query has no SQL statement", hint: "pushlog query 'SELECT count() FROM pushlog.responses'")
         }
-        let table = try ClickHouseClient(url).table("result", sql: statement, settings: ["readonly": "1"])
-        try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: [table]), db: nil)
+        let client = ClickHouseClient(url)
+        let table = try client.table("result", sql: statement, settings: ["readonly": "1"])
+        let mask = out.revealTokens ? nil : try TokenMask(clickhouse: client)
+        try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: [table]), db: nil, mask: mask)
         return 0
     }
 }

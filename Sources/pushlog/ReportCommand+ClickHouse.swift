@@ -33,7 +33,8 @@ extension ReportCommand {
             }
             conditions.append(c)
         }
-        let runner = EngineReportRunner(engine: try ClickHouseEngine(ClickHouseClient(url)), catalog: catalog)
+        let engine = try ClickHouseEngine(ClickHouseClient(url))
+        let runner = EngineReportRunner(engine: engine, catalog: catalog)
         let doc =
             compare ? try runner.runComparingPrevious(name: reportName, params: params) : try runner.run(name: reportName, params: params)
         for c in conditions {
@@ -46,7 +47,7 @@ extension ReportCommand {
                     hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
             }
         }
-        try out.write(doc, db: nil)
+        try out.write(doc, db: nil, mask: out.revealTokens ? nil : try TokenMask(clickhouse: engine.client))
         try refuseNotObservable(conditions, doc: doc)
         let breached = conditions.filter { $0.holds(in: doc) }
         for c in breached {

@@ -7,8 +7,9 @@ extension SourcesCommand {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
-        let table = try ClickHouseIngest.sources(ClickHouseClient(url))
-        try out.write(ResultDocument(report: "sources", sections: [table]), db: nil)
+        let client = ClickHouseClient(url)
+        let table = try ClickHouseIngest.sources(client)
+        try out.write(ResultDocument(report: "sources", sections: [table]), db: nil, mask: try TokenMask(clickhouse: client))
         return 0
     }
 }
