@@ -96,7 +96,7 @@ SELECT metric_names[i] AS metric, this_v[i] AS this_week, last_v[i] AS last_week
           concat(metric_sources[i], ' (not split by topic/env)'), metric_sources[i]) AS source
 FROM (
   SELECT arrayJoin(arrayEnumerate(names.metric)) AS i, names.metric AS metric_names, names.source AS metric_sources, vals.this_v AS this_v, vals.last_v AS last_v
-  FROM names CROSS JOIN (SELECT (SELECT v FROM m WHERE w = 0) AS this_v, (SELECT v FROM m WHERE w = 1) AS last_v) AS vals
+  FROM names CROSS JOIN (SELECT anyIf(v, w = 0) AS this_v, anyIf(v, w = 1) AS last_v FROM m) AS vals  -- m once: a CTE is evaluated at each reference
 )
 ORDER BY i
 SETTINGS join_use_nulls = 1;
@@ -316,10 +316,12 @@ seen AS (
   SELECT ord, sumIf(v, day * 86400000 >= since) AS this_v, sumIf(v, day * 86400000 < since) AS last_v FROM daily GROUP BY ord
 )
 SELECT names.rules[ord] AS rule,
-       if((SELECT flags FROM missing WHERE wk = 1)[ord], 'not observable'::Variant(Int64, String), toInt64(this_v)::Variant(Int64, String)) AS this_week,
-       if((SELECT flags FROM missing WHERE wk = 0)[ord], 'not observable'::Variant(Int64, String), toInt64(last_v)::Variant(Int64, String)) AS last_week,
-       if((SELECT flags FROM missing WHERE wk = 1)[ord] OR (SELECT flags FROM missing WHERE wk = 0)[ord], NULL, toInt64(this_v) - toInt64(last_v)) AS change
+       if(mf.this_missing[ord], 'not observable'::Variant(Int64, String), toInt64(this_v)::Variant(Int64, String)) AS this_week,
+       if(mf.last_missing[ord], 'not observable'::Variant(Int64, String), toInt64(last_v)::Variant(Int64, String)) AS last_week,
+       if(mf.this_missing[ord] OR mf.last_missing[ord], NULL, toInt64(this_v) - toInt64(last_v)) AS change
 FROM per_rule CROSS JOIN names
+-- missing once (a CTE is evaluated at each reference)
+CROSS JOIN (SELECT anyIf(flags, wk = 1) AS this_missing, anyIf(flags, wk = 0) AS last_missing FROM missing) AS mf
 WHERE this_v > 0 OR last_v > 0
 ORDER BY ord
 SETTINGS join_use_nulls = 1, allow_experimental_variant_type = 1, prefer_column_name_to_alias = 1;
