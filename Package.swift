@@ -8,8 +8,12 @@ let queries = ["churn", "env-mismatch", "errors", "gone", "hygiene", "opt-out", 
 let formats = [
     "aioapns", "apns2", "bark-server", "mattermost-push-proxy", "parse-server", "pushy", "rpush", "sygnal",
 ]
+/// The ClickHouse dialect of the reports and its schema (Queries/clickhouse), linked as
+/// Engine/ClickHouseQueries/ch-NAME.sql so their resource names differ from the SQLite reports'.
+let clickhouseQueries = ["churn", "env-mismatch", "errors", "gone", "opt-out", "schema", "silent", "weekly"]
 let embedded: [Resource] =
     queries.map { .embedInCode("Reports/Queries/\($0).sql") }
+    + clickhouseQueries.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
     + formats.map { .embedInCode("Formats/Definitions/\($0).format") }
 
 let package = Package(

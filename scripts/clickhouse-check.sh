@@ -2,7 +2,10 @@
 # Checks that Queries/clickhouse/*.sql give the figures of pushlog's own reports on the demo
 # corpus (scripts/clickhouse_check.py does the work). Installs chdb (ClickHouse in-process) with
 # pip when it is missing. First proves the check can fail (--self-test alters one figure), then
-# runs it. Exit 1 on any difference.
+# runs it. Then the CLI itself on ClickHouse (`pushlog --clickhouse URL`, through
+# scripts/clickhouse_http.py in front of chDB): ingest, sources, every report and option, query,
+# errors and a kill -9 during ingest, against the SQLite engine (scripts/clickhouse_cli_check.py).
+# Exit 1 on any difference.
 #   scripts/clickhouse-check.sh [--pushlog PATH] [--devices N] [--weeks N] [--only gone,errors]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,3 +15,5 @@ fi
 [ -x .build/debug/pushlog ] || swift build
 python3 scripts/clickhouse_check.py --self-test --only gone "$@"
 python3 scripts/clickhouse_check.py "$@"
+python3 scripts/clickhouse_cli_check.py --self-test --only gone "$@"
+python3 scripts/clickhouse_cli_check.py "$@"

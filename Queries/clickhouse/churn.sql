@@ -42,34 +42,49 @@ active AS (
   FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
                if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
         FROM pushlog.data_span)
-), found AS (
-  SELECT b FROM active UNION DISTINCT SELECT b FROM rot UNION DISTINCT SELECT b FROM newt
-  UNION DISTINCT SELECT b FROM retired UNION DISTINCT SELECT b FROM superseded
-), k AS (SELECT b, 1 AS found FROM found UNION ALL SELECT b, 0 FROM fill WHERE b NOT IN (SELECT b FROM found))
+), parts AS (
+  -- Each CTE once (ClickHouse evaluates a CTE again at each reference): one row per bucket and
+  -- measure, the range's empty buckets as rows that found nothing.
+  SELECT b, 1 AS found, toNullable(active_devices) AS active_devices, NULL AS new_tokens, NULL AS rotations,
+         NULL AS devices_rotated, NULL AS tokens_retired, NULL AS superseded_sends FROM active
+  UNION ALL SELECT b, 1, NULL, toNullable(new_tokens), NULL, NULL, NULL, NULL FROM newt
+  UNION ALL SELECT b, 1, NULL, NULL, toNullable(rotations), toNullable(devices_rotated), NULL, NULL FROM rot
+  UNION ALL SELECT b, 1, NULL, NULL, NULL, NULL, toNullable(tokens_retired), NULL FROM retired
+  UNION ALL SELECT b, 1, NULL, NULL, NULL, NULL, NULL, toNullable(superseded_sends) FROM superseded
+  UNION ALL SELECT b, 0, NULL, NULL, NULL, NULL, NULL, NULL FROM fill
+), k AS (
+  SELECT b, max(found) AS found, coalesce(max(active_devices), 0) AS a_active, coalesce(max(new_tokens), 0) AS a_new,
+         coalesce(max(rotations), 0) AS a_rotations, coalesce(max(devices_rotated), 0) AS a_rotated,
+         coalesce(max(tokens_retired), 0) AS a_retired, coalesce(max(superseded_sends), 0) AS a_superseded
+  FROM parts GROUP BY b
+)
 SELECT pushlog_bucket(k.b, {by:String}) AS bucket,
-       if(whole OR k.found = 0, coalesce(a.active_devices, 0), NULL) AS active_devices,
-       if(whole OR k.found = 0, coalesce(n.new_tokens, 0), NULL) AS new_tokens,
-       if(whole OR k.found = 0, coalesce(o.rotations, 0), NULL) AS rotations,
-       if(whole OR k.found = 0, coalesce(o.devices_rotated, 0), NULL) AS devices_rotated,
-       if(whole AND coalesce(a.active_devices, 0) > 0, pushlog_round(coalesce(o.devices_rotated, 0) / a.active_devices, 6), NULL) AS rotation_rate,
-       if(whole OR k.found = 0, coalesce(r.tokens_retired, 0), NULL) AS tokens_retired,
-       coalesce(x.superseded_sends, 0) AS superseded_sends
-FROM k LEFT JOIN active AS a ON a.b = k.b LEFT JOIN rot AS o ON o.b = k.b LEFT JOIN newt AS n ON n.b = k.b
-LEFT JOIN retired AS r ON r.b = k.b LEFT JOIN superseded AS x ON x.b = k.b
-ORDER BY k.b
-SETTINGS join_use_nulls = 1;
+       if(whole OR k.found = 0, k.a_active, NULL) AS active_devices,
+       if(whole OR k.found = 0, k.a_new, NULL) AS new_tokens,
+       if(whole OR k.found = 0, k.a_rotations, NULL) AS rotations,
+       if(whole OR k.found = 0, k.a_rotated, NULL) AS devices_rotated,
+       if(whole AND k.a_active > 0, pushlog_round(k.a_rotated / k.a_active, 6), NULL) AS rotation_rate,
+       if(whole OR k.found = 0, k.a_retired, NULL) AS tokens_retired,
+       k.a_superseded AS superseded_sends
+FROM k
+ORDER BY k.b;
 
 -- section: summary
 -- The same figures over the whole range (devices counted once); empty under --topic/--env but superseded_sends.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
      {topic:String} = '' AND {env:String} = '' AS whole
-SELECT if(whole, (SELECT uniqExact(device) FROM pushlog.events
-                  WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= since AND time_ms < until), NULL) AS active_devices,
-       if(whole, (SELECT count() FROM pushlog.token_facts WHERE first_reg >= since AND first_reg < until), NULL) AS new_tokens,
-       if(whole, (SELECT count() FROM pushlog.token_runs WHERE superseded_at >= since AND superseded_at < until), NULL) AS rotations,
-       if(whole, (SELECT uniqExact(device) FROM pushlog.token_runs WHERE superseded_at >= since AND superseded_at < until), NULL) AS devices_rotated,
+-- One aggregate per source, cross-joined (a scalar subquery per figure read token_facts and
+-- token_runs twice each).
+SELECT if(whole, a.n, NULL) AS active_devices, if(whole, f.new_tokens, NULL) AS new_tokens,
+       if(whole, o.rotations, NULL) AS rotations, if(whole, o.devices_rotated, NULL) AS devices_rotated,
        if(whole AND active_devices > 0, pushlog_round(devices_rotated / active_devices, 6), NULL) AS rotation_rate,
-       if(whole, (SELECT count() FROM pushlog.token_facts WHERE first_410 >= since AND first_410 < until), NULL) AS tokens_retired,
-       (SELECT count() FROM pushlog.responses AS s INNER JOIN pushlog.token_stale AS z ON z.token = s.token
-        WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
-          AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})) AS superseded_sends;
+       if(whole, f.tokens_retired, NULL) AS tokens_retired, x.superseded_sends AS superseded_sends
+FROM (SELECT uniqExact(device) AS n FROM pushlog.events
+      WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= since AND time_ms < until) AS a
+CROSS JOIN (SELECT countIf(first_reg >= since AND first_reg < until) AS new_tokens,
+                   countIf(first_410 >= since AND first_410 < until) AS tokens_retired FROM pushlog.token_facts) AS f
+CROSS JOIN (SELECT count() AS rotations, uniqExact(device) AS devices_rotated FROM pushlog.token_runs
+            WHERE superseded_at >= since AND superseded_at < until) AS o
+CROSS JOIN (SELECT count() AS superseded_sends FROM pushlog.responses AS s INNER JOIN pushlog.token_stale AS z ON z.token = s.token
+            WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
+              AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})) AS x;

@@ -27,10 +27,13 @@ r AS (
   LEFT JOIN regs AS x ON x.token = r.token
   WHERE r.time_ms >= f.first_410
 )
-SELECT (SELECT count() FROM r) AS responses, (SELECT countIf(status = 410) FROM r) AS gone,
-       if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
-       (SELECT uniqExactIf(token, status = 410 AND t = first_410) FROM g) AS tokens_gone,
-       (SELECT countIf(t > first_410 AND NOT arrayExists(x -> x > gone_ts AND x <= t, times)) FROM g) AS sends_after_gone;
+-- One aggregate per CTE: ClickHouse evaluates a CTE again at each reference.
+SELECT a.responses AS responses, a.gone AS gone, if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
+       b.tokens_gone AS tokens_gone, b.sends_after_gone AS sends_after_gone
+FROM (SELECT count() AS responses, countIf(status = 410) AS gone FROM r) AS a
+CROSS JOIN (SELECT uniqExactIf(token, status = 410 AND t = first_410) AS tokens_gone,
+                   countIf(t > first_410 AND NOT arrayExists(x -> x > gone_ts AND x <= t, times)) AS sends_after_gone
+            FROM g) AS b;
 
 -- section: by_bucket
 -- responses, gone, tokens_gone (first 410 over all history in the bucket) add up to the summary;

@@ -21,14 +21,16 @@ bg AS (
   SELECT count() AS token_hours, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends
   FROM (SELECT count() AS load FROM bg WHERE status = 200 GROUP BY hour, token)
 )
-SELECT (SELECT count() FROM bg) AS background_sends, (SELECT countIf(status = 200) FROM bg) AS accepted,
-       (SELECT token_hours FROM hours) AS token_hours, (SELECT over_budget_sends FROM hours) AS over_budget_sends,
-       if(accepted = 0, NULL, pushlog_round(over_budget_sends / accepted, 6)) AS over_budget_share,
-       (SELECT countIf(coalesce(priority, 10) <> 5) FROM bg) AS priority_not_5,
-       (SELECT sum(with_alert) FROM bg) AS with_alert,
-       (SELECT count() FROM pushlog.responses
-        WHERE time_ms >= since AND time_ms < until AND status <> 200 AND reason = 'TooManyRequests'
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS too_many_requests;
+-- One aggregate per CTE: ClickHouse evaluates a CTE again at each reference.
+SELECT b.background_sends AS background_sends, b.accepted AS accepted, h.token_hours AS token_hours,
+       h.over_budget_sends AS over_budget_sends, if(accepted = 0, NULL, pushlog_round(over_budget_sends / accepted, 6)) AS over_budget_share,
+       b.priority_not_5 AS priority_not_5, b.with_alert AS with_alert, q.too_many_requests AS too_many_requests
+FROM (SELECT count() AS background_sends, countIf(status = 200) AS accepted, countIf(coalesce(priority, 10) <> 5) AS priority_not_5,
+             sum(with_alert) AS with_alert FROM bg) AS b
+CROSS JOIN hours AS h
+CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.responses
+            WHERE time_ms >= since AND time_ms < until AND status <> 200 AND reason = 'TooManyRequests'
+              AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS q;
 
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:

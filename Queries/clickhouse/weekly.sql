@@ -12,8 +12,8 @@
 -- section: kpis
 -- metric, this_week, last_week, change (this - last), source (the report and column it comes from).
 -- Under --topic/--env, turn_off_rate and rotation_rate (opt-in state and registrations have no
--- topic) are empty. rejects: rejected lines are not exported (export lists them on stderr), so
--- the rejects KPI is always empty here.
+-- topic) are empty. rejects: the rejected lines of the files (`sources`, as `pushlog --clickhouse
+-- URL ingest` fills it) whose records span the week; rows loaded from `pushlog export` have none.
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS ws0, {topic:String} = '' AND {env:String} = '' AS whole,
 weeks AS (SELECT arrayJoin([0, 1]) AS w, ws0 - w * 604800000 AS ws),
@@ -60,6 +60,10 @@ r AS (
   SELECT weeks.w AS w, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
          countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
   FROM weeks CROSS JOIN units AS u GROUP BY weeks.w
+), rej AS (
+  SELECT weeks.w AS w, sum(s.rejects) AS rejects
+  FROM weeks CROSS JOIN (SELECT rejects, first_time_ms, last_time_ms FROM pushlog.sources FINAL) AS s
+  WHERE s.first_time_ms < weeks.ws + 604800000 AND s.last_time_ms >= weeks.ws GROUP BY weeks.w
 ), m AS (
   SELECT weeks.w AS w,
     [toFloat64(coalesce(b.responses, 0)),
@@ -72,10 +76,10 @@ r AS (
      if(whole AND coalesce(t.on_at_start, 0) > 0, pushlog_round(t.turned_off / t.on_at_start, 6), NULL),
      if(whole AND coalesce(a.active_devices, 0) > 0, pushlog_round(coalesce(o.devices_rotated, 0) / a.active_devices, 6), NULL),
      coalesce(z.superseded_sends, 0),
-     NULL] AS v
+     if(whole, coalesce(rj.rejects, 0), NULL)] AS v
   FROM weeks LEFT JOIN basics AS b ON b.w = weeks.w LEFT JOIN gone AS g ON g.w = weeks.w
   LEFT JOIN silent AS sl ON sl.w = weeks.w LEFT JOIN active AS a ON a.w = weeks.w LEFT JOIN rotated AS o ON o.w = weeks.w
-  LEFT JOIN stale AS z ON z.w = weeks.w LEFT JOIN turnoff AS t ON t.w = weeks.w
+  LEFT JOIN stale AS z ON z.w = weeks.w LEFT JOIN turnoff AS t ON t.w = weeks.w LEFT JOIN rej AS rj ON rj.w = weeks.w
 ), names AS (
   SELECT ['responses', 'accepted_share', 'gone_rate', 'tokens_gone', 'sends_after_gone', 'mismatched_sends',
           'bad_device_token', 'malformed_token_sends', 'over_budget_share', 'too_many_requests', 'auth_errors',
@@ -92,7 +96,7 @@ SELECT metric_names[i] AS metric, this_v[i] AS this_week, last_v[i] AS last_week
           concat(metric_sources[i], ' (not split by topic/env)'), metric_sources[i]) AS source
 FROM (
   SELECT arrayJoin(arrayEnumerate(names.metric)) AS i, names.metric AS metric_names, names.source AS metric_sources, vals.this_v AS this_v, vals.last_v AS last_v
-  FROM names CROSS JOIN (SELECT (SELECT v FROM m WHERE w = 0) AS this_v, (SELECT v FROM m WHERE w = 1) AS last_v) AS vals
+  FROM names CROSS JOIN (SELECT anyIf(v, w = 0) AS this_v, anyIf(v, w = 1) AS last_v FROM m) AS vals  -- m once: a CTE is evaluated at each reference
 )
 ORDER BY i
 SETTINGS join_use_nulls = 1;
@@ -312,10 +316,12 @@ seen AS (
   SELECT ord, sumIf(v, day * 86400000 >= since) AS this_v, sumIf(v, day * 86400000 < since) AS last_v FROM daily GROUP BY ord
 )
 SELECT names.rules[ord] AS rule,
-       if((SELECT flags FROM missing WHERE wk = 1)[ord], 'not observable'::Variant(Int64, String), toInt64(this_v)::Variant(Int64, String)) AS this_week,
-       if((SELECT flags FROM missing WHERE wk = 0)[ord], 'not observable'::Variant(Int64, String), toInt64(last_v)::Variant(Int64, String)) AS last_week,
-       if((SELECT flags FROM missing WHERE wk = 1)[ord] OR (SELECT flags FROM missing WHERE wk = 0)[ord], NULL, toInt64(this_v) - toInt64(last_v)) AS change
+       if(mf.this_missing[ord], 'not observable'::Variant(Int64, String), toInt64(this_v)::Variant(Int64, String)) AS this_week,
+       if(mf.last_missing[ord], 'not observable'::Variant(Int64, String), toInt64(last_v)::Variant(Int64, String)) AS last_week,
+       if(mf.this_missing[ord] OR mf.last_missing[ord], NULL, toInt64(this_v) - toInt64(last_v)) AS change
 FROM per_rule CROSS JOIN names
+-- missing once (a CTE is evaluated at each reference)
+CROSS JOIN (SELECT anyIf(flags, wk = 1) AS this_missing, anyIf(flags, wk = 0) AS last_missing FROM missing) AS mf
 WHERE this_v > 0 OR last_v > 0
 ORDER BY ord
 SETTINGS join_use_nulls = 1, allow_experimental_variant_type = 1, prefer_column_name_to_alias = 1;

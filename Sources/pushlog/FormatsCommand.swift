@@ -62,7 +62,7 @@ enum FormatsCommand: Command {
         }
         // The samples are pushlog's own lines with made-up tokens: shown whole, so each can be
         // pasted into `pushlog ingest -` to try.
-        try out.write(ResultDocument(report: "formats", sections: [t]), db: nil, mask: false)
+        try out.write(ResultDocument(report: "formats", sections: [t]), db: nil, masked: false)
         return 0
     }
 

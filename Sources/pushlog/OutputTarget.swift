@@ -47,15 +47,16 @@ struct OutputTarget {
 
     /// The document as text, tokens masked by value unless `--reveal-tokens` (the database
     /// supplies the tokens whose shape is not hex).
-    /// `mask: false` for text pushlog wrote itself (the format samples, made-up tokens to paste).
-    func render(_ doc: ResultDocument, db: Database?, mask: Bool = true) -> String {
-        let d = revealTokens || !mask ? doc : TokenMask(db: db).apply(doc)
+    /// `mask`: the tokens to mask when they come from elsewhere than `db` (a ClickHouse server);
+    /// `masked: false` for text pushlog wrote itself (the format samples, made-up tokens to paste).
+    func render(_ doc: ResultDocument, db: Database?, mask: TokenMask? = nil, masked: Bool = true) -> String {
+        let d = revealTokens || !masked ? doc : (mask ?? TokenMask(db: db)).apply(doc)
         return format.render(d, terminalWidth: path == nil ? Console.terminalColumns : nil, color: color)
     }
 
     /// Writes a rendered document to the file or stdout (through the pager when long).
-    func write(_ doc: ResultDocument, db: Database?, mask: Bool = true) throws {
-        let text = render(doc, db: db, mask: mask)
+    func write(_ doc: ResultDocument, db: Database?, mask: TokenMask? = nil, masked: Bool = true) throws {
+        let text = render(doc, db: db, mask: mask, masked: masked)
         if let path {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }

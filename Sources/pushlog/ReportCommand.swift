@@ -40,8 +40,23 @@ enum ReportCommand: Command {
     static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week", "--rule"]
     static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries", "--compare", "--section"]
 
-    static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
-        let (watch, argv) = try Watch.extract(argv0)
+    /// A report run as asked for: parsed and checked before any database is opened, the same for
+    /// every engine.
+    struct Request {
+        let args: Arguments
+        let name: String
+        let def: ReportDefinition
+        let catalog: QueryCatalog
+        let out: OutputTarget
+        let params: ReportParams
+        let compare: Bool
+        /// The bucket a relative range was aligned to, and how far back `--compare` looks.
+        let aligned: TimeUnit?
+        let shift: Int64
+        let conditions: [FailCondition]
+    }
+
+    static func request(_ argv: [String]) throws -> Request {
         let args = try Arguments(argv, command: name, valued: valued, boolean: OutputTarget.boolean)
         guard let reportName = args.positionals.first else {
             throw UsageError(message: "report needs a NAME", hint: "pushlog reports  (lists them), e.g. pushlog report gone")
@@ -69,26 +84,25 @@ enum ReportCommand: Command {
             }
             conditions.append(c)
         }
+        return Request(
+            args: args, name: reportName, def: def, catalog: catalog, out: out, params: params, compare: compare, aligned: aligned,
+            shift: shift, conditions: conditions)
+    }
+
+    static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
+        let (watch, argv) = try Watch.extract(argv0)
+        let req = try request(argv)
+        let (def, args, out) = (req.def, req.args, req.out)
         let db = try Store.openForReading(path: ctx.dbPath)
-        let runner = try ReportRunner(db: db, catalog: catalog)
-        var doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: params)) {
-            compare
-                ? try runner.runComparingPrevious(name: reportName, params: params, shift: shift)
-                : try runner.run(name: reportName, params: params)
+        let runner = try ReportRunner(db: db, catalog: req.catalog)
+        var doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: req.params)) {
+            req.compare
+                ? try runner.runComparingPrevious(name: req.name, params: req.params, shift: req.shift)
+                : try runner.run(name: req.name, params: req.params)
         }
-        if let aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
-        try checkRule(def, params: params, conditions: conditions, doc: doc, runner: runner)
-        // Every condition is checked against the result before anything is printed.
-        for c in conditions {
-            for f in c.comparisons where !f.isKnown(in: doc) {
-                let names = FailIf.names(in: doc)
-                let guess = Arguments.closest(f.column, names)
-                throw UsageError(
-                    message:
-                        "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(reportName)",
-                    hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
-            }
-        }
+        if let aligned = req.aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
+        try checkRule(def, params: req.params, conditions: req.conditions, doc: doc, runner: runner)
+        try checkColumns(req, doc)
         if let watch {
             guard out.path == nil else {
                 throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
@@ -101,21 +115,45 @@ enum ReportCommand: Command {
                 let back = previous ? try compareShift(args, def, p) : 0
                 let d = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: p)) {
                     previous
-                        ? try runner.runComparingPrevious(name: reportName, params: p, shift: back)
-                        : try runner.run(name: reportName, params: p)
+                        ? try runner.runComparingPrevious(name: req.name, params: p, shift: back)
+                        : try runner.run(name: req.name, params: p)
                 }
                 return out.render(d, db: db)
             }
         }
-        for note in try DataCoverage(db: db).notes(for: params, report: def) { Console.err("pushlog: \(note)") }
+        for note in try DataCoverage(db: db).notes(for: req.params, report: def) { Console.err("pushlog: \(note)") }
+        return try finish(req, doc, write: { try out.write($0, db: db) }) { try DataCoverage(db: db).hasRecords(since: $0, until: $1, $2) }
+    }
+
+    /// Every `--fail-if` column is checked against the result before anything is printed.
+    static func checkColumns(_ req: Request, _ doc: ResultDocument) throws {
+        for c in req.conditions {
+            for f in c.comparisons where !f.isKnown(in: doc) {
+                let names = FailIf.names(in: doc)
+                let guess = Arguments.closest(f.column, names)
+                throw UsageError(
+                    message:
+                        "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(req.name)",
+                    hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// Prints the document (the section asked for) and turns the conditions into the exit status:
+    /// 4 when the range holds none of the report's records, 3 when a condition holds, else 0.
+    static func finish(
+        _ req: Request, _ doc: ResultDocument, write: (ResultDocument) throws -> Void,
+        hasRecords: (Int64, Int64, RecordEvidence) throws -> Bool
+    ) throws -> Int32 {
+        let def = req.def
         for (section, note) in def.whenEmpty where doc.section(section)?.rows.isEmpty ?? false { Console.err("pushlog: \(note)") }
-        try out.write(try only(args.value("--section"), of: doc), db: db)
-        if !conditions.isEmpty, let empty = try emptyRange(doc, def, db: db) {
+        try write(try only(req.args.value("--section"), of: doc))
+        if !req.conditions.isEmpty, let empty = try emptyRange(doc, def, hasRecords: hasRecords) {
             Console.err("pushlog: --fail-if not checked: no \(def.records == .any ? "records" : def.records.rawValue) between \(empty)")
             return 4
         }
-        try refuseNotObservable(conditions, doc: doc)
-        let breached = conditions.filter { $0.holds(in: doc) }
+        try refuseNotObservable(req.conditions, doc: doc)
+        let breached = req.conditions.filter { $0.holds(in: doc) }
         for c in breached {
             let row = c.breachingRow(in: doc) ?? 0
             let seen = c.comparisons.map { f in "\(f.column) = \(f.observed(in: doc, row: row).map(FailIf.show) ?? "null")" }
@@ -170,13 +208,15 @@ enum ReportCommand: Command {
 
     /// The report's range as text when it holds none of the records the report is about: a
     /// threshold over no data is neither a pass nor a breach (a stopped pusher is not healthy).
-    static func emptyRange(_ doc: ResultDocument, _ def: ReportDefinition, db: Database) throws -> String? {
+    static func emptyRange(
+        _ doc: ResultDocument, _ def: ReportDefinition, hasRecords: (Int64, Int64, RecordEvidence) throws -> Bool
+    ) throws -> String? {
         func time(_ name: String) -> Int64? {
             guard let v = doc.params.first(where: { $0.0 == name })?.1, case .text(let t) = v else { return nil }
             return TimeArgument.parse(t)
         }
         let since = time("since") ?? Int64.min, until = time("until") ?? Int64.max
-        guard try !DataCoverage(db: db).hasRecords(since: since, until: until, def.records) else { return nil }
+        guard try !hasRecords(since, until, def.records) else { return nil }
         func show(_ t: Int64, _ open: String) -> String { t == .min || t == .max ? open : TimeFormat.rfc3339(ms: t) }
         return "\(show(since, "the start")) and \(show(until, "the end"))"
     }

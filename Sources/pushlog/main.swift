@@ -4,6 +4,8 @@ import PushLogKit
 /// Global state every command gets: the database path.
 struct Context {
     var dbPath: String
+    /// `--clickhouse URL` or `$PUSHLOG_CLICKHOUSE`: run the command against that server instead.
+    var clickhouse: ClickHouseURL? = nil
 }
 
 /// One subcommand: its help and its entry point. Sendable: a command is a caseless enum of
@@ -39,6 +41,8 @@ func mainHelp() -> String {
 
         GLOBAL OPTIONS:
           --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
+          --clickhouse URL run on a ClickHouse server instead (default: $PUSHLOG_CLICKHOUSE),
+                           e.g. http://user:password@host:8123/pushlog (docs/clickhouse.md)
           --version        print the version
           -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help;
                            pushlog help --man prints the man page)
@@ -66,12 +70,19 @@ func runMain() -> Int32 {
         } else if a.hasPrefix("--db=") {
             ctx.dbPath = String(a.dropFirst(5))
             args.removeFirst()
+        } else if a == "--clickhouse" || a.hasPrefix("--clickhouse=") {
+            let v = a == "--clickhouse" ? (args.count >= 2 ? args[1] : nil) : String(a.dropFirst("--clickhouse=".count))
+            args.removeFirst(a == "--clickhouse" ? min(2, args.count) : 1)
+            do { ctx.clickhouse = try ClickHouseCommands.url(v) } catch let e as UsageError { return usage(e) } catch { return 1 }
         } else {
             return usage(
                 UsageError(
                     message: "unknown global option \(a)",
-                    hint: "global options are --db FILE, --version, --help; command options go after the command"))
+                    hint: "global options are --db FILE, --clickhouse URL, --version, --help; command options go after the command"))
         }
+    }
+    if ctx.clickhouse == nil, let env = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE"], !env.isEmpty {
+        do { ctx.clickhouse = try ClickHouseCommands.url(env) } catch let e as UsageError { return usage(e) } catch { return 1 }
     }
     // Bare `pushlog` is a usage error, as for git: the usage goes to stderr.
     guard let name = args.first else { Console.err(mainHelp()); return 2 }
@@ -107,6 +118,7 @@ func runMain() -> Int32 {
         args.removeSubrange(i...(i + 1))
     }
     do {
+        if let url = ctx.clickhouse { return try ClickHouseCommands.run(cmd, args, ctx, url) }
         return try cmd.run(args, ctx)
     } catch let e as UsageError {
         return usage(e)

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Reports on a ClickHouse server: the ClickHouse dialect of each report (Queries/clickhouse,
+/// built into the binary), run over HTTP with ClickHouse query parameters (`{since:DateTime64(3)}`)
+/// that carry every value; the SQL text is never built from a value.
+public final class ClickHouseEngine: ReportEngine {
+    public let client: ClickHouseClient
+    let reports: [String: ReportDefinition]
+
+    public init(_ client: ClickHouseClient) throws {
+        self.client = client
+        var defs: [String: ReportDefinition] = [:]
+        for (name, bytes) in ClickHouseQueries.reports {
+            let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
+            defs[name] = try ReportDefinition.parse(name: name, text: text, origin: "built-in")
+        }
+        reports = defs
+    }
+
+    public var label: String { "ClickHouse at \(client.url)" }
+
+    public func definition(of report: String) -> ReportDefinition? { reports[report] }
+
+    public func section(_ name: String, sql: String, parameters: [String: SQLValue]) throws -> ResultTable {
+        var params: [String: String] = [:]
+        for (param, type) in ClickHouseEngine.placeholders(sql) {
+            params[param] = ClickHouseEngine.text(parameters[param] ?? .null, as: type)
+        }
+        return try client.table(name, sql: sql, params: params)
+    }
+
+    /// True when [since, until) holds a record of the kinds `evidence` names.
+    public func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence) throws -> Bool {
+        let kinds: String
+        switch evidence {
+        case .responses: kinds = "'send', 'request', 'response'"
+        case .registrations: kinds = "'register'"
+        case .observations: kinds = "'register', 'settings'"
+        case .any: kinds = "'send', 'request', 'response', 'register', 'settings', 'receipt', 'unregister'"
+        }
+        let t = try client.table(
+            "probe",
+            sql:
+                "SELECT count() FROM (SELECT 1 FROM \(client.url.database).records WHERE time_ms >= {since:Int64} AND time_ms < {until:Int64} AND kind IN (\(kinds)) LIMIT 1)",
+            params: ["since": String(since), "until": String(until)])
+        guard let row = t.rows.first, case .int(let n) = row[0] else { return false }
+        return n > 0
+    }
+
+    public func dataSpan() throws -> (Int64, Int64)? {
+        let t = try client.table("span", sql: "SELECT lo, hi, n FROM \(client.url.database).data_span")
+        guard let row = t.rows.first, case .int(let n) = row[2], n > 0, case .int(let lo) = row[0], case .int(let hi) = row[1] else {
+            return nil
+        }
+        return (lo, hi)
+    }
+
+    public func latestRecord() throws -> Int64? {
+        let t = try client.table(
+            "latest", sql: "SELECT maxOrNull(time_ms) FROM \(client.url.database).events WHERE kind IN ('send', 'response', 'register')")
+        guard case .int(let v)? = t.rows.first?.first else { return nil }
+        return v
+    }
+
+    /// `{name:Type}` placeholders of a statement, by name.
+    static func placeholders(_ sql: String) -> [String: String] {
+        var out: [String: String] = [:]
+        var rest = Substring(sql)
+        while let open = rest.firstIndex(of: "{") {
+            rest = rest[rest.index(after: open)...]
+            guard let close = rest.firstIndex(of: "}") else { break }
+            let inner = rest[..<close]
+            if let colon = inner.firstIndex(of: ":") {
+                let name = inner[..<colon]
+                if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                    out[String(name)] = String(inner[inner.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                }
+            }
+            rest = rest[close...]
+        }
+        return out
+    }
+
+    /// A value as the text ClickHouse parses for a parameter of `type`. DateTime64's range
+    /// (1900 … 2299) stands for an open end, as the queries read it; a missing filter is ''.
+    static func text(_ v: SQLValue, as type: String) -> String {
+        switch v {
+        case .null: return type.hasPrefix("Nullable") ? "\\N" : (type == "String" ? "" : "0")
+        case .int(let i) where type.hasPrefix("DateTime64"):
+            if i <= -2_208_988_800_000 { return "1900-01-01 00:00:00.000" }
+            if i >= 10_413_791_999_000 { return "2299-12-31 23:59:59.999" }
+            return dateTime(ms: i)
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .text(let s): return s
+        }
+    }
+
+    /// `2026-11-02 14:00:00.120` (UTC).
+    static func dateTime(ms: Int64) -> String {
+        let s = TimeFormat.rfc3339(ms: ms, fraction: false).dropLast().replacingOccurrences(of: "T", with: " ")
+        let f = ((ms % 1000) + 1000) % 1000
+        return s + "." + TimeFormat.pad(Int(f), 3)
+    }
+}

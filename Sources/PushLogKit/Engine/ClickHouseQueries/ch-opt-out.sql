@@ -1,0 +1,1 @@
+../../../../Queries/clickhouse/opt-out.sql

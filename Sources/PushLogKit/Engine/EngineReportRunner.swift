@@ -1,0 +1,127 @@
+import Foundation
+
+/// Runs catalog reports on a `ReportEngine`: the catalog (SQLite's) names the reports, their
+/// parameters and how they are shown; the engine's definition supplies the SQL of each section.
+/// The post-processing is ReportRunner's: BucketFill, ReportComparison, and the document shape.
+public final class EngineReportRunner {
+    public let engine: ReportEngine
+    let catalog: QueryCatalog
+
+    public init(engine: ReportEngine, catalog: QueryCatalog) {
+        self.engine = engine
+        self.catalog = catalog
+    }
+
+    public func run(name: String, params: ReportParams) throws -> ResultDocument {
+        guard let def = catalog.report(name) else { throw CatalogError("no report named '\(name)' (see: pushlog reports)") }
+        guard let own = engine.definition(of: name) else {
+            throw CatalogError(
+                "report \(name) is not available on \(engine.label) (reports there: \(EngineReportRunner.available(engine)))")
+        }
+        if !def.kpis.isEmpty { return try weekly(def, own, params) }
+        if let by = params.by, let allowed = own.byValues, !allowed.contains(by) {
+            throw CatalogError("report \(name) --by \(by) is not available on \(engine.label) (--by \(allowed.joined(separator: ", ")))")
+        }
+        let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
+        var sections: [ResultTable] = []
+        let values = bindings(def, own, params)
+        for (section, sql) in own.sections where !(skipBuckets && section == "by_bucket") {
+            sections.append(try PhaseTimer.measure("\(name).\(section)") { try engine.section(section, sql: sql, parameters: values) })
+        }
+        if let unit = TimeUnit(rawValue: params.by ?? def.paramDefaults["by"] ?? ""), def.byValues != nil,
+            sections.contains(where: { $0.columns.first == "bucket" }), let (lo, hi) = try engine.dataSpan()
+        {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let from = params.since ?? lo
+            let until = params.until ?? (params.since != nil ? max(now, hi + 1) : hi + 1)
+            sections = sections.map {
+                $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: from, until: until) : $0
+            }
+        }
+        return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+    }
+
+    /// Every parameter either definition declares, valued as ReportRunner binds it.
+    func bindings(_ def: ReportDefinition, _ own: ReportDefinition, _ params: ReportParams) -> [String: SQLValue] {
+        var defaults = def.paramDefaults
+        for (k, v) in own.paramDefaults where defaults[k] == nil { defaults[k] = v }
+        var out: [String: SQLValue] = [:]
+        for name in Set(def.paramNames + own.paramNames) { out[name] = params.value(name, defaults: defaults) }
+        if let week = params.week { out["week"] = .text(week) }
+        return out
+    }
+
+    /// Runs a report on `params`' range and on the same-length range before, merged as
+    /// ReportRunner.runComparingPrevious merges them.
+    public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
+        guard let since = params.since, let until = params.until else {
+            throw CatalogError("--compare previous needs a range with a start and an end")
+        }
+        let back = shift ?? until - since
+        let (ps, pu) = (since - back, until - back)
+        var before = params
+        (before.since, before.until) = (ps, pu)
+        let cur = try run(name: name, params: params)
+        let prev = try run(name: name, params: before)
+        let by = params.by ?? catalog.report(name)?.paramDefaults["by"]
+        var doc = ReportComparison.merge(current: cur, previous: prev, shift: back, by: by)
+        doc.params += [
+            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
+            ("previous_until", .text(TimeFormat.rfc3339(ms: pu))),
+        ]
+        return doc
+    }
+
+    /// The weekly page: the engine's definition computes the KPIs and sections itself; the
+    /// document gets WeeklyReport's title, parameters, notes and filled daily trend.
+    func weekly(_ def: ReportDefinition, _ own: ReportDefinition, _ p: ReportParams) throws -> ResultDocument {
+        guard let latest = try engine.latestRecord() else {
+            throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let label = p.week ?? TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: min(now, latest + 86_400_000)) - WeeklyReport.week)
+        guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
+        var q = p
+        q.week = label
+        let values = bindings(def, own, q)
+        var doc = ResultDocument(report: def.name, title: def.title, sections: [])
+        for (section, sql) in own.sections {
+            doc.sections.append(try PhaseTimer.measure("weekly.\(section)") { try engine.section(section, sql: sql, parameters: values) })
+        }
+        if let i = doc.sections.firstIndex(where: { $0.name == "kpis" }), let x = doc.sections[i].column("this_week"),
+            let y = doc.sections[i].column("last_week"), let c = doc.sections[i].column("change")
+        {
+            // As WeeklyReport: a whole change of two counts is a count.
+            for r in doc.sections[i].rows.indices {
+                let row = doc.sections[i].rows[r]
+                guard let xv = row[x].asDouble, let yv = row[y].asDouble else { continue }
+                let d = xv - yv
+                doc.sections[i].rows[r][c] =
+                    (d.rounded() == d && row[x].isInteger && row[y].isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
+            }
+        }
+        if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
+            doc.sections[i] = BucketFill.fill(
+                doc.sections[i], label: "day", unit: .day, from: start - WeeklyReport.week, until: start + WeeklyReport.week)
+        }
+        doc.params = [
+            ("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
+            ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
+            ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
+            ("env", p.env.map { .text($0) } ?? .null),
+        ]
+        let filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
+        if p.topic != nil || p.env != nil {
+            let whole = def.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
+            doc.notes.append(
+                "filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
+                    + "every section is filtered; \(whole) cannot be split by topic/env and are left empty")
+        }
+        return doc
+    }
+
+    static func available(_ engine: ReportEngine) -> String {
+        (try? QueryCatalog()).map { $0.reports.map(\.name).filter { engine.definition(of: $0) != nil }.joined(separator: ", ") } ?? ""
+    }
+}

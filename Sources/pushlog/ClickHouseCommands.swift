@@ -1,0 +1,46 @@
+import Foundation
+import PushLogKit
+
+/// `pushlog --clickhouse URL COMMAND`: the commands that run against a ClickHouse server, each
+/// with the same arguments and output as on SQLite; commands that never touch a database run as
+/// they always do, and the others say they need the SQLite database.
+enum ClickHouseCommands {
+    static func url(_ text: String?) throws -> ClickHouseURL {
+        guard let text, !text.isEmpty else {
+            throw UsageError(
+                message: "--clickhouse needs a URL", hint: "pushlog --clickhouse http://user:password@host:8123/pushlog COMMAND")
+        }
+        guard let url = ClickHouseURL(text) else {
+            throw UsageError(
+                message: "cannot read the ClickHouse URL '\(ClickHouseCommands.masked(text))'",
+                hint: "use http(s)://user:password@host:8123/DATABASE (the database a plain name)")
+        }
+        return url
+    }
+
+    /// A URL as given with its password hidden, for a message about a URL that did not parse.
+    static func masked(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at,
+            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+    }
+
+    static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
+        switch cmd.name {
+        case ReportCommand.name: return try ReportCommand.runOnClickHouse(args, ctx, url)
+        case QueryCommand.name: return try QueryCommand.runOnClickHouse(args, url)
+        case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
+        case SchemaCommand.name: return try SchemaCommand.runOnClickHouse(args, url)
+        case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
+        // These read no database (export reads logs; with --from-db it names a SQLite file).
+        case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name, ExportCommand.name: return try cmd.run(args, ctx)
+        default:
+            throw UsageError(
+                message: "\(cmd.name) does not run on ClickHouse yet",
+                hint:
+                    "on ClickHouse: ingest, report, query, sources, schema; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database"
+            )
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import PushLogKit
+
+extension ReportCommand {
+    /// `report` on a ClickHouse server: the same arguments, checks and output as on SQLite; the
+    /// sections come from the ClickHouse dialect of the report (EngineReportRunner).
+    static func runOnClickHouse(_ argv: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
+        if argv.contains("--watch") {
+            throw UsageError(message: "--watch does not run on ClickHouse yet", hint: "run the report in a loop, e.g. with watch(1)")
+        }
+        let req = try request(argv)
+        let engine = try ClickHouseEngine(ClickHouseClient(url))
+        let runner = EngineReportRunner(engine: engine, catalog: req.catalog)
+        var doc =
+            req.compare
+            ? try runner.runComparingPrevious(name: req.name, params: req.params, shift: req.shift)
+            : try runner.run(name: req.name, params: req.params)
+        if let aligned = req.aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
+        try checkColumns(req, doc)
+        let mask = req.out.revealTokens ? nil : try TokenMask(clickhouse: engine.client)
+        return try finish(req, doc, write: { try req.out.write($0, db: nil, mask: mask) }) {
+            try engine.hasRecords(since: $0, until: $1, $2)
+        }
+    }
+}

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Runs the pushlog CLI against ClickHouse (`--clickhouse URL`) and checks it says what SQLite says.
+
+Starts scripts/clickhouse_http.py (a ClickHouse HTTP port in front of chDB) on a free port, or
+uses the server $PUSHLOG_TEST_CLICKHOUSE names (its databases pushlog_check_* are dropped and
+recreated). For each corpus (the demo, and fixtures with rejects and edge cases):
+  - `pushlog --clickhouse URL ingest` the same files as `pushlog --db FILE ingest`, twice (the
+    second run must skip every file), then `sources` on both engines: records per kind, rejects
+    and lines equal file by file;
+  - every report the ClickHouse engine has, with its options (ranges cutting days and hours,
+    --by, --topic, --env, --unit, --budget, --compare previous, --fail-if): the JSON of both
+    engines, figure by figure (counts equal, rates within 1e-9), and the exit codes equal;
+  - `query` (read-only: a write fails with the server's message), an unknown report option, an
+    unreachable server (exit 1, the password masked).
+Then a kill -9 during a ClickHouse ingest (small batches, merges stopped so a duplicate block
+would show), a re-run, and exact counts: raw rows, rows after FINAL, rejects, and the reports.
+--self-test alters one figure and expects the comparison to catch it. Exit 1 on any difference.
+"""
+import argparse, base64, json, os, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import clickhouse_check as cc  # noqa: E402  (the figure comparison the query check uses)
+
+cc.NOT_PORTED = {}  # ClickHouse ingest fills `sources`, so the rejects KPI is compared too
+
+USER, PASSWORD = "pushlog", "s3cret word"
+
+
+class Server:
+    """The HTTP front on chDB, or the server $PUSHLOG_TEST_CLICKHOUSE names."""
+
+    def __init__(self, tmp):
+        self.proc = None
+        given = os.environ.get("PUSHLOG_TEST_CLICKHOUSE")
+        if given:
+            u = urllib.parse.urlsplit(given)
+            self.base, self.user, self.password = f"{u.scheme}://{u.hostname}:{u.port or 8123}", u.username or "default", urllib.parse.unquote(u.password or "")
+            return
+        port_file = os.path.join(tmp, "port")
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "clickhouse_http.py"), "--port-file", port_file,
+                                      "--path", os.path.join(tmp, "chdb"), "--user", USER, "--password", PASSWORD],
+                                     stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "front.log"), "w"))
+        for _ in range(600):
+            if os.path.exists(port_file) or self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not os.path.exists(port_file):
+            sys.exit("clickhouse-cli-check: the HTTP front did not start: " + open(os.path.join(tmp, "front.log")).read()[-2000:])
+        self.base, self.user, self.password = f"http://127.0.0.1:{open(port_file).read().strip()}", USER, PASSWORD
+
+    def url(self, database, password=None):
+        u = urllib.parse.urlsplit(self.base)
+        pw = urllib.parse.quote(self.password if password is None else password, safe="")
+        return f"{u.scheme}://{urllib.parse.quote(self.user, safe='')}:{pw}@{u.hostname}:{u.port}/{database}"
+
+    def query(self, sql, database=None):
+        q = {"default_format": "JSONCompact"} | ({"database": database} if database else {})
+        req = urllib.request.Request(self.base + "/?" + urllib.parse.urlencode(q), data=sql.encode(),
+                                     headers={"Authorization": "Basic " + base64.b64encode(f"{self.user}:{self.password}".encode()).decode()})
+        body = urllib.request.urlopen(req, timeout=600).read().decode()
+        return json.loads(body)["data"] if body.strip() else []
+
+    def stop(self):
+        if self.proc:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def run(cmd, env=None, ok=(0,)):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode not in ok:
+        raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-800:]}")
+    return r
+
+
+def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
+    """(label, args) for each run: all data, ranges inside days and hours, each option."""
+    span = hi - lo
+    ranges = [None, (lo + span * 15 // 100 + 27 * 60000 + 123, hi - span * 15 // 100 - 11 * 60000),
+              (lo + span * 30 // 100 + 7 * 60000, lo + span * 70 // 100 + 45 * 60000 + 1)]
+    ranges = [r for r in ranges if r is None or r[0] < r[1]]
+    help_text = run([pushlog, "reports", "--format", "json"]).stdout
+    declared = {r["name"]: r["parameters"].split() for r in json.loads(help_text)["sections"]["reports"]}[report]
+    cases = []
+    if report == "weekly":
+        for extra in [[], ["--env", "production"], ["--unit", "user"], ["--budget", "1"]] + ([["--topic", topic]] if topic else []):
+            cases.append((" ".join(extra) or "default week", extra))
+            cases.append(("week before " + " ".join(extra), ["--week", "PREV"] + extra))
+        return cases
+    for r in ranges:
+        args = [] if r is None else ["--since", str(r[0]), "--until", str(r[1])]
+        cases.append(("all data" if r is None else f"{r[0]}..{r[1]}", args))
+    last = ["--since", str(ranges[-1][0]), "--until", str(ranges[-1][1])] if ranges[-1] else []
+    options = {"by": {"gone": ["hour", "week"], "churn": ["day"], "errors": ["day", "5m"]}.get(report, []),
+               "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"], "budget": ["1"]}
+    for k, values in options.items():
+        if k in declared:
+            cases += [(f"--{k} {v}", last + [f"--{k}", v]) for v in values]
+    if "since" in declared:
+        # --compare previous over whole days (a range of whole buckets), and a --fail-if each way.
+        day = 86400000
+        s, u = (lo // day + 3) * day, (lo // day + 10) * day
+        by = ["--by", "day"] if "by" in declared else []
+        cases.append(("--compare previous", ["--since", str(s), "--until", str(u), "--compare", "previous"] + by))
+    return cases
+
+
+def weekly_prev(pushlog, db):
+    doc = json.loads(run([pushlog, "--db", db, "report", "weekly", "--format", "json"]).stdout)
+    week = dict(doc["params"])["week"] if isinstance(doc["params"], list) else doc["params"]["week"]
+    y, w = int(week[:4]), int(week[6:])
+    import datetime
+    monday = datetime.date.fromisocalendar(y, w, 1) - datetime.timedelta(days=7)
+    iy, iw, _ = monday.isocalendar()
+    return f"{iy}-W{iw:02d}"
+
+
+def fail_if(report, doc):
+    """A --fail-if on the first numeric summary (or KPI) column, true and false."""
+    sec = doc["sections"].get("summary") or []
+    if not sec:
+        return []
+    for k, v in sec[0].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return [(f"--fail-if {k} >= {v}", ["--fail-if", f"{k} >= {v}"]), (f"--fail-if {k} > {v}", ["--fail-if", f"{k} > {v}"])]
+    return []
+
+
+def check_corpus(a, server, tmp, name, inputs, problems, counts):
+    db = os.path.join(tmp, name + ".db")
+    chdb = "pushlog_check_" + name
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    run([a.pushlog, "--db", db, "ingest", "--quiet"] + inputs, ok=(0, 1))
+    first = run([a.pushlog, "--clickhouse", ch, "ingest", "--format", "json"] + inputs, ok=(0, 1))
+    again = json.loads(run([a.pushlog, "--clickhouse", ch, "ingest", "--format", "json"] + inputs, ok=(0, 1)).stdout)
+    if again["totals"]["records"]:
+        problems.append(f"{name}: a second ClickHouse ingest of the same files read records again: {again['totals']['records']}")
+    # sources: what each engine read from each file.
+    sq = {r["path"]: r for r in json.loads(run([a.pushlog, "--db", db, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    chs = {r["path"]: r for r in json.loads(run([a.pushlog, "--clickhouse", ch, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    for path, r in sq.items():
+        c = chs.get(path)
+        if c is None:
+            problems.append(f"{name} sources: {path} missing on ClickHouse")
+            continue
+        for col in ("records", "send", "request", "response", "register", "settings", "receipt", "unregister", "rejects", "lines", "complete"):
+            if r.get(col) != c.get(col):
+                problems.append(f"{name} sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
+    counts["sources"] += len(sq)
+    # Tokens that are not hex (malformed, masked, short) are masked by their text, as on SQLite.
+    irregular = [r[0] for r in server.query("SELECT DISTINCT token FROM records WHERE (token_malformed = 1 OR token_masked = 1 "
+                                            "OR length(token) < 32) AND length(token) >= 4", chdb)]
+    listing = "SELECT DISTINCT token FROM records WHERE token <> '' ORDER BY token"
+    shown = [r["token"] for r in json.loads(run([a.pushlog, "--clickhouse", ch, "query", listing, "--format", "json"]).stdout)["sections"]["result"]]
+    revealed = [r["token"] for r in json.loads(run([a.pushlog, "--clickhouse", ch, "query", listing, "--format", "json",
+                                                    "--reveal-tokens"]).stdout)["sections"]["result"]]
+    for t in irregular:
+        if any(t in x for x in shown) or t not in revealed:
+            problems.append(f"{name}: token {t!r} shown in full by query without --reveal-tokens (or missing with it)")
+    counts["masked"] += len(irregular)
+    # Reports.
+    lo = server.query("SELECT min(time_ms), max(time_ms) FROM events WHERE kind NOT IN ('receipt', 'unregister')", chdb)[0]
+    lo, hi = int(lo[0]), int(lo[1])
+    topic = server.query("SELECT coalesce((SELECT topic FROM responses WHERE topic IS NOT NULL GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')", chdb)[0][0]
+    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "weekly"]
+    prev = weekly_prev(a.pushlog, db) if "weekly" in reports else None
+    for report in reports:
+        cases = report_cases(report, a.pushlog, db, ch, topic, lo, hi)
+        base = json.loads(run([a.pushlog, "--db", db, "report", report, "--format", "json"]).stdout)
+        cases += fail_if(report, base)
+        for label, args in cases:
+            args = [prev if x == "PREV" else x for x in args]
+            s = subprocess.run([a.pushlog, "--db", db, "report", report, "--format", "json"] + args, capture_output=True, text=True)
+            c = subprocess.run([a.pushlog, "--clickhouse", ch, "report", report, "--format", "json"] + args, capture_output=True, text=True)
+            where = f"{name} {report} [{label}]"
+            if s.returncode != c.returncode:
+                problems.append(f"{where}: exit {s.returncode} on SQLite, {c.returncode} on ClickHouse: {c.stderr.strip()[:300]}")
+                continue
+            if not s.stdout.strip():
+                continue
+            want, got = json.loads(s.stdout), json.loads(c.stdout)
+            if a.self_test:
+                clean, altered = [], []
+                cc.compare(report, where, want["sections"], got["sections"], clean)
+                cc.alter(got["sections"])
+                cc.compare(report, where, want["sections"], got["sections"], altered)
+                ok = not clean and altered
+                print(f"clickhouse-cli-check --self-test: {where}: " + (f"the altered figure was caught: {altered[0]}" if ok else f"FAILED (clean: {clean[:3]}, altered: {altered[:3]})"))
+                raise SystemExit(0 if ok else 1)
+            if want.get("params") != got.get("params"):
+                problems.append(f"{where}: params differ: SQLite {want.get('params')}, ClickHouse {got.get('params')}")
+            before = len(problems)
+            cut_ties(report, want["sections"], got["sections"])
+            cc.compare(report, where, want["sections"], got["sections"], problems)
+            # The rejects KPI is compared too: ClickHouse ingest fills its sources table.
+            counts["rows"] += sum(len(v) for v in want["sections"].values())
+            counts["runs"] += 1
+            if len(problems) > before:
+                continue
+    return ch, chdb, db
+
+
+# Sections cut by LIMIT after ORDER BY a count: rows that tie with the last row may be any of
+# the tied ones in either engine (SQLite takes them in its grouping order), so those rows are
+# compared by count only.
+LIMITED = {("weekly", "top_reasons"): ("responses", 10)}
+
+
+def cut_ties(report, want, got):
+    for (r, name), (col, limit) in LIMITED.items():
+        a, b = want.get(name), got.get(name)
+        if r != report or a is None or b is None or len(a) < limit or len(a) != len(b):
+            continue
+        last = a[-1][col]
+        want[name] = [x for x in a if x[col] != last] + [{col: last}] * sum(1 for x in a if x[col] == last)
+        got[name] = [x for x in b if x[col] != last] + [{col: last}] * sum(1 for x in b if x[col] == last)
+
+
+def check_commands(a, server, ch, chdb, db, problems):
+    # query: figures through ad-hoc SQL, read-only, one-line server errors.
+    s = run([a.pushlog, "--db", db, "query", "SELECT count(*) AS n FROM sends WHERE status IS NOT NULL", "--format", "json"])
+    c = run([a.pushlog, "--clickhouse", ch, "query", "SELECT count() AS n FROM responses", "--format", "json"])
+    if json.loads(s.stdout)["sections"]["result"] != json.loads(c.stdout)["sections"]["result"]:
+        problems.append(f"query: responses {s.stdout.strip()} on SQLite, {c.stdout.strip()} on ClickHouse")
+    w = subprocess.run([a.pushlog, "--clickhouse", ch, "query", "DROP TABLE records"], capture_output=True, text=True)
+    if w.returncode != 1 or "readonly" not in w.stderr.lower() or len(w.stderr.strip().splitlines()) != 1:
+        problems.append(f"query DROP TABLE: want exit 1 and one line naming readonly, got {w.returncode}: {w.stderr!r}")
+    if not server.query("EXISTS TABLE records", chdb)[0][0]:
+        problems.append("query DROP TABLE: the table is gone")
+    e = subprocess.run([a.pushlog, "--clickhouse", ch, "query", "SELECT nosuch FROM responses"], capture_output=True, text=True)
+    if e.returncode != 1 or "Code: 47" not in e.stderr or len(e.stderr.strip().splitlines()) != 1:
+        problems.append(f"query with an unknown column: want exit 1 and the server's message on one line, got {e.returncode}: {e.stderr!r}")
+    # A wrong password: the server's message, the password never shown.
+    bad = server.url(chdb, password="wrong-pass")
+    e = subprocess.run([a.pushlog, "--clickhouse", bad, "report", "gone"], capture_output=True, text=True)
+    if server.proc and (e.returncode != 1 or "516" not in e.stderr or "wrong-pass" in e.stderr):
+        problems.append(f"wrong password: want exit 1, code 516, password masked; got {e.returncode}: {e.stderr!r}")
+    # An unreachable server: exit 1 naming the URL, password masked.
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
+    dead = f"http://{USER}:topsecret@127.0.0.1:{port}/pushlog"
+    e = subprocess.run([a.pushlog, "--clickhouse", dead, "report", "gone"], capture_output=True, text=True)
+    if e.returncode != 1 or "topsecret" in e.stderr or f"127.0.0.1:{port}" not in e.stderr:
+        problems.append(f"unreachable server: want exit 1 naming the URL with the password masked; got {e.returncode}: {e.stderr!r}")
+    # Usage errors stay usage errors (exit 2) on ClickHouse.
+    e = subprocess.run([a.pushlog, "--clickhouse", ch, "report", "gone", "--unit", "user"], capture_output=True, text=True)
+    if e.returncode != 2:
+        problems.append(f"report gone --unit user: want exit 2 on ClickHouse, got {e.returncode}: {e.stderr!r}")
+    # The environment variable works as --clickhouse does.
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE=ch)
+    c2 = run([a.pushlog, "query", "SELECT count() AS n FROM responses", "--format", "json"], env=env)
+    if c2.stdout != c.stdout:
+        problems.append("$PUSHLOG_CLICKHOUSE: query output differs from --clickhouse")
+
+
+def check_kill(a, server, tmp, inputs, problems):
+    """kill -9 during a ClickHouse ingest, then a re-run: exact counts, no block twice."""
+    chdb = "pushlog_check_kill"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    ref = os.path.join(tmp, "kill-ref.db")
+    run([a.pushlog, "--db", ref, "ingest", "--quiet"] + inputs, ok=(0, 1))
+    want = json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"]
+    want_records, want_rejects = sum(r["records"] for r in want), sum(r["rejects"] for r in want)
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="37")
+    # The schema first (an ingest of nothing creates it), then merges stopped: a batch inserted
+    # twice would stay a second part, and the raw count would show it.
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+    server.query(f"SYSTEM STOP MERGES {chdb}.records")
+    kills = 0
+    for delay in (0.4, 0.9, 1.7):
+        p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            kills += 1
+        p.wait()
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env, ok=(0, 1))
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+    rejects = int(server.query("SELECT count() FROM rejects", chdb)[0][0])
+    done = server.query("SELECT countIf(complete = 0), count() FROM sources FINAL WHERE path NOT LIKE '%empty.ndjson'", chdb)[0]
+    print(f"clickhouse-cli-check: kill -9: {kills} ingests killed, then a re-run: {raw} rows ({final} after FINAL), "
+          f"{rejects} rejects; SQLite: {want_records} records, {want_rejects} rejects")
+    if kills == 0:
+        problems.append("kill -9: every ingest ended before the kill (no interruption tested)")
+    if raw != want_records or final != want_records or rejects != want_rejects or int(done[0]) != 0:
+        problems.append(f"kill -9 then re-run: {raw} raw rows, {final} after FINAL, {rejects} rejects, {done[0]} files incomplete; "
+                        f"want {want_records} records and {want_rejects} rejects")
+    for report in ("gone", "errors"):
+        s = json.loads(run([a.pushlog, "--db", ref, "report", report, "--format", "json"]).stdout)
+        c = json.loads(run([a.pushlog, "--clickhouse", ch, "report", report, "--format", "json"]).stdout)
+        cc.compare(report, "after kill -9", s["sections"], c["sections"], problems)
+    server.query(f"SYSTEM START MERGES {chdb}.records")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pushlog", default=os.path.join(ROOT, ".build", "debug", "pushlog"))
+    ap.add_argument("--devices", type=int, default=150)
+    ap.add_argument("--weeks", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated reports")
+    ap.add_argument("--self-test", action="store_true", help="alter one figure; succeed only if the check catches it")
+    a = ap.parse_args()
+    try:
+        import chdb  # noqa: F401
+    except ImportError:
+        if not os.environ.get("PUSHLOG_TEST_CLICKHOUSE"):
+            print("clickhouse-cli-check: SKIPPED: python3 has no chdb (pip install chdb) and $PUSHLOG_TEST_CLICKHOUSE names no server")
+            return 0
+    with tempfile.TemporaryDirectory(prefix="pushlog-chcli-") as tmp:
+        open(os.path.join(tmp, "empty.ndjson"), "w").close()
+        server = Server(tmp)
+        try:
+            logs = os.path.join(tmp, "logs")
+            run([a.pushlog, "--db", os.path.join(tmp, "gen.db"), "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
+            fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in
+                        ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
+                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson")]
+            fixtures = [f for f in fixtures if os.path.exists(f)]
+            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0}
+            corpora = [("demo", [logs]), ("fixtures", fixtures)]
+            if a.self_test:
+                corpora = corpora[:1]
+            ch = chdb_name = db = None
+            for name, inputs in corpora:
+                got = check_corpus(a, server, tmp, name, inputs, problems, counts)
+                if name == "demo":
+                    ch, chdb_name, db = got
+            if not a.self_test:
+                check_commands(a, server, ch, chdb_name, db, problems)
+                check_kill(a, server, tmp, [logs] + fixtures, problems)
+        finally:
+            server.stop()
+    for p in problems:
+        print("clickhouse-cli-check: " + p, file=sys.stderr)
+    if problems:
+        print(f"clickhouse-cli-check: {len(problems)} differences", file=sys.stderr)
+        return 1
+    print(f"clickhouse-cli-check: `pushlog --clickhouse` agrees with SQLite: {counts['rows']} rows in {counts['runs']} report runs, "
+          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

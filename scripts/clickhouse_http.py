@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""A ClickHouse HTTP port in front of chDB (ClickHouse in-process), for tests.
+
+It stands in for a ClickHouse server's HTTP interface (port 8123) where no server runs: CI and
+a laptop run `pushlog --clickhouse http://...` against it with the real engine. It speaks the
+part of the interface pushlog uses, as the server does:
+  - the query in the POST body, or in `query=` with the body as the data of an INSERT;
+  - `param_NAME=VALUE` query parameters for `{NAME:Type}` placeholders;
+  - `database=`, `default_format=`, and any other URL key as a query-level setting
+    (`readonly=1`, `insert_deduplication_token=...`, ...);
+  - basic auth (`Authorization: Basic`) or `X-ClickHouse-User`/`X-ClickHouse-Key`, checked
+    against --user/--password;
+  - errors as HTTP 500 with the text `Code: N. DB::Exception: ...` and the header
+    `X-ClickHouse-Exception-Code: N` (401 with code 516 for a wrong password);
+  - `GET /ping` answers `Ok.`.
+chDB hosts one engine per process: every request runs on a connection to the one data path,
+one request at a time (a lock), so results never interleave. Not a server to deploy.
+
+  scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--port-file F]
+--port 0 picks a free port; the port is printed on stdout as `listening on PORT` (and written to
+--port-file), after which requests are served until SIGTERM/SIGINT.
+"""
+import argparse, base64, os, re, signal, sys, tempfile, threading, urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# URL keys that are not settings.
+RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout",
+            "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Engine:
+    """The chDB engine behind the port: one data path, requests serialized."""
+
+    def __init__(self, path):
+        from chdb import state
+        self.state = state
+        self.path = path
+        self.lock = threading.Lock()
+        self.main = state.connect(path)  # kept open: the engine lives as long as one connection does
+        self.tmp = tempfile.mkdtemp(prefix="pushlog-chhttp-")
+
+    def run(self, sql, fmt, params, settings, data):
+        with self.lock:
+            conn = self.main
+            if settings:
+                # A connection string's keys are query-level settings of that connection only,
+                # as the server's URL settings apply to one request.
+                conn = self.state.connect(self.path + "?" + urllib.parse.urlencode(settings))
+            try:
+                if data is not None:
+                    sql = self.insert_from_file(sql, data)
+                res = conn.query(sql, fmt, params=params or None)
+                return res.bytes() if hasattr(res, "bytes") else str(res).encode()
+            finally:
+                if conn is not self.main:
+                    conn.close()
+
+    def insert_from_file(self, sql, data):
+        """`INSERT ... FORMAT F` with the request body as its data (chDB reads data from a file)."""
+        m = re.search(r"\bFORMAT\s+(\w+)\s*;?\s*$", sql, re.I)
+        if not m or not re.match(r"\s*INSERT\b", sql, re.I):
+            raise ValueError("Code: 62. DB::Exception: the body holds data, so the query must be INSERT ... FORMAT F. (SYNTAX_ERROR)")
+        f = os.path.join(self.tmp, "body")
+        with open(f, "wb") as out:
+            out.write(data)
+        return sql[: m.start()] + f"FROM INFILE '{f}' FORMAT {m.group(1)}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    engine: Engine = None
+    user, password = "default", ""
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path in ("/ping", "/"):
+            if not urllib.parse.parse_qs(url.query).get("query"):
+                return self.reply(200, b"Ok.\n")
+        self.handle_query(b"")
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n) if n else b""
+        self.handle_query(body)
+
+    def reply(self, status, body, headers=()):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def error(self, status, message):
+        m = re.search(r"Code: (\d+)\.", message)
+        code = m.group(1) if m else "1001"
+        text = message if m else f"Code: {code}. DB::Exception: {message}"
+        text = text.split("\n\nThe above exception")[0].strip()
+        self.reply(status, (text + "\n").encode(), [("X-ClickHouse-Exception-Code", code), ("Content-Type", "text/plain; charset=UTF-8")])
+
+    def authorized(self):
+        user, key = self.headers.get("X-ClickHouse-User"), self.headers.get("X-ClickHouse-Key")
+        auth = self.headers.get("Authorization", "")
+        if auth.startswith("Basic "):
+            try:
+                user, _, key = base64.b64decode(auth[6:]).decode().partition(":")
+            except Exception:
+                return False
+        return (user or "default") == self.user and (key or "") == self.password
+
+    def handle_query(self, body):
+        if not self.authorized():
+            return self.error(401, f"Code: 516. DB::Exception: {self.user}: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED)")
+        q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query, keep_blank_values=True)
+        one = {k: v[-1] for k, v in q.items()}
+        if "query" in one:
+            sql, data = one["query"], (body if body else None)
+        else:
+            sql, data = body.decode("utf-8", "replace"), None
+        if not sql.strip():
+            return self.error(400, "Code: 62. DB::Exception: Empty query. (SYNTAX_ERROR)")
+        params = {k[6:]: v for k, v in one.items() if k.startswith("param_")}
+        settings = {k: v for k, v in one.items() if not k.startswith("param_") and k not in RESERVED}
+        if not all(IDENT.match(k) for k in settings):
+            return self.error(400, "Code: 115. DB::Exception: Unknown setting. (UNKNOWN_SETTING)")
+        fmt = one.get("default_format") or "TabSeparated"
+        m = re.search(r"\bFORMAT\s+(\w+)\s*;?\s*$", sql, re.I)
+        if m and data is None and not re.match(r"\s*INSERT\b", sql, re.I):
+            fmt, sql = m.group(1), sql[: m.start()]  # chDB takes the output format apart from the query
+        if one.get("database"):
+            if not IDENT.match(one["database"]):
+                return self.error(400, "Code: 81. DB::Exception: Database name is not an identifier. (UNKNOWN_DATABASE)")
+            settings.setdefault("database", one["database"])
+        try:
+            out = self.engine.run(sql, fmt, params, settings, data)
+        except Exception as e:
+            return self.error(500, str(e))
+        self.reply(200, out, [("Content-Type", "text/plain; charset=UTF-8"), ("X-ClickHouse-Format", fmt)])
+
+
+def main():
+    ap = argparse.ArgumentParser(description="A ClickHouse HTTP port in front of chDB, for tests.")
+    ap.add_argument("--port", type=int, default=0, help="0: a free port")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--path", help="chDB data directory (default: a new temporary one)")
+    ap.add_argument("--user", default="default")
+    ap.add_argument("--password", default="")
+    ap.add_argument("--port-file", help="write the port here once listening")
+    a = ap.parse_args()
+    path = a.path or tempfile.mkdtemp(prefix="pushlog-chdb-")
+    Handler.engine = Engine(path)
+    Handler.user, Handler.password = a.user, a.password
+    server = ThreadingHTTPServer((a.host, a.port), Handler)
+    server.daemon_threads = True
+    port = server.server_address[1]
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+    if a.port_file:
+        with open(a.port_file + ".tmp", "w") as f:
+            f.write(f"{port}\n")
+        os.replace(a.port_file + ".tmp", a.port_file)
+    print(f"listening on {port}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
