@@ -15,18 +15,7 @@ extension IngestCommand {
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog --clickhouse URL ingest logs/")
         }
-        let library = try FormatsCommand.library(args)
-        let known = FormatDetector.names + library.names
-        if let f = args.value("--input-format"), !known.contains(f) {
-            let guess = Arguments.closest(f, known)
-            throw UsageError(
-                message: "unknown --input-format '\(f)'",
-                hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
-        }
-        let format = args.value("--format") ?? "table"
-        guard format == "table" || format == "json" else {
-            throw UsageError(message: "ingest --format must be table or json, got '\(format)'", hint: "pushlog ingest --format json PATH")
-        }
+        let (library, format) = try formats(args)
         let missing = args.positionals.filter { $0 != "-" && !FileManager.default.fileExists(atPath: $0) }
         if missing.count == args.positionals.count {
             for m in missing { Console.err("pushlog: \(m): no such file or directory") }

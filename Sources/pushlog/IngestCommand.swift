@@ -24,13 +24,9 @@ enum IngestCommand: Command {
 
         """
 
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(
-            argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval", "--formats"],
-            boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
-        guard !args.positionals.isEmpty else {
-            throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
-        }
+    /// The line formats (built-in and `--formats DIR`) with `--input-format` checked against
+    /// them, and the summary's format (`--format table|json`).
+    static func formats(_ args: Arguments) throws -> (FormatLibrary, String) {
         let library = try FormatsCommand.library(args)
         let known = FormatDetector.names + library.names
         if let f = args.value("--input-format"), !known.contains(f) {
@@ -43,6 +39,17 @@ enum IngestCommand: Command {
         guard format == "table" || format == "json" else {
             throw UsageError(message: "ingest --format must be table or json, got '\(format)'", hint: "pushlog ingest --format json PATH")
         }
+        return (library, format)
+    }
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let args = try Arguments(
+            argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval", "--formats"],
+            boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
+        guard !args.positionals.isEmpty else {
+            throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
+        }
+        let (library, format) = try formats(args)
         let quiet = args.has("--quiet") || args.has("-q")
         var opts = IngestOptions()
         opts.inputFormat = args.value("--input-format").map { InputFormat($0, library: library) }

@@ -22,23 +22,23 @@ enum QueryCommand: Command {
 
         """
 
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+    /// The arguments and the SQL text: the positional words, or `-f FILE` (`-` for stdin).
+    static func parse(_ argv: [String], example: String) throws -> (Arguments, OutputTarget, String) {
         let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["-f"], boolean: OutputTarget.boolean)
         let out = try OutputTarget(args)
-        var sql: String
         if let f = args.value("-f") {
-            if f == "-" {
-                sql = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            } else {
-                guard let s = try? String(contentsOfFile: f, encoding: .utf8) else { throw CLIError("cannot read \(f)") }
-                sql = s
-            }
-        } else {
-            guard !args.positionals.isEmpty else {
-                throw UsageError(message: "query needs SQL or -f FILE", hint: "pushlog query 'SELECT count(*) FROM sends'")
-            }
-            sql = args.positionals.joined(separator: " ")
+            if f == "-" { return (args, out, String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)) }
+            guard let s = try? String(contentsOfFile: f, encoding: .utf8) else { throw CLIError("cannot read \(f)") }
+            return (args, out, s)
         }
+        guard !args.positionals.isEmpty else {
+            throw UsageError(message: "query needs SQL or -f FILE", hint: "pushlog query '\(example)'")
+        }
+        return (args, out, args.positionals.joined(separator: " "))
+    }
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let (args, out, sql) = try parse(argv, example: "SELECT count(*) FROM sends")
         let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix(".") {
             let cmd = trimmed.split(separator: " ").first.map(String.init) ?? trimmed

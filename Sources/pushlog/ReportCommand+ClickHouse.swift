@@ -19,7 +19,7 @@ extension ReportCommand {
         try checkColumns(req, doc)
         let mask = req.out.revealTokens ? nil : try TokenMask(clickhouse: engine.client)
         return try finish(req, doc, write: { try req.out.write($0, db: nil, mask: mask) }) {
-            try engine.hasRecords(since: $0, until: $1, $2)
+            try engine.hasRecords(since: $0, until: $1, $2, topic: $3, env: $4)
         }
     }
 }

@@ -10,11 +10,16 @@ extension ReportCommand {
             throw UsageError(
                 message: "unknown --compare '\(v)'", hint: "the only comparison is --compare previous (the same-length range just before)")
         }
-        guard def.paramNames.contains("since") && def.paramNames.contains("until") else {
+        let sections = Set(ReportRunner.sectionNames(def))
+        guard def.paramNames.contains("since") && def.paramNames.contains("until"),
+            !sections.isDisjoint(with: ["summary", "by_bucket"])
+        else {
             throw UsageError(
                 message: "report \(def.name) does not take --compare",
                 hint: def.paramNames.contains("week")
-                    ? "the weekly report compares with the week before already" : "it has no time range to compare")
+                    ? "the weekly report compares with the week before already"
+                    : def.paramNames.contains("since")
+                        ? "it has no summary or by_bucket to compare; run it on each range" : "it has no time range to compare")
         }
         guard params.since != nil else {
             throw UsageError(
@@ -57,7 +62,8 @@ extension ReportCommand {
                 ? "--since 2026-W45 --until 2026-W47"
                 : unit == .day ? "--since 2026-11-02 --until 2026-11-09" : "whole \(unit.rawValue)s"
             throw UsageError(
-                message: "--compare previous with --by \(unit.rawValue) needs a range of whole \(unit.rawValue) buckets",
+                message:
+                    "--compare previous with --by \(unit.rawValue)\(params.by == nil ? " (the report's default)" : "") needs a range of whole \(unit.rawValue) buckets",
                 hint: "e.g. \(example), a relative range such as --since 7d, or --by a finer unit")
         }
         return (until - since + unit.step - 1) / unit.step * unit.step

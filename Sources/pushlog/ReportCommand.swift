@@ -122,7 +122,9 @@ enum ReportCommand: Command {
             }
         }
         for note in try DataCoverage(db: db).notes(for: req.params, report: def) { Console.err("pushlog: \(note)") }
-        return try finish(req, doc, write: { try out.write($0, db: db) }) { try DataCoverage(db: db).hasRecords(since: $0, until: $1, $2) }
+        return try finish(req, doc, write: { try out.write($0, db: db) }) {
+            try DataCoverage(db: db).hasRecords(since: $0, until: $1, $2, topic: $3, env: $4)
+        }
     }
 
     /// Every `--fail-if` column is checked against the result before anything is printed.
@@ -143,13 +145,15 @@ enum ReportCommand: Command {
     /// 4 when the range holds none of the report's records, 3 when a condition holds, else 0.
     static func finish(
         _ req: Request, _ doc: ResultDocument, write: (ResultDocument) throws -> Void,
-        hasRecords: (Int64, Int64, RecordEvidence) throws -> Bool
+        hasRecords: (Int64, Int64, RecordEvidence, String?, String?) throws -> Bool
     ) throws -> Int32 {
         let def = req.def
         for (section, note) in def.whenEmpty where doc.section(section)?.rows.isEmpty ?? false { Console.err("pushlog: \(note)") }
         try write(try only(req.args.value("--section"), of: doc))
         if !req.conditions.isEmpty, let empty = try emptyRange(doc, def, hasRecords: hasRecords) {
-            Console.err("pushlog: --fail-if not checked: no \(def.records == .any ? "records" : def.records.rawValue) between \(empty)")
+            Console.err(
+                "pushlog: --fail-if not checked: no \(def.records == .any ? "records" : def.records.rawValue) between \(empty)"
+                    + (req.params.topic.map { " for topic \($0)" } ?? "") + (req.params.env.map { " to env \($0)" } ?? ""))
             return 4
         }
         try refuseNotObservable(req.conditions, doc: doc)
@@ -209,14 +213,18 @@ enum ReportCommand: Command {
     /// The report's range as text when it holds none of the records the report is about: a
     /// threshold over no data is neither a pass nor a breach (a stopped pusher is not healthy).
     static func emptyRange(
-        _ doc: ResultDocument, _ def: ReportDefinition, hasRecords: (Int64, Int64, RecordEvidence) throws -> Bool
+        _ doc: ResultDocument, _ def: ReportDefinition, hasRecords: (Int64, Int64, RecordEvidence, String?, String?) throws -> Bool
     ) throws -> String? {
         func time(_ name: String) -> Int64? {
             guard let v = doc.params.first(where: { $0.0 == name })?.1, case .text(let t) = v else { return nil }
             return TimeArgument.parse(t)
         }
         let since = time("since") ?? Int64.min, until = time("until") ?? Int64.max
-        guard try !hasRecords(since, until, def.records) else { return nil }
+        func text(_ name: String) -> String? {
+            if case .text(let t)? = doc.params.first(where: { $0.0 == name })?.1 { return t }
+            return nil
+        }
+        guard try !hasRecords(since, until, def.records, text("topic"), text("env")) else { return nil }
         func show(_ t: Int64, _ open: String) -> String { t == .min || t == .max ? open : TimeFormat.rfc3339(ms: t) }
         return "\(show(since, "the start")) and \(show(until, "the end"))"
     }

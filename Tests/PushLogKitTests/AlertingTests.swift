@@ -122,4 +122,42 @@ final class AlertingTests: XCTestCase {
         // gone takes the fine buckets too.
         XCTAssertEqual(try Run.pushlog(["--db", db, "report", "gone"] + range + ["--by", "5m"]).status, 0)
     }
+
+    /// A bucket's own figures (its responses) stay the bucket's when a row is one-sided, and a
+    /// rate over a period without traffic changes from 0, so no `--fail-if` reads null.
+    func testOneSidedRowsKeepTheirBucketsFigures() throws {
+        let tmp = TempDir()
+        let (t, u) = (String(repeating: "a", count: 64), String(repeating: "b", count: 64))
+        let lines = [
+            "{\"time\":\"2026-11-03T10:00:00Z\",\"event\":\"send\",\"token\":\"\(t)\",\"status\":400,\"reason\":\"BadDeviceToken\",\"topic\":\"com.example.app\"}",
+            "{\"time\":\"2026-11-03T11:00:00Z\",\"event\":\"send\",\"token\":\"\(u)\",\"status\":200,\"topic\":\"com.example.app\"}",
+            "{\"time\":\"2026-11-04T14:00:00Z\",\"event\":\"send\",\"token\":\"\(t)\",\"status\":410,\"reason\":\"Unregistered\",\"topic\":\"com.example.app\"}",
+            "{\"time\":\"2026-11-04T14:10:00Z\",\"event\":\"send\",\"token\":\"\(u)\",\"status\":200,\"topic\":\"com.other\"}",
+            "{\"time\":\"2026-11-05T10:00:00Z\",\"event\":\"request\",\"token\":\"\(u)\",\"apns_id\":\"11111111-2222-3333-4444-555555555555\"}",
+        ]
+        let db = tmp.file("one-sided.db")
+        _ = try ingest([tmp.write("s.ndjson", lines.joined(separator: "\n") + "\n")], db: db)
+        let r = try Run.pushlog([
+            "--db", db, "report", "errors", "--since", "2026-11-04", "--until", "2026-11-05", "--by", "day", "--compare", "previous",
+            "--format", "json",
+        ])
+        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        for row in (doc["sections"] as! [String: Any])["by_bucket"] as! [[String: Any]] {
+            XCTAssertEqual(row["bucket_responses"] as? Int, 2, "\(row)")
+            XCTAssertEqual(row["bucket_responses_prev"] as? Int, 2, "\(row)")
+        }
+        // Two responses, one 410, against a day without any: the rate's change counts from 0.
+        let gone = try Run.pushlog([
+            "--db", db, "report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous",
+            "--fail-if", "gone_rate_change > 0.1",
+        ])
+        XCTAssertEqual(gone.status, 3, gone.stderr)
+        // A filter that matches no response, and a range of requests without answers: no records.
+        let nope = try Run.pushlog([
+            "--db", db, "report", "gone", "--since", "2026-11-04", "--until", "2026-11-05", "--topic", "com.nope", "--fail-if", "gone > 0",
+        ])
+        XCTAssertEqual(nope.status, 4, nope.stderr)
+        let requests = try Run.pushlog(["--db", db, "report", "gone", "--since", "2026-11-05", "--fail-if", "gone_rate > 0.02"])
+        XCTAssertEqual(requests.status, 4, "requests are not answers: \(requests.stderr)")
+    }
 }

@@ -29,11 +29,12 @@ public final class ClickHouseEngine: ReportEngine {
         return try client.table(name, sql: sql, params: params)
     }
 
-    /// True when [since, until) holds a record of the kinds `evidence` names.
-    public func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence) throws -> Bool {
+    /// True when [since, until) holds a record of the kinds `evidence` names (for responses, of
+    /// `topic` and `env` when given), as the SQLite store answers it.
+    public func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence, topic: String?, env: String?) throws -> Bool {
         let kinds: String
         switch evidence {
-        case .responses: kinds = "'send', 'request', 'response'"
+        case .responses: kinds = "'send', 'response'"
         case .registrations: kinds = "'register'"
         case .observations: kinds = "'register', 'settings'"
         case .any: kinds = "'send', 'request', 'response', 'register', 'settings', 'receipt', 'unregister'"
@@ -41,8 +42,11 @@ public final class ClickHouseEngine: ReportEngine {
         let t = try client.table(
             "probe",
             sql:
-                "SELECT count() FROM (SELECT 1 FROM \(client.url.database).records WHERE time_ms >= {since:Int64} AND time_ms < {until:Int64} AND kind IN (\(kinds)) LIMIT 1)",
-            params: ["since": String(since), "until": String(until)])
+                "SELECT count() FROM (SELECT 1 FROM \(client.url.database).records WHERE time_ms >= {since:Int64} AND time_ms < {until:Int64} AND kind IN (\(kinds))"
+                + (evidence == .responses
+                    ? " AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})" : "")
+                + " LIMIT 1)",
+            params: ["since": String(since), "until": String(until), "topic": topic ?? "", "env": env ?? ""])
         guard let row = t.rows.first, case .int(let n) = row[0] else { return false }
         return n > 0
     }

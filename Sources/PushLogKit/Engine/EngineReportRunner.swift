@@ -51,25 +51,12 @@ public final class EngineReportRunner {
         return out
     }
 
-    /// Runs a report on `params`' range and on the same-length range before, merged as
-    /// ReportRunner.runComparingPrevious merges them.
+    /// Runs a report on `params`' range and on the same-length range `shift` ms earlier, merged
+    /// as ReportRunner.runComparingPrevious merges them.
     public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
-        guard let since = params.since, let until = params.until else {
-            throw CatalogError("--compare previous needs a range with a start and an end")
+        try ReportComparison.runBoth(params: params, shift: shift, by: params.by ?? catalog.report(name)?.paramDefaults["by"]) {
+            try run(name: name, params: $0)
         }
-        let back = shift ?? until - since
-        let (ps, pu) = (since - back, until - back)
-        var before = params
-        (before.since, before.until) = (ps, pu)
-        let cur = try run(name: name, params: params)
-        let prev = try run(name: name, params: before)
-        let by = params.by ?? catalog.report(name)?.paramDefaults["by"]
-        var doc = ReportComparison.merge(current: cur, previous: prev, shift: back, by: by)
-        doc.params += [
-            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
-            ("previous_until", .text(TimeFormat.rfc3339(ms: pu))),
-        ]
-        return doc
     }
 
     /// The weekly page: the engine's definition computes the KPIs and sections itself; the

@@ -48,25 +48,38 @@ public struct DataCoverage {
         return out
     }
 
-    /// True when [since, until) holds at least one record of the kinds `evidence` names.
-    public func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence) throws -> Bool {
+    /// True when [since, until) holds at least one record of the kinds `evidence` names; for
+    /// responses, of `topic` and `env` when given (a filter that matches nothing holds none).
+    public func hasRecords(
+        since: Int64, until: Int64, _ evidence: RecordEvidence, topic: String? = nil, env: String? = nil
+    ) throws -> Bool {
         // Each table is probed by its time key, except registrations (clustered by token): their
-        // probe stops at the first hit, and scans only when the range is empty.
-        let sends = "SELECT 1 FROM sends WHERE time_ms >= ?1 AND time_ms < ?2"
-        let registers = "SELECT 1 FROM registers WHERE time_ms >= ?1 AND time_ms < ?2"
-        let settings = "SELECT 1 FROM settings WHERE time_ms >= ?1 AND time_ms < ?2"
-        let others = ["receipts", "unregisters"].map { "SELECT 1 FROM \($0) WHERE time_ms >= ?1 AND time_ms < ?2" }
+        // probe stops at the first hit, and scans only when the range is empty. Requests are not
+        // answers: a log of requests without responses is a range without responses.
+        let answers = """
+            SELECT 1 FROM sends WHERE time_ms >= ?1 AND time_ms < ?2 AND kind IN (0, 2)
+              AND (?3 IS NULL OR topic_id = (SELECT id FROM topics WHERE name = ?3))
+              AND (?4 IS NULL OR env_id = (SELECT id FROM envs WHERE name = ?4))
+            """
+        let others = ["registers", "settings", "receipts", "unregisters"].map {
+            ($0, "SELECT 1 FROM \($0) WHERE time_ms >= ?1 AND time_ms < ?2")
+        }
+        func table(_ name: String) -> String { others.first { $0.0 == name }!.1 }
         let probes: [String]
         switch evidence {
-        case .responses: probes = [sends]
-        case .registrations: probes = [registers]
-        case .observations: probes = [settings, registers]
-        case .any: probes = [sends, settings, registers] + others
+        case .responses: probes = [answers]
+        case .registrations: probes = [table("registers")]
+        case .observations: probes = [table("settings"), table("registers")]
+        case .any: probes = [answers, "SELECT 1 FROM sends WHERE time_ms >= ?1 AND time_ms < ?2"] + others.map(\.1)
         }
         for sql in probes {
             let s = try db.prepare(sql + " LIMIT 1")
             s.bind(1, since)
             s.bind(2, until)
+            if sql == answers {
+                s.bind(3, topic)
+                s.bind(4, env)
+            }
             if try s.step() { return true }
         }
         return false

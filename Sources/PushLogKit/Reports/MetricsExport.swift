@@ -188,12 +188,13 @@ public struct MetricsExport {
         ("unregister", "SELECT max(time_ms) FROM unregisters"),
     ]
 
-    /// Every (topic, env) that ever had a response, by name.
+    /// Every (topic, env) that ever had a response, named as the counting queries name them
+    /// (an absent one '(none)', one logged as an empty string as it is).
     func knownPairs() throws -> [[String]] {
         let s = try db.prepare(
             """
-            SELECT DISTINCT coalesce((SELECT name FROM topics WHERE id = topic_id AND name <> ''), '(none)'),
-                            coalesce((SELECT name FROM envs WHERE id = env_id AND name <> ''), '(none)')
+            SELECT DISTINCT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'),
+                            coalesce((SELECT name FROM envs WHERE id = env_id), '(none)')
             FROM hourly_responses
             """)
         var out: [[String]] = []

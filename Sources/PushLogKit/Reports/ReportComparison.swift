@@ -11,11 +11,10 @@ struct ReportComparison {
         "cohort", "topic", "env", "push_type", "day",
     ]
     static let comparedSections: Set<String> = ["summary", "by_bucket"]
-
-    /// The range before [since, until), of the same length.
-    static func previousRange(since: Int64, until: Int64) -> (since: Int64, until: Int64) {
-        (since - (until - since), since)
-    }
+    /// Figures of a whole bucket repeated on each of its rows (errors' denominator), and the
+    /// rates over them: a row one period lacks takes them from its bucket's other rows.
+    static let bucketFigures: Set<String> = ["bucket_responses"]
+    static let bucketRates: [String: String] = ["share": "bucket_responses"]
 
     /// Merges `previous` into `current`. `by` is the bucket unit or dimension of by_bucket; time
     /// buckets are matched with the bucket `shift` ms earlier (the same place in the range).
@@ -55,10 +54,25 @@ struct ReportComparison {
             if figures.contains(c) { out.columns += [name + "_prev", name + "_change"] }
         }
         // A row of one period only compares against zero (a reason new this hour: prev 0 and
-        // change +N; one that stopped: now 0 and change −N), so `--fail-if` on a change sees it.
-        func zeroed(_ r: [SQLValue]) -> [SQLValue] {
+        // change +N; one that stopped: now 0 and change −N), so `--fail-if` on a change sees it;
+        // its bucket's own figures (the bucket's responses) are what that period's bucket had.
+        let bucketColumn = cur.columns.firstIndex(of: "bucket")
+        func totals(_ rows: [[SQLValue]]) -> [String: [SQLValue]] {
+            guard let b = bucketColumn else { return [:] }
+            var t: [String: [SQLValue]] = [:]
+            for r in rows where t[CellFormat.plain(r[b])] == nil { t[CellFormat.plain(r[b])] = r }
+            return t
+        }
+        let (curTotals, prevTotals) = (totals(cur.rows), totals(prev.rows))
+        func zeroed(_ r: [SQLValue], bucket: String?, of period: [String: [SQLValue]]) -> [SQLValue] {
             var z = r
             for c in figures { z[c] = .int(0) }
+            let other = bucket.flatMap { period[$0] }
+            for c in figures where bucketFigures.contains(cur.columns[c]) { z[c] = other?[c] ?? .int(0) }
+            for c in figures {
+                guard let over = bucketRates[cur.columns[c]], let d = cur.columns.firstIndex(of: over) else { continue }
+                z[c] = (z[d].asDouble ?? 0) > 0 ? .int(0) : .null
+            }
             return z
         }
         func row(_ r: [SQLValue], _ p: [SQLValue]) -> [SQLValue] {
@@ -74,18 +88,20 @@ struct ReportComparison {
         for r in cur.rows {
             let k = key(r, shifted: true)
             used.insert(k)
-            out.rows.append(row(r, prevRows[k] ?? zeroed(r)))
+            let prevBucket = bucketColumn.flatMap { b in keys.firstIndex(of: b).map { k[$0] } }
+            out.rows.append(row(r, prevRows[k] ?? zeroed(r, bucket: prevBucket, of: prevTotals)))
         }
         // Rows only the previous range has, at their place in this range (a time bucket moves on
         // by the range's length).
         for k in prevOrder where !used.contains(k) {
             let p = prevRows[k]!
-            var now = zeroed(p)
+            var now = p
             for c in keys where timeBuckets && cur.columns[c] == "bucket" {
                 if let by, let start = TimeBucket.start(label: CellFormat.plain(p[c]), by: by) {
                     now[c] = .text(TimeFormat.bucket(ms: start + shift, by: by))
                 }
             }
+            now = zeroed(now, bucket: bucketColumn.map { CellFormat.plain(now[$0]) }, of: curTotals)
             for c in cur.columns.indices where !keys.contains(c) && !figures.contains(c) { now[c] = .null }
             out.rows.append(row(now, p))
         }
@@ -96,8 +112,11 @@ struct ReportComparison {
         return out
     }
 
-    /// x − y: whole for two whole numbers, else rounded to 6 decimals; null when either is null.
+    /// x − y: whole for two whole numbers, else rounded to 6 decimals. A value without one side
+    /// (a rate over no responses) counts from 0, so a change is null only when both are.
     static func change(_ x: SQLValue, _ y: SQLValue) -> SQLValue {
+        if x == .null && y == .null { return .null }
+        let (x, y) = (x == .null ? SQLValue.int(0) : x, y == .null ? SQLValue.int(0) : y)
         guard let a = x.asDouble, let b = y.asDouble else { return .null }
         if case .int(let i) = x, case .int(let j) = y { return .int(i - j) }
         return .double(((a - b) * 1e6).rounded() / 1e6)
@@ -119,26 +138,35 @@ enum TimeBucket {
     }
 }
 
-extension ReportRunner {
-    /// Runs a report on `params`' range and on the same-length range `shift` ms earlier (by
-    /// default just before), merged as above. `params.since` and `params.until` must be set.
-    public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
+extension ReportComparison {
+    /// Runs a report (`run`) on `params`' range and on the same-length range `shift` ms earlier
+    /// (by default just before), merged as above; every engine's runner compares through this.
+    /// `params.since` and `params.until` must be set.
+    static func runBoth(
+        params: ReportParams, shift: Int64?, by: String?, run: (ReportParams) throws -> ResultDocument
+    ) throws -> ResultDocument {
         guard let since = params.since, let until = params.until else {
             throw CatalogError("--compare previous needs a range with a start and an end")
         }
         let back = shift ?? until - since
-        let (ps, pu) = (since - back, until - back)
         var before = params
-        before.since = ps
-        before.until = pu
-        let cur = try run(name: name, params: params)
-        let prev = try run(name: name, params: before)
-        let by = params.by ?? catalog.report(name)?.paramDefaults["by"]
-        var doc = ReportComparison.merge(current: cur, previous: prev, shift: back, by: by)
+        (before.since, before.until) = (since - back, until - back)
+        let cur = try run(params)
+        let prev = try run(before)
+        var doc = merge(current: cur, previous: prev, shift: back, by: by)
         doc.params += [
-            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: ps))),
-            ("previous_until", .text(TimeFormat.rfc3339(ms: pu))),
+            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: since - back))),
+            ("previous_until", .text(TimeFormat.rfc3339(ms: until - back))),
         ]
         return doc
+    }
+}
+
+extension ReportRunner {
+    /// Runs a report on `params`' range and on the same-length range `shift` ms earlier.
+    public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
+        try ReportComparison.runBoth(params: params, shift: shift, by: params.by ?? catalog.report(name)?.paramDefaults["by"]) {
+            try run(name: name, params: $0)
+        }
     }
 }

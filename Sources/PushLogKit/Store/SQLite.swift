@@ -138,8 +138,13 @@ public final class Database {
     /// Commits (or rolls back) the run's transaction.
     func endRun(commit: Bool) throws {
         guard inRun else { return }
+        if commit {
+            // A commit that fails (disk full) leaves the run open for the rollback that follows.
+            try exec("COMMIT")
+        } else {
+            try? exec("ROLLBACK")
+        }
         inRun = false
-        if commit { try exec("COMMIT") } else { try? exec("ROLLBACK") }
     }
 
     /// The first column of every row, as text.
