@@ -71,6 +71,19 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(value(late, "pushlog_error_responses", app.merging(["category": "token-gone"]) { $1 }), 0)
     }
 
+    /// A topic logged as an empty string is one series, not that and a phantom '(none)' at 0.
+    func testKnownTopicsAreNamedAsTheCountsNameThem() throws {
+        let tmp = TempDir()
+        let line =
+            "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"\(String(repeating: "d", count: 64))\",\"status\":200,\"topic\":\"\"}\n"
+        let db = tmp.file("m.db")
+        _ = try ingest([tmp.write("e.ndjson", line)], db: db)
+        let fs = try MetricsExport(db: try Store.openForReading(path: db)).collect(since: nil)
+        let responses = try XCTUnwrap(fs.first { $0.name == "pushlog_responses" })
+        XCTAssertEqual(responses.samples.count, 1, "\(responses.samples)")
+        XCTAssertEqual(responses.samples.first?.value, 1)
+    }
+
     func testRendererEscapesLabels() {
         let f = MetricFamily(name: "x", help: "a\\b\nc", samples: [([("topic", "a\"b\\c\nd\u{1b}")], 0.25), ([], 3)])
         XCTAssertEqual(
