@@ -91,14 +91,7 @@ public final class EngineReportRunner {
             doc.sections[i] = BucketFill.fill(
                 doc.sections[i], label: "day", unit: .day, from: start - WeeklyReport.week, until: start + WeeklyReport.week)
         }
-        doc.params = [
-            ("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
-            ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
-            ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
-            ("env", p.env.map { .text($0) } ?? .null),
-        ]
-        let filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
-        doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
+        (doc.params, doc.title) = WeeklyReport.heading(label: label, start: start, p)
         if p.topic != nil || p.env != nil {
             let whole = def.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
             doc.notes.append(

@@ -33,6 +33,18 @@ struct WeeklyReport {
         return t
     }
 
+    /// The page's parameters and title, whichever engine computed it.
+    public static func heading(label: String, start: Int64, _ p: ReportParams) -> ([(String, SQLValue)], String) {
+        let params: [(String, SQLValue)] = [
+            ("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
+            ("until", .text(TimeFormat.rfc3339(ms: start + week))),
+            ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
+            ("env", p.env.map { .text($0) } ?? .null), ("unit", .text(p.unit ?? "device")),
+        ]
+        let filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        return (params, "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)"))
+    }
+
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
         // An empty database: the last complete week by the clock (the page is zeros, and the
@@ -126,17 +138,10 @@ struct WeeklyReport {
                 doc.sections[i], label: "day", unit: .day,
                 from: start - WeeklyReport.week, until: start + WeeklyReport.week)
         }
-        doc.params = [
-            ("week", .text(label)), ("since", .text(TimeFormat.rfc3339(ms: start))),
-            ("until", .text(TimeFormat.rfc3339(ms: start + WeeklyReport.week))),
-            ("budget", .int(p.budget ?? 3)), ("topic", p.topic.map { .text($0) } ?? .null),
-            ("env", p.env.map { .text($0) } ?? .null), ("unit", .text(p.unit ?? "device")),
-        ]
-        var filters = [p.topic.map { "topic \($0)" }, p.env.map { "env \($0)" }].compactMap { $0 }.joined(separator: ", ")
-        doc.title = "Weekly push health — \(label)" + (filters.isEmpty ? "" : " — only \(filters)")
+        (doc.params, doc.title) = WeeklyReport.heading(label: label, start: start, p)
         if filtered {
             doc.sections.append(ResultTable(name: "trend_turn_off_rate", columns: ["week", "turn_off_rate"]))
-            filters = weeklyDef.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
+            let filters = weeklyDef.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
             doc.notes.append(
                 "filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
                     + "every section is filtered; \(filters) cannot be split by topic/env and are left empty")
