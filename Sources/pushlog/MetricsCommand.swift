@@ -14,7 +14,9 @@ enum MetricsCommand: Command {
                            /var/lib/node_exporter/textfile/pushlog.prom
 
         Every metric is a gauge over the window; rates are fractions in [0, 1] and are absent when
-        their denominator is 0.
+        their denominator is 0. Counts of every topic, env and APNs category ever seen read 0 over
+        a window without them. pushlog_seconds_since_newest_record{kind="send"} (and "response",
+        "register", ...) is the age of each kind's newest record: alert on the sends' own.
 
         """
 

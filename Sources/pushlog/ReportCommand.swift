@@ -12,7 +12,8 @@ enum ReportCommand: Command {
                              epoch s/ms, now, today, yesterday, -2h, 7d, 90m
           --until TIME       end of the range, exclusive
           --by UNIT          bucket: minute, 5m, hour, day, week, or a dimension: topic, env,
-                             app_version, push_type, reason (per report: pushlog reports)
+                             app_version, push_type, reason (per report: pushlog reports);
+                             errors' buckets carry bucket_responses and share
           --compare previous add COL_prev and COL_change for the same-length range before (a row
                              of one period compares against 0; a relative --since starts at a
                              whole bucket, stated as aligned_to)
