@@ -20,7 +20,8 @@ public final class Follower {
         self.db = db
         self.paths = paths
         self.options = options
-        // Small batches: a report run meanwhile sees records within a fraction of a second.
+        // Small batches for a round that is a bulk load (the first, into an empty database),
+        // whose batches commit as they are read; other rounds commit once, with their facts.
         self.options.batchLines = min(options.batchLines, 20_000)
     }
 

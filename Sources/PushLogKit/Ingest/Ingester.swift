@@ -71,7 +71,8 @@ public final class Ingester {
             do {
                 try ingestFile(f, &fs, &ticker)
             } catch let e as StoreError {
-                // The database itself failed (disk full, I/O error): stop, keep what was committed.
+                // The database itself failed (disk full, I/O error): stop; a bulk load keeps its
+                // committed batches, any other run nothing (the deferred endRun rolls it back).
                 db.rollbackUnit()
                 fs.complete = false
                 fs.error = "\(e)"

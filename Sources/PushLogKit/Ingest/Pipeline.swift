@@ -2,14 +2,15 @@ import Foundation
 
 /// Parse -> write for one opened file at a time: a `ParsingStage` on its own thread turns lines
 /// into chunks of parsed items, and this side writes them through the `RecordWriter`,
-/// committing every `batchLines` lines with the position the next run resumes from.
+/// ending a unit every `batchLines` lines with the position the next run resumes from (a commit
+/// during a bulk load, a savepoint inside the run's one transaction otherwise: Database.beginUnit).
 final class Pipeline {
     let db: Database
     let writer: RecordWriter
     let builder: EventBuilder
     /// Chunk buffers shared by every file's parser: the queue's four, the one being filled, the one being written.
     let chunkPool = ChunkPool(limit: 6)
-    /// Lines per transaction: a crash loses at most one uncommitted batch, which the next run re-reads.
+    /// Lines per unit: a crash during a bulk load loses at most one batch, which the next run re-reads.
     let batchLines: Int
     /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
     private(set) var queueWaits = (writer: 0.0, parser: 0.0)
