@@ -38,7 +38,7 @@ enum QueryCommand: Command {
     }
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let (args, out, sql) = try parse(argv, example: "SELECT count(*) FROM sends")
+        let (_, out, sql) = try parse(argv, example: "SELECT count(*) FROM sends")
         let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix(".") {
             let cmd = trimmed.split(separator: " ").first.map(String.init) ?? trimmed

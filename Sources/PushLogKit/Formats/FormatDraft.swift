@@ -70,7 +70,7 @@ public enum FormatDraft {
         if event == "response" && !names.contains("status") { return nil }
         var p = "^"
         var at = line.startIndex
-        for (i, s) in found.enumerated() {
+        for s in found {
             let gap = line[at..<s.range.lowerBound]
             p += between(gap)
             p += "(?<\(s.name)>\(s.regex))"
