@@ -7,7 +7,6 @@ public final class Ingester {
     let pipeline: Pipeline
     var writer: RecordWriter { pipeline.writer }
     let options: IngestOptions
-    let builder = EventBuilder()
     let findSource, insertSource, finishSource, refuseSource: Statement
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
@@ -21,7 +20,7 @@ public final class Ingester {
         try SourcePaths.mergeDuplicates(db)
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         rowsAtStart = try Derived.RowMarks.now(db)
-        pipeline = try Pipeline(db: db, builder: builder, batchLines: options.batchLines)
+        pipeline = try Pipeline(db: db, batchLines: options.batchLines)
         findSource = try db.prepare(
             "SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
         insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")

@@ -7,7 +7,6 @@ import Foundation
 final class Pipeline {
     let db: Database
     let writer: RecordWriter
-    let builder: EventBuilder
     /// Chunk buffers shared by every file's parser: the queue's four, the one being filled, the one being written.
     let chunkPool = ChunkPool(limit: 6)
     /// Lines per unit: a crash during a bulk load loses at most one batch, which the next run re-reads.
@@ -16,9 +15,8 @@ final class Pipeline {
     private(set) var queueWaits = (writer: 0.0, parser: 0.0)
     private let updateProgress, markStale: Statement
 
-    init(db: Database, builder: EventBuilder, batchLines: Int) throws {
+    init(db: Database, batchLines: Int) throws {
         self.db = db
-        self.builder = builder
         self.batchLines = batchLines
         writer = try RecordWriter(db: db)
         updateProgress = try db.prepare(
@@ -55,18 +53,15 @@ final class Pipeline {
 
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
-        var stage = ParsingStage(
-            reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
-            skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix)
-        stage.context = opened.context
-        if let (format, b) = opened.warmUp {
-            stage.warmUp = ParsingStage.WarmUp(
-                ParsingStage(
-                    reader: opened.reader, format: format, builder: b, file: opened.file, skipThrough: 0, queue: queue,
-                    pool: chunkPool, prefix: opened.prefix))
+        let sink = ChunkSink(
+            format: opened.format, prefix: opened.prefix, file: opened.file, queue: queue, pool: chunkPool, context: opened.context)
+        var stage = ParsingStage(reader: opened.reader, sink: sink, skipThrough: opened.skipThrough)
+        if let format = opened.warmUp {
+            stage.warmUp = ChunkSink(
+                format: format, prefix: opened.prefix, occurrences: sink.occurrences, countOnly: true, file: opened.file,
+                queue: queue, pool: chunkPool)
         }
         let handOver = ParsingStageHandOver(stage: stage)
-        builder.lineTime = nil
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
         let thread = Thread {
