@@ -117,6 +117,9 @@ func runMain() -> Int32 {
         ctx.dbPath = args[i + 1]
         args.removeSubrange(i...(i + 1))
     }
+    // How long each phase took, for benchmarking: printed after the command, whatever its end.
+    if ProcessInfo.processInfo.environment["PUSHLOG_TIMINGS"] != nil { PhaseTimer.start() }
+    defer { for phase in PhaseTimer.take() { Console.err(phase.line) } }
     do {
         if let url = ctx.clickhouse { return try ClickHouseCommands.run(cmd, args, ctx, url) }
         return try cmd.run(args, ctx)

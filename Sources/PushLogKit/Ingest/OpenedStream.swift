@@ -128,13 +128,7 @@ extension Ingester {
         fs.refused = why
         fs.format = Ingester.refusedFormat
         try db.beginUnit()
-        refuseSource.bind(1, src)
-        refuseSource.bind(2, why)
-        refuseSource.bindInt(3, st?.size)
-        refuseSource.bindInt(4, st?.mtime)
-        refuseSource.bind(5, Int64(headLen))
-        refuseSource.bind(6, head)
-        try refuseSource.run()
+        try sources.refused(src, reason: why, stat: st, headLength: headLen, headHash: head)
         try db.commitUnit()
     }
 }
