@@ -14,11 +14,15 @@ protocol Command: Sendable {
     static var name: String { get }
     static var summary: String { get }
     static var usage: String { get }
-    static var options: String { get }
+    /// Its options, declared once: parsing, `--help`, completion and the man page read them.
+    static var optionTable: OptionTable { get }
     static func run(_ args: [String], _ ctx: Context) throws -> Int32
 }
 
 extension Command {
+    /// The OPTIONS section of its help.
+    static var options: String { optionTable.text }
+
     static var help: String {
         var s = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
         if !options.isEmpty { s += "\nOPTIONS:\n\(options)" }
