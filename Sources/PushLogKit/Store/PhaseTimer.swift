@@ -25,6 +25,11 @@ public enum PhaseTimer {
         collected.lock.withLock { collected.phases = collected.phases ?? [] }
     }
 
+    /// Stops keeping phases (and drops those not taken).
+    public static func stop() {
+        collected.lock.withLock { collected.phases = nil }
+    }
+
     /// The phases timed since `start()`, in the order they ended; timing goes on.
     public static func take() -> [Phase] {
         collected.lock.withLock {
