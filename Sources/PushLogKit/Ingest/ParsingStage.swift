@@ -142,16 +142,16 @@ final class ChunkSink: RecordSink {
         }
     }
 
-    /// At the end of the input: a record still open is a reject; the last chunk goes out.
+    /// At the end of the input: a record still open is a reject; the last chunk goes out and
+    /// the queue closes.
     func endOfInput() {
+        guard !countOnly else { return }
         line = ParsedItem(kind: .reject)
         reported = false
-        if !countOnly {
-            format.finish(into: self)
-            chunk!.consumed = file.consumed
-            _ = queue.push(chunk!)
-            chunk = nil
-        }
+        format.finish(into: self)
+        chunk!.consumed = file.consumed
+        _ = queue.push(chunk!)
+        chunk = nil
         queue.close()
     }
 
