@@ -18,11 +18,14 @@ if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz Queries -newer "$bin"
   res=$out/PackageResources.swift
   python3 - "$res" <<'PY'
 import pathlib, sys
-files = sorted(pathlib.Path("Queries").glob("*.sql")) + sorted(pathlib.Path("Sources/PushLogKit/Formats/Definitions").glob("*.format"))
+# The ClickHouse twins are linked into the package as ch-NAME.sql, so their names differ.
+files = [(f.name, f) for f in sorted(pathlib.Path("Queries").glob("*.sql"))]
+files += [("ch-" + f.name, f) for f in sorted(pathlib.Path("Queries/clickhouse").glob("*.sql"))]
+files += [(f.name, f) for f in sorted(pathlib.Path("Sources/PushLogKit/Formats/Definitions").glob("*.format"))]
 with open(sys.argv[1], "w") as out:
     out.write("enum PackageResources {\n")
-    for f in files:
-        name = f.name.replace("-", "_").replace(".", "_")
+    for file_name, f in files:
+        name = file_name.replace("-", "_").replace(".", "_")
         out.write(f"    static let {name}: [UInt8] = {list(f.read_bytes())}\n")
     out.write("}\n")
 PY
