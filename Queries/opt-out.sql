@@ -2,9 +2,9 @@
 -- description: Of the units (devices or users) that opted in to notifications, how many later
 -- description: turned them off, how fast, and how each weekly opt-in cohort held up.
 -- records: observations
--- param: since  start of the range (units by opt-in time)
--- param: until  end of the range, exclusive
--- param: unit=device  device or user
+-- param: since time  start of the range (units by opt-in time)
+-- param: until time  end of the range, exclusive
+-- param: unit enum(device,user) = device  what opts in and turns off: a device, or a user (any of its devices)
 
 -- section: summary
 -- Observations are the auth of register and settings records (device_facts is derived from

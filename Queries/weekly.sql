@@ -3,11 +3,11 @@
 -- description: gone, churn, env-mismatch, silent, opt-out and errors reports), the top error
 -- description: reasons, the incidents found in the data, the worst app versions and daily trends.
 -- records: responses
--- param: week  ISO week, e.g. 2026-W47 (default: the last complete week)
--- param: budget=3  background pushes per token-hour (silent KPIs)
--- param: topic  only responses for this topic, in every KPI and section that can be split by topic
--- param: env  only responses sent to production or sandbox, likewise
--- param: unit=device  device or user (the turn_off_rate KPI)
+-- param: week week  ISO week, e.g. 2026-W47 (default: the last complete week)
+-- param: budget int = 3  background pushes per token-hour (silent KPIs)
+-- param: topic text  only responses for this topic, in every KPI and section that can be split by topic
+-- param: env text  only responses sent to production or sandbox, likewise
+-- param: unit enum(device,user) = device  device or user (the turn_off_rate KPI)
 -- KPIs: NAME = REPORT.SECTION.COLUMN, each report run on this week and the week before (so a KPI
 -- always equals its report's figure); `whole` marks figures that cannot be split by topic or env,
 -- left empty under --topic/--env rather than shown unfiltered.

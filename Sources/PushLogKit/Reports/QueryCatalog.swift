@@ -11,7 +11,9 @@ public struct QueryCatalog {
 
     public init(userDirectory: String? = nil) throws {
         for (name, bytes) in BuiltInQueries.files.sorted(by: { $0.key < $1.key }) {
-            reports.append(try ReportDefinition.parse(name: name, text: String(decoding: bytes, as: UTF8.self), origin: "built-in"))
+            let def = try ReportDefinition.parse(name: name, text: String(decoding: bytes, as: UTF8.self), origin: "built-in")
+            if let e = def.undeclaredUse { throw CatalogError("\(e)") }
+            reports.append(def)
         }
         if let dir = userDirectory {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
@@ -21,6 +23,8 @@ public struct QueryCatalog {
                 let path = dir + "/" + file
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CatalogError("cannot read \(path)") }
                 let def = try ReportDefinition.parse(name: String(file.dropLast(4)), text: text, origin: path)
+                // A misspelt parameter (`:sinec`) would bind NULL and quietly change the figures.
+                if let e = def.undeclaredUse { throw e }
                 reports.removeAll { $0.name == def.name }  // a user file overrides a built-in of the same name
                 reports.append(def)
             }

@@ -5,8 +5,8 @@ public struct ReportDefinition: Sendable {
     public var name: String
     public var title: String
     public var description: String
-    /// Parameter names with their help, as the header lists them.
-    var params: [(String, String)]
+    /// The parameters the header declares, in order.
+    public var params: [ReportParameter]
     var sections: [(name: String, sql: String)]
     /// Where it came from: "built-in" or a file path.
     public var origin: String
@@ -26,6 +26,8 @@ public struct ReportDefinition: Sendable {
     /// What to tell the user when a section comes back empty (`-- when-empty: SECTION  text`):
     /// an empty section that means "an input is missing", not "all is well".
     public var whenEmpty: [(section: String, note: String)] = []
+    /// The parameters the SQL binds, with their lines (checked against `params` at load).
+    var parameterUses: [(name: String, line: Int)] = []
 
     /// The sections' SQL with the common CTEs, except those already in temporary tables.
     func sections(without materialized: Set<String>) -> [(name: String, sql: String)] {
@@ -71,7 +73,7 @@ public struct ReportDefinition: Sendable {
     /// ```
     /// -- title: Token gone (410) rates
     /// -- description: ...
-    /// -- param: since  start of the range
+    /// -- param: since time  start of the range
     /// -- section: summary
     /// SELECT ...;
     /// ```
@@ -83,6 +85,8 @@ public struct ReportDefinition: Sendable {
         var inCommon = false
         var common = ""
         var sql = ""
+        let file = origin == "built-in" ? name + ".sql" : origin
+        var lineNumber = 0
         func flush() {
             if let c = current {
                 var body = sql.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -93,6 +97,7 @@ public struct ReportDefinition: Sendable {
             sql = ""
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
             let l = line.trimmingCharacters(in: .whitespaces)
             if current == nil && l.hasPrefix("-- common:") {
                 inCommon = true
@@ -147,9 +152,11 @@ public struct ReportDefinition: Sendable {
                         name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1],
                         column: path[2], wholeDataOnly: source.dropFirst().contains("whole")))
             } else if current == nil && l.hasPrefix("-- param:") {
-                let rest = l.dropFirst("-- param:".count).trimmingCharacters(in: .whitespaces)
-                let parts = rest.split(separator: " ", maxSplits: 1)
-                d.params.append((String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""))
+                let p = try ReportParameter.parse(String(l.dropFirst("-- param:".count)), at: "\(file):\(lineNumber)")
+                guard !d.params.contains(where: { $0.name == p.name }) else {
+                    throw CatalogError("\(file):\(lineNumber): parameter \(p.name) is declared twice")
+                }
+                d.params.append(p)
             } else if current != nil {
                 sql += line + "\n"
             }
@@ -162,7 +169,64 @@ public struct ReportDefinition: Sendable {
         if d.sections.isEmpty {
             throw CatalogError("\(origin): no '-- section: NAME' line; a report needs at least one section")
         }
+        d.parameterUses = parameterUses(text)
         return d
+    }
+
+    /// Every `:name` (or `@name`, `$name`) the SQL binds, with its line, outside string literals,
+    /// quoted names and comments: what the header must declare.
+    static func parameterUses(_ text: String) -> [(name: String, line: Int)] {
+        var out: [(String, Int)] = []
+        let c = Array(text.utf8)
+        var (i, line) = (0, 1)
+        func isName(_ b: UInt8) -> Bool { b == UInt8(ascii: "_") || (b >= 48 && b <= 57) || ((b | 0x20) >= 97 && (b | 0x20) <= 122) }
+        while i < c.count {
+            let b = c[i]
+            if b == UInt8(ascii: "\n") {
+                line += 1
+                i += 1
+            } else if b == UInt8(ascii: "-"), i + 1 < c.count, c[i + 1] == UInt8(ascii: "-") {
+                while i < c.count && c[i] != UInt8(ascii: "\n") { i += 1 }
+            } else if b == UInt8(ascii: "/"), i + 1 < c.count, c[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i < c.count && !(c[i] == UInt8(ascii: "*") && i + 1 < c.count && c[i + 1] == UInt8(ascii: "/")) {
+                    if c[i] == UInt8(ascii: "\n") { line += 1 }
+                    i += 1
+                }
+                i += 2
+            } else if b == UInt8(ascii: "'") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "`") {
+                i += 1
+                while i < c.count && c[i] != b {
+                    if c[i] == UInt8(ascii: "\n") { line += 1 }
+                    i += 1
+                }
+                i += 1
+            } else if b == UInt8(ascii: ":") || b == UInt8(ascii: "@") || b == UInt8(ascii: "$"),
+                i + 1 < c.count, isName(c[i + 1]), c[i + 1] > 57, i == 0 || !isName(c[i - 1])
+            {
+                var j = i + 1
+                while j < c.count && isName(c[j]) { j += 1 }
+                out.append((String(decoding: c[(i + 1)..<j], as: UTF8.self), line))
+                i = j
+            } else {
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// Whether the SQL may bind `:name`: a declared parameter, an implicit one (`limit`), the
+    /// range of a declared week, or the dimension id of a declared filter (`:topic_id`).
+    func declares(_ name: String) -> Bool {
+        let base = ReportRunner.dimensionParameters[name]?.param ?? name
+        if paramNames.contains(base) || ReportRunner.implicitParameters.contains(base) { return true }
+        return (base == "since" || base == "until") && paramNames.contains("week")
+    }
+
+    /// The first parameter the SQL binds that the header does not declare.
+    var undeclaredUse: UndeclaredParameter? {
+        guard let use = parameterUses.first(where: { !declares($0.name) }) else { return nil }
+        return UndeclaredParameter(report: name, origin: origin, name: use.name, declared: paramNames, line: use.line)
     }
 }
 

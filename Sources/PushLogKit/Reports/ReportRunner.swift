@@ -95,14 +95,10 @@ public final class ReportRunner {
     /// A `:name` the report's header does not declare would be bound NULL and quietly change the
     /// figures (`:sinec` for `:since`): refuse it, naming it.
     func checkDeclared(_ s: Statement, _ def: ReportDefinition) throws {
-        // A week is a range: a report taking --week reads it as :since and :until.
-        let week = def.paramNames.contains("week") ? ["since", "until"] : []
-        let declared = Set(def.paramNames + ReportRunner.implicitParameters + week)
         for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
             guard let pn = s.parameterName(i) else { continue }
             let name = String(pn.dropFirst())
-            let base = ReportRunner.dimensionParameters[name]?.param ?? name
-            if !declared.contains(base) {
+            if !def.declares(name) {
                 throw UndeclaredParameter(report: def.name, origin: def.origin, name: name, declared: def.paramNames)
             }
         }
@@ -176,8 +172,10 @@ public final class ReportRunner {
 public struct UndeclaredParameter: Error, CustomStringConvertible {
     public let report, origin, name: String
     public let declared: [String]
+    /// The line of the file that uses it, when the catalog found it at load.
+    public var line: Int? = nil
     public var description: String {
-        "report \(report) (\(origin)) uses :\(name), which its header does not declare"
+        "report \(report) (\(origin)\(line.map { ":\($0)" } ?? "")) uses :\(name), which its header does not declare"
             + " (declared: \(declared.isEmpty ? "none" : declared.joined(separator: ", "))); fix the name or add `-- param: \(name)  …`"
     }
 }
