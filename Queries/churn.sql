@@ -7,6 +7,10 @@
 -- param: by enum(hour,day,week) = week  the time bucket of by_bucket
 -- param: topic text  only responses for this topic (superseded_sends; the registration columns are then empty)
 -- param: env text  only responses sent to this env (likewise)
+-- column: bucket key
+-- column: active_devices,new_tokens count better=none
+-- column: rotation_rate rate  Devices that rotated their token
+-- column: superseded_sends count unit=sends  Sends to replaced tokens
 
 -- section: by_bucket
 -- active_devices: devices with a registration in the bucket. new_tokens: tokens whose first

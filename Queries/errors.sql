@@ -7,6 +7,11 @@
 -- param: by enum(minute,5m,hour,day,topic,env,app_version,push_type,reason) = hour  a time bucket or a dimension
 -- param: topic text  only responses for this topic
 -- param: env text  only responses sent to this env
+-- column: bucket,status,reason,category key
+-- column: responses count better=none unit=responses
+-- column: first_seen,last_seen time
+-- column: bucket_responses count per=bucket unit=responses
+-- column: share rate over=bucket_responses
 -- materialize: e
 
 -- common:

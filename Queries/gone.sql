@@ -7,6 +7,11 @@
 -- param: by enum(minute,5m,hour,day,week,topic,env,app_version,push_type,reason) = day  a time bucket or a dimension
 -- param: topic text  only responses for this topic
 -- param: env text  only responses sent to production or sandbox
+-- column: bucket key
+-- column: responses count better=none unit=responses  APNs responses
+-- column: gone_rate rate  Gone (410) rate
+-- column: tokens_gone count unit=tokens  Tokens retired by APNs
+-- column: sends_after_gone count unit=sends  Sends to tokens already gone
 
 -- common:
 -- Whole UTC hours of the range are counted from hourly_responses (derived at ingest); only the

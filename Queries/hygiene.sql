@@ -7,6 +7,11 @@
 -- param: topic text  only responses for this topic
 -- param: env text  only responses sent to this env
 -- param: rule text  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
+-- column: rule,day key
+-- column: checked count better=none
+-- column: share rate
+-- column: first_seen,last_seen time
+-- column: example,example_token,detail,advice text
 -- materialize: resp, resp_daily, errs, nr, bg_hours, bg, nr_retries, retried, gone, odd, jwt, daily, rule_list
 
 -- common:

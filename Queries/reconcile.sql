@@ -6,6 +6,8 @@
 -- when-empty: apple  no Apple delivery metrics in the database, so nothing to compare: export them from the Push Notifications Console (CSV) and ingest that file
 -- param: since time  start of the range (days)
 -- param: until time  end of the range, exclusive
+-- column: day,push_type,status key
+-- column: difference_share rate
 -- A response's push type is its apns-push-type; without one it is background when the payload is a
 -- background push by the silent report's rule (content-available, no alert, sound or badge), else
 -- alert (APNs' default).

@@ -8,6 +8,13 @@
 -- param: topic text  only responses for this topic
 -- param: env text  only responses sent to this env
 -- param: by enum(topic,env,app_version)  by_bucket by a dimension (no by_bucket without --by)
+-- column: bucket,rate key
+-- column: background_sends,token_hours count better=none
+-- column: accepted count better=up
+-- column: over_budget_share rate  Background pushes over budget
+-- column: too_many_requests count unit=responses  Throttled (429) responses
+-- column: receipt_rate rate better=up
+-- column: median_lag_s number unit=seconds
 -- materialize: token_hours
 
 -- common:

@@ -29,6 +29,24 @@
 -- The hygiene rules broken this week or last: violations per week ('not observable' when that
 -- week's logs lack the rule's data), the hygiene report itself run on each week.
 -- weeks: provider_hygiene = hygiene.rules.violations by rule
+-- Columns of the page's own sections; a column named as a KPI (the daily responses, gone_rate,
+-- mismatched_sends) means what the KPI's source column means.
+-- column: reason,status,category,app_version,day,rule,week key
+-- column: accepted_share rate better=up  Accepted by APNs
+-- column: auth_errors count unit=responses  Auth errors (JWT/certificate)
+-- column: rejects count unit=lines  Rejected log lines
+-- column: response_share,error_rate,error_share rate
+-- column: window_start,window_end time
+-- column: over_budget_sends count unit=pushes  Background pushes over budget
+-- The turn-off rate of the last eight weeks, each against the units on at its start.
+-- trend: trend_turn_off_rate = opt-out.turn_off_rate.turn_off_rate weeks 8 whole
+-- fill: trend_daily.day by day
+-- heading: kpis  Key figures
+-- heading: top_reasons  Top error reasons
+-- heading: incidents  Incidents
+-- heading: worst_app_versions  Worst app versions
+-- heading: trend_daily  Day by day
+-- heading: trend_turn_off_rate  Turn-off rate by week
 
 -- section: basics
 -- Used for the accepted share, auth-error, transport and rejects KPIs; :since/:until are the

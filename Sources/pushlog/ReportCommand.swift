@@ -136,7 +136,7 @@ enum ReportCommand: Command {
                 let guess = Arguments.closest(f.column, names)
                 throw UsageError(
                     message:
-                        "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(req.name)",
+                        "--fail-if: no column '\(f.column)' in the \(doc.kpis != nil ? "KPIs" : "summary") of \(req.name)",
                     hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
             }
         }
@@ -234,7 +234,7 @@ enum ReportCommand: Command {
     /// a pass nor a breach: exit 1 rather than 0.
     static func refuseNotObservable(_ conditions: [FailCondition], doc: ResultDocument) throws {
         let section = doc.section("summary") ?? doc.sections.first
-        for f in conditions.flatMap(\.comparisons) where doc.section("kpis") == nil {
+        for f in conditions.flatMap(\.comparisons) where doc.kpis == nil {
             guard let cell = section?.first(f.column), case .text(let text) = cell, Double(text) == nil else { continue }
             let detail = section?.first("detail").map(plainText) ?? ""
             let rule = section?.first("rule").map { " of rule " + plainText($0) } ?? ""

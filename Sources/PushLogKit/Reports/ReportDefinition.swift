@@ -12,8 +12,14 @@ public struct ReportDefinition: Sendable {
     public var origin: String
     /// KPIs a report assembles from other reports (`-- kpi:` lines, the weekly report's).
     var kpis: [KPI] = []
+    /// A report that declares KPIs is a KPI page (KPIPage runs it).
+    public var isKPIPage: Bool { !kpis.isEmpty }
     /// Sections a page makes from another report's rows over its two weeks (`-- weeks:` lines).
     var weekSections: [WeekSection] = []
+    /// Sections of a KPI page holding one figure of another report over the last weeks (`-- trend:`).
+    var trends: [Trend] = []
+    /// Sections of a KPI page shown with a row for every bucket of its two weeks (`-- fill:`).
+    var fills: [Fill] = []
     /// The `-- common:` block's CTEs, and each section's SQL without them.
     var commonCTEs: [(name: String, sql: String)] = []
     var bodies: [(name: String, sql: String)] = []
@@ -26,8 +32,20 @@ public struct ReportDefinition: Sendable {
     /// What to tell the user when a section comes back empty (`-- when-empty: SECTION  text`):
     /// an empty section that means "an input is missing", not "all is well".
     public var whenEmpty: [(section: String, note: String)] = []
+    /// What each column means (`-- column:` lines), for every section that has it.
+    public var columns: [String: ColumnInfo] = [:]
+    /// What a page calls a section (`-- heading: SECTION  text`).
+    var headings: [String: String] = [:]
     /// The parameters the SQL binds, with their lines (checked against `params` at load).
     var parameterUses: [(name: String, line: Int)] = []
+
+    /// A section's rows with what its columns mean and what a page calls it.
+    func describe(_ t: ResultTable) -> ResultTable {
+        var t = t
+        t.info = columns
+        t.heading = headings[t.name]
+        return t
+    }
 
     /// The sections' SQL with the common CTEs, except those already in temporary tables.
     func sections(without materialized: Set<String>) -> [(name: String, sql: String)] {
@@ -62,6 +80,22 @@ public struct ReportDefinition: Sendable {
         let name, report, section, column, key: String
     }
 
+    /// `-- trend: NAME = REPORT.SECTION.COLUMN weeks N [whole]`: section NAME of a KPI page holds
+    /// COLUMN per ISO week for the last N weeks, this one included (`week`, COLUMN). `whole`: not
+    /// split by topic/env (empty under a filter).
+    struct Trend: Sendable {
+        let name, report, section, column: String
+        let weeks: Int
+        let wholeDataOnly: Bool
+    }
+
+    /// `-- fill: SECTION.COLUMN by UNIT`: a KPI page's section with a row for every UNIT of the
+    /// week before and this one, labelled in COLUMN (an empty day is a row of zeros).
+    struct Fill: Sendable {
+        let section, column: String
+        let unit: TimeUnit
+    }
+
     /// `-- kpi: NAME = REPORT.SECTION.COLUMN [whole]`: a figure of another report, run on the
     /// report's week and the week before. `whole`: not split by topic/env (empty under a filter).
     struct KPI: Sendable {
@@ -77,7 +111,8 @@ public struct ReportDefinition: Sendable {
     /// -- section: summary
     /// SELECT ...;
     /// ```
-    /// An optional `-- common:` block before the sections holds CTEs (`name AS (...), ...`) that
+    /// `-- column:` lines say what the columns mean (ColumnInfo), `-- heading:` what a page calls
+    /// a section. An optional `-- common:` block before the sections holds CTEs (`name AS (...), ...`) that
     /// every section can use: they are put in front of each section's own `WITH`.
     static func parse(name: String, text: String, origin: String) throws -> ReportDefinition {
         var d = ReportDefinition(name: name, title: name, description: "", params: [], sections: [], origin: origin)
@@ -116,6 +151,15 @@ public struct ReportDefinition: Sendable {
                 let parts = rest.split(separator: " ", maxSplits: 1)
                 guard parts.count == 2 else { throw CatalogError("\(origin): use -- when-empty: SECTION  what to tell the user") }
                 d.whenEmpty.append((String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces)))
+            } else if current == nil && l.hasPrefix("-- column:") {
+                for (column, info) in try ColumnInfo.parse(String(l.dropFirst("-- column:".count)), at: "\(file):\(lineNumber)") {
+                    d.columns[column] = info
+                }
+            } else if current == nil && l.hasPrefix("-- heading:") {
+                let rest = l.dropFirst("-- heading:".count).trimmingCharacters(in: .whitespaces)
+                let parts = rest.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2 else { throw CatalogError("\(file):\(lineNumber): use -- heading: SECTION  what the page calls it") }
+                d.headings[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces)
             } else if current == nil && l.hasPrefix("-- records:") {
                 let v = l.dropFirst("-- records:".count).trimmingCharacters(in: .whitespaces)
                 guard let r = RecordEvidence(rawValue: v) else {
@@ -140,6 +184,27 @@ public struct ReportDefinition: Sendable {
                     WeekSection(
                         name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1], column: path[2],
                         key: words[2]))
+            } else if current == nil && l.hasPrefix("-- trend:") {
+                let rest = l.dropFirst("-- trend:".count).split(separator: "=", maxSplits: 1)
+                let words = rest.count == 2 ? rest[1].split(separator: " ").map(String.init) : []
+                let path = words.first?.split(separator: ".").map(String.init) ?? []
+                guard rest.count == 2, path.count == 3, words.count >= 3, words[1] == "weeks", let n = Int(words[2]), n > 0,
+                    words.count == 3 || (words.count == 4 && words[3] == "whole")
+                else {
+                    throw CatalogError(
+                        "\(file):\(lineNumber): cannot read '\(l)': use -- trend: NAME = REPORT.SECTION.COLUMN weeks N [whole]")
+                }
+                d.trends.append(
+                    Trend(
+                        name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1], column: path[2], weeks: n,
+                        wholeDataOnly: words.count == 4))
+            } else if current == nil && l.hasPrefix("-- fill:") {
+                let words = l.dropFirst("-- fill:".count).split(separator: " ").map(String.init)
+                let path = words.first?.split(separator: ".").map(String.init) ?? []
+                guard words.count == 3, path.count == 2, words[1] == "by", let unit = TimeUnit(rawValue: words[2]) else {
+                    throw CatalogError("\(file):\(lineNumber): cannot read '\(l)': use -- fill: SECTION.COLUMN by minute|5m|hour|day|week")
+                }
+                d.fills.append(Fill(section: path[0], column: path[1], unit: unit))
             } else if current == nil && l.hasPrefix("-- kpi:") {
                 let rest = l.dropFirst("-- kpi:".count).split(separator: "=", maxSplits: 1)
                 let source = rest.count == 2 ? rest[1].split(separator: " ").map(String.init) : []

@@ -13,7 +13,7 @@ public final class ReportRunner {
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
-        if let def = catalog.report(name), !def.kpis.isEmpty { return try WeeklyReport(runner: self, def: def).run(params) }
+        if let def = catalog.report(name), def.isKPIPage { return try KPIPage(runner: self, def: def).run(params) }
         guard let def = catalog.report(name) else {
             throw CatalogError("no report named '\(name)' (see: pushlog reports)")
         }
@@ -27,7 +27,7 @@ public final class ReportRunner {
     /// errors, env-mismatch and hygiene took as long, the materializing dominates.) Opening the
     /// connection costs a few milliseconds, spent only when this holds.
     public static func runsOnLanes(_ def: ReportDefinition, params: ReportParams) -> Bool {
-        if !def.kpis.isEmpty { return true }
+        if def.isKPIPage { return true }
         let names = laneSections(def, params)
         return names.count >= 2 && Set(names).count == names.count && (def.origin != "built-in" || def.materialize.isEmpty)
     }
@@ -73,7 +73,7 @@ public final class ReportRunner {
             let s = try prepare(def, "section \(name)", sql)
             try checkDeclared(s, def)
             try bind(s, params, defaults)
-            sections.append(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) })
+            sections.append(def.describe(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) }))
         }
         if let unit = timeUnit(def, params), sections.contains(where: { $0.columns.first == "bucket" }),
             let (lo, hi) = try fillRange(params)
@@ -141,9 +141,9 @@ public final class ReportRunner {
         s.bind(i, try find.step() ? find.int(0) : -1)
     }
 
-    /// The sections a run of the report prints, in order (the weekly report assembles its own).
+    /// The sections a run of the report prints, in order (a KPI page assembles its own).
     public static func sectionNames(_ def: ReportDefinition) -> [String] {
-        if !def.kpis.isEmpty { return WeeklyReport.sectionNames(def) }
+        if def.isKPIPage { return KPIPage.sectionNames(def) }
         return def.sections.map(\.name).filter { !(bucketsOnlyWithBy(def) && $0 == "by_bucket") }
     }
 
