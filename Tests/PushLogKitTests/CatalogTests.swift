@@ -88,3 +88,108 @@ final class CatalogTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("mine.sql:4) uses :sinec"), r.stderr)
     }
 }
+
+/// A report is one file: a new one dropped into `--queries DIR` (typed parameters, declared
+/// columns, a KPI page made of it) shows in help, the listing, completion, `--compare` and the
+/// page with no other change; a new column's meaning comes from the same header.
+final class CatalogFileTests: XCTestCase {
+    static let mine = """
+        -- title: Accepted responses
+        -- description: How much APNs accepted.
+        -- records: responses
+        -- param: since time  start of the range
+        -- param: until time  end of the range, exclusive
+        -- param: by enum(day,week) = day  the bucket of by_bucket
+        -- column: bucket key
+        -- column: responses count better=none unit=responses  Responses
+        -- column: ok_fraction rate better=up  Accepted, of all
+        -- section: summary
+        SELECT count(*) AS responses,
+               round(1.0 * count(CASE WHEN status = 200 THEN 1 END) / nullif(count(*), 0), 6) AS ok_fraction
+        FROM responses WHERE time_ms >= :since AND time_ms < :until;
+        -- section: by_bucket
+        SELECT bucket(time_ms, :by) AS bucket, count(*) AS responses,
+               round(1.0 * count(CASE WHEN status = 200 THEN 1 END) / nullif(count(*), 0), 6) AS ok_fraction
+        FROM responses WHERE time_ms >= :since AND time_ms < :until GROUP BY 1 ORDER BY 1;
+        """
+
+    static let page = """
+        -- title: My page
+        -- param: week week  the ISO week
+        -- kpi: ok_fraction = mine.summary.ok_fraction
+        -- kpi: responses = mine.summary.responses
+        -- heading: kpis  My figures
+        -- section: counted
+        SELECT count(*) AS records FROM responses WHERE time_ms >= :since AND time_ms < :until;
+        """
+
+    func folder(_ files: [String: String]) -> TempDir {
+        let tmp = TempDir()
+        for (name, text) in files { _ = tmp.write(name, text) }
+        return tmp
+    }
+
+    func pushlog(_ args: [String], _ dir: TempDir) throws -> Run {
+        try Run.pushlog(["--db", IngestedFixtures.reports] + args + ["--queries", dir.path])
+    }
+
+    func testANewReportIsOneFile() throws {
+        let dir = folder(["mine.sql": Self.mine, "page.sql": Self.page])
+        let help = try pushlog(["report", "mine", "--help"], dir)
+        XCTAssertTrue(help.stdout.contains("--by VALUE         the bucket of by_bucket (default day)"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("one of: day, week"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("--since TIME       start of the range"), help.stdout)
+
+        let list = try pushlog(["reports", "--format", "csv"], dir)
+        XCTAssertTrue(list.stdout.contains("mine,Accepted responses,since until by,summary by_bucket,"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("page,My page,week,kpis counted,"), list.stdout)
+
+        let completion = try Run.pushlog(["completion", "bash"], env: ["PUSHLOG_QUERIES": dir.path])
+        XCTAssertTrue(completion.stdout.contains("mine) COMPREPLY=($(compgen -W \"day week\""), completion.stdout)
+
+        // The declared enum is what --by takes.
+        let hour = try pushlog(["report", "mine", "--by", "hour"], dir)
+        XCTAssertEqual(hour.status, 2)
+        XCTAssertTrue(hour.stderr.contains("use one of: day, week"), hour.stderr)
+
+        // --compare matches rows on the declared key; the declared rate reads in percentage
+        // points, green when it rose (better=up).
+        let range = ["--since", "2026-11-03", "--until", "2026-11-04", "--compare", "previous"]
+        let json = try pushlog(["report", "mine", "--format", "json"] + range, dir)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertTrue(json.stdout.contains("\"ok_fraction_prev\""), json.stdout)
+        let table = try pushlog(["report", "mine", "--format", "table", "--color", "always", "--no-pager"] + range, dir)
+        XCTAssertTrue(table.stdout.contains("\u{1B}[32m          +46.7 pp\u{1B}[0m"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("   -14       100.0%"), "responses are volume: not coloured")
+        // The previous day's bucket is matched on the declared key, at its place in this range.
+        XCTAssertTrue(table.stdout.contains("2026-11-03          1              15               -14"), table.stdout)
+
+        // The KPI page: labels, percentages and direction from mine.sql's header.
+        let html = try pushlog(["report", "page", "--week", "2026-W45", "--format", "html"], dir)
+        XCTAssertEqual(html.status, 0, html.stderr)
+        XCTAssertTrue(html.stdout.contains("<h2>My figures</h2>"), html.stdout)
+        XCTAssertTrue(html.stdout.contains("<td title=\"ok_fraction\">Accepted, of all</td>"), html.stdout)
+        XCTAssertTrue(html.stdout.contains("<td title=\"responses\">Responses</td>"), html.stdout)
+        XCTAssertTrue(html.stdout.contains("%</td>"), html.stdout)
+        let fail = try pushlog(["report", "page", "--week", "2026-W45", "--fail-if", "ok_fraction < 1.01"], dir)
+        XCTAssertEqual(fail.status, 3, fail.stderr)
+    }
+
+    /// A column added to a report takes its meaning from the header it is declared in: the same
+    /// figure as a count and as a rate reads differently, and nothing else changed.
+    func testANewColumnIsOneFile() throws {
+        let added = Self.mine
+            .replacingOccurrences(
+                of: "-- section: summary\nSELECT count(*) AS responses,",
+                with: "-- section: summary\nSELECT count(*) AS responses, 0.25 AS late,")
+        let asRate = folder([
+            "mine.sql": added.replacingOccurrences(of: "-- section: summary", with: "-- column: late rate\n-- section: summary")
+        ])
+        let asCount = folder(["mine.sql": added])
+        let args = ["report", "mine", "--section", "summary", "--format", "table", "--no-pager"]
+        let rate = try pushlog(args, asRate), count = try pushlog(args, asCount)
+        XCTAssertTrue(rate.stdout.contains("25.0%"), rate.stdout)
+        XCTAssertFalse(count.stdout.contains("25.0%"), count.stdout)
+        XCTAssertTrue(count.stdout.contains("0.25"), count.stdout)
+    }
+}
