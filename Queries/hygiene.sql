@@ -8,6 +8,7 @@
 -- param: env text  only responses sent to this env
 -- param: rule text  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
 -- column: rule,day key
+-- column: violations count unit=violations
 -- column: checked count better=none
 -- column: share rate
 -- column: first_seen,last_seen time

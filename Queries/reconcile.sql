@@ -8,6 +8,7 @@
 -- param: until time  end of the range, exclusive
 -- column: day,push_type,status key
 -- column: difference_share rate
+-- column: flag text
 -- A response's push type is its apns-push-type; without one it is background when the payload is a
 -- background push by the silent report's rule (content-available, no alert, sound or badge), else
 -- alert (APNs' default).

@@ -29,6 +29,7 @@
 -- The hygiene rules broken this week or last: violations per week ('not observable' when that
 -- week's logs lack the rule's data), the hygiene report itself run on each week.
 -- weeks: provider_hygiene = hygiene.rules.violations by rule
+-- column: this_week,last_week count unit=violations
 -- Columns of the page's own sections; a column named as a KPI (the daily responses, gone_rate,
 -- mismatched_sends) means what the KPI's source column means.
 -- column: reason,status,category,app_version,day,rule,week key

@@ -71,6 +71,23 @@ final class CatalogTests: XCTestCase {
         XCTAssertTrue("\(e)".contains("(/q/mine.sql:6) uses :sinec"), "\(e)")
     }
 
+    /// Every built-in column that is not a plain count says what it is in its header: a column
+    /// holding text or fractions without a `-- column:` line would be formatted, compared and
+    /// filled as a count.
+    func testBuiltInColumnsThatAreNotCountsAreDeclared() throws {
+        let db = try Store.openForReading(path: IngestedFixtures.reports)
+        let runner = try ReportRunner(db: db)
+        for def in try QueryCatalog().reports {
+            let p = ReportParams(by: def.byValues?.first, week: def.parameter("week") != nil ? "2026-W45" : nil)
+            for t in try runner.run(name: def.name, params: p).sections where !t.isKPIs {
+                for (c, name) in t.columns.enumerated() where t.info[name] == nil {
+                    let plain = t.rows.allSatisfy { if case .int = $0[c] { return true } else { return $0[c] == .null } }
+                    XCTAssertTrue(plain, "\(def.name).\(t.name).\(name) holds more than counts: declare it with -- column:")
+                }
+            }
+        }
+    }
+
     /// The older untyped form still loads: the type is the one the option carries.
     func testUntypedParameterTakesItsOptionsType() throws {
         let def = try parse("-- param: since  start\n-- param: budget=4  n\n-- section: s\nSELECT :since, :budget;")
