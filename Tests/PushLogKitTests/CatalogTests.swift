@@ -43,6 +43,10 @@ final class CatalogTests: XCTestCase {
             ("-- title: X\n\n-- param: by enum(hour,day) = week  b\n-- section: s\nSELECT 1;", "/q/mine.sql:3: default 'week'"),
             ("-- param: budget text  n\n-- section: s\nSELECT 1;", "/q/mine.sql:1: parameter budget is a int"),
             ("-- param: by=day  bucket: hour or day\n-- section: s\nSELECT 1;", "/q/mine.sql:1: parameter by must list its values"),
+            ("-- param: by text  bucket\n-- section: s\nSELECT 1;", "/q/mine.sql:1: parameter by must list its values"),
+            ("-- column: x rat\n-- section: s\nSELECT 1;", "/q/mine.sql:1: unknown column role 'rat'"),
+            ("-- column: x rate better=sideways\n-- section: s\nSELECT 1;", "/q/mine.sql:1: better=sideways"),
+            ("-- trend: t = a.b.c weeks\n-- section: s\nSELECT 1;", "/q/mine.sql:1: cannot read"),
             (
                 "-- param: since time  a\n-- param: since time  b\n-- section: s\nSELECT 1;",
                 "/q/mine.sql:2: parameter since is declared twice"

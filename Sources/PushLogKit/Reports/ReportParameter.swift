@@ -101,6 +101,9 @@ public struct ReportParameter: Sendable {
         guard let type = ParameterType.parse(typeWord) else {
             throw CatalogError("\(place): unknown type '\(typeWord)' of parameter \(name); \(usage)")
         }
+        if name == "by" && type.allowed == nil {
+            throw CatalogError("\(place): parameter by must list its values: -- param: by enum(hour,day,week) = day  HELP")
+        }
         if let bound = bindings[name], bound != type, !(bound == .text && type.allowed != nil) {
             throw CatalogError("\(place): parameter \(name) is a \(bound) (its option gives one), not \(type)")
         }
