@@ -48,6 +48,8 @@
 -- heading: worst_app_versions  Worst app versions
 -- heading: trend_daily  Day by day
 -- heading: trend_turn_off_rate  Turn-off rate by week
+-- The incidents are marked on the daily charts and listed under "what changed".
+-- marks: incidents count=errors  incidents (bursts of auth, server or rate errors)
 
 -- section: basics
 -- Used for the accepted share, auth-error, transport and rejects KPIs; :since/:until are the

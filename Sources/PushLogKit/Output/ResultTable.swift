@@ -9,6 +9,15 @@ public struct ResultTable {
     public var isKPIs = false
     /// What the page calls the section (the header's `-- heading:`).
     var heading: String?
+    /// Set when the section's rows are time windows a page marks on its daily charts (`-- marks:`).
+    var marks: Marks?
+
+    /// How a page marks a section's windows: its first two time columns are each window's start
+    /// and end; `count` names the column counted in a window's description; `legend` explains them.
+    struct Marks: Sendable {
+        let count: String?
+        let legend: String
+    }
 
     public init(name: String, columns: [String], rows: [[SQLValue]] = []) {
         self.name = name

@@ -131,15 +131,22 @@ enum WeeklyPage {
 
     // MARK: - Charts
 
-    /// The incidents section as time bands with a one-line description.
+    /// The declared incidents (`-- marks:`) as time bands with a one-line description: the
+    /// window, the first key or text column (what happened) and the counted column.
     static func incidentWindows(_ doc: ResultDocument) -> [(from: Int64, until: Int64, title: String)] {
-        guard let t = doc.section("incidents"), let ws = t.column("window_start"), let we = t.column("window_end") else { return [] }
-        let reason = t.column("reason"), errors = t.column("errors")
+        guard let t = doc.sections.first(where: { $0.marks != nil }), let marks = t.marks else { return [] }
+        let times = t.columns.indices.filter { t.meaning(t.columns[$0]).role == .time }
+        guard times.count >= 2 else { return [] }
+        let (ws, we) = (times[0], times[1])
+        let what = t.columns.indices.first { [.key, .text].contains(t.meaning(t.columns[$0]).role) }
+        let counted = marks.count.flatMap(t.column)
         return t.rows.compactMap { r in
             guard let a = TimeParser.parse(CellFormat.plain(r[ws])), let b = TimeParser.parse(CellFormat.plain(r[we])) else { return nil }
             var title = "\(dayName(a)) \(TrendChart.shortLabel(TimeFormat.day(ms: a))) \(clock(a))–\(clock(b)) UTC"
-            if let reason, case .text(let why) = r[reason] { title += ", \(why)" }
-            if let errors, let n = r[errors].asDouble { title += " (\(CellFormat.grouped(Int64(n))) errors in \((b - a) / 60_000) min)" }
+            if let what, case .text(let why) = r[what] { title += ", \(why)" }
+            if let counted, let n = r[counted].asDouble {
+                title += " (\(CellFormat.grouped(Int64(n))) \(t.columns[counted]) in \((b - a) / 60_000) min)"
+            }
             return (a, b, title)
         }
     }
@@ -171,7 +178,10 @@ enum WeeklyPage {
         if marked {
             s +=
                 "<p class=legend>Rates in percent.<span class=swatch style=\"background:#eef4fd;border:1px solid #7a8ca6\"></span>this week"
-            s += "<span class=swatch style=\"background:#d93025;opacity:.5\"></span>incidents (bursts of auth, server or rate errors)</p>\n"
+            if let legend = doc.sections.lazy.compactMap(\.marks).first?.legend {
+                s += "<span class=swatch style=\"background:#d93025;opacity:.5\"></span>\(HTMLRenderer.escape(legend))"
+            }
+            s += "</p>\n"
         }
         return s + "</section>\n"
     }

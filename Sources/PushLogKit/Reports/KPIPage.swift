@@ -86,6 +86,7 @@ struct KPIPage {
             doc.sections[i].isKPIs = name == tableName
             doc.sections[i].info = name == tableName ? kpis : page
             doc.sections[i].heading = def.headings[name]
+            doc.sections[i].marks = def.marks?.section == name ? def.marks?.marks : nil
         }
     }
 

@@ -36,6 +36,8 @@ public struct ReportDefinition: Sendable {
     public var columns: [String: ColumnInfo] = [:]
     /// What a page calls a section (`-- heading: SECTION  text`).
     var headings: [String: String] = [:]
+    /// A page's section of time windows to mark on its charts (`-- marks: SECTION [count=COLUMN]  LEGEND`).
+    var marks: (section: String, marks: ResultTable.Marks)?
     /// The parameters the SQL binds, with their lines (checked against `params` at load).
     var parameterUses: [(name: String, line: Int)] = []
 
@@ -44,6 +46,7 @@ public struct ReportDefinition: Sendable {
         var t = t
         t.info = columns
         t.heading = headings[t.name]
+        t.marks = marks?.section == t.name ? marks?.marks : nil
         return t
     }
 
@@ -160,6 +163,15 @@ public struct ReportDefinition: Sendable {
                 let parts = rest.split(separator: " ", maxSplits: 1)
                 guard parts.count == 2 else { throw CatalogError("\(file):\(lineNumber): use -- heading: SECTION  what the page calls it") }
                 d.headings[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces)
+            } else if current == nil && l.hasPrefix("-- marks:") {
+                var words = l.dropFirst("-- marks:".count).split(separator: " ").map(String.init)
+                guard words.count >= 2 else {
+                    throw CatalogError("\(file):\(lineNumber): use -- marks: SECTION [count=COLUMN]  what the marks are")
+                }
+                let section = words.removeFirst()
+                let count = words.first.flatMap { $0.hasPrefix("count=") ? String($0.dropFirst(6)) : nil }
+                if count != nil { words.removeFirst() }
+                d.marks = (section, ResultTable.Marks(count: count, legend: words.joined(separator: " ")))
             } else if current == nil && l.hasPrefix("-- records:") {
                 let v = l.dropFirst("-- records:".count).trimmingCharacters(in: .whitespaces)
                 guard let r = RecordEvidence(rawValue: v) else {
