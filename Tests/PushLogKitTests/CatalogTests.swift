@@ -100,6 +100,24 @@ final class CatalogTests: XCTestCase {
         XCTAssertEqual(def.paramDefaults["budget"], "4")
     }
 
+    /// A KPI page whose line names a report or section the catalog lacks stops the load.
+    func testKPIPageSourcesAreCheckedAtLoad() throws {
+        let tmp = TempDir()
+        let page = "-- param: week week  w\n-- kpi: x = gone.summary.gone_rate\n-- section: s\nSELECT 1 AS one;\n"
+        _ = tmp.write("p1.sql", page.replacingOccurrences(of: "gone.summary", with: "gnoe.summary"))
+        XCTAssertThrowsError(try QueryCatalog(userDirectory: tmp.path)) { e in
+            XCTAssertTrue("\(e)".contains("p1.sql: -- kpi: x reads report 'gnoe', which the catalog does not have"), "\(e)")
+        }
+        let other = TempDir()
+        _ = other.write("p2.sql", page.replacingOccurrences(of: "gone.summary", with: "gone.sumary"))
+        XCTAssertThrowsError(try QueryCatalog(userDirectory: other.path)) { e in
+            XCTAssertTrue("\(e)".contains("reads gone.sumary, but gone has no section sumary"), "\(e)")
+        }
+        let fine = TempDir()
+        _ = fine.write("p3.sql", page)
+        XCTAssertTrue(try QueryCatalog(userDirectory: fine.path).report("p3")?.isKPIPage == true)
+    }
+
     /// A user file with an undeclared parameter stops the catalog loading, exit 2, naming file and line.
     func testUndeclaredParameterInAUserFileExitsTwo() throws {
         let tmp = TempDir()

@@ -29,7 +29,28 @@ public struct QueryCatalog {
                 reports.append(def)
             }
         }
+        try checkPages()
     }
 
     public func report(_ name: String) -> ReportDefinition? { reports.first { $0.name == name } }
+
+    /// A KPI page reads other reports by name: each must be in the catalog with the section
+    /// named, so a misspelt `-- kpi:` line stops the load rather than a Monday's page.
+    func checkPages() throws {
+        for page in reports where page.isKPIPage {
+            let file = page.origin == "built-in" ? page.name + ".sql" : page.origin
+            let reads =
+                page.kpis.map { ("kpi", $0.name, $0.report, $0.section) }
+                + page.weekSections.map { ("weeks", $0.name, $0.report, $0.section) }
+                + page.trends.map { ("trend", $0.name, $0.report, $0.section) }
+            for (line, name, source, section) in reads {
+                guard let def = report(source) else {
+                    throw CatalogError("\(file): -- \(line): \(name) reads report '\(source)', which the catalog does not have")
+                }
+                guard def.sections.contains(where: { $0.name == section }) else {
+                    throw CatalogError("\(file): -- \(line): \(name) reads \(source).\(section), but \(source) has no section \(section)")
+                }
+            }
+        }
+    }
 }
