@@ -129,6 +129,9 @@ func runMain() -> Int32 {
     } catch let e as UndeclaredParameter {
         Console.err("pushlog: \(e)")
         return 2
+    } catch let e as ReportFileError {
+        Console.err("pushlog: \(e)")
+        return 2
     } catch let e as ExitStatus {
         return e.code
     } catch let e as StoreError {

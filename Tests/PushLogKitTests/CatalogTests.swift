@@ -125,6 +125,11 @@ final class CatalogTests: XCTestCase {
         let r = try Run.pushlog(["--db", IngestedFixtures.reports, "reports", "--queries", tmp.path])
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertTrue(r.stderr.contains("mine.sql:4) uses :sinec"), r.stderr)
+        // So does any header it cannot read.
+        _ = tmp.write("mine.sql", "-- title: Mine\n-- param: since tiem  start\n-- section: summary\nSELECT :since AS n;\n")
+        let bad = try Run.pushlog(["--db", IngestedFixtures.reports, "report", "mine", "--queries", tmp.path])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("mine.sql:2: unknown type 'tiem' of parameter since"), bad.stderr)
     }
 }
 

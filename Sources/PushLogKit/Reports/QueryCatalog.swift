@@ -5,6 +5,12 @@ struct CatalogError: Error, CustomStringConvertible {
     init(_ s: String) { description = s }
 }
 
+/// A user's report file (`--queries DIR`) whose header cannot be read: the user's input is
+/// wrong, as with a bad option (the CLI exits 2). The description names the file and line.
+public struct ReportFileError: Error, CustomStringConvertible {
+    public let description: String
+}
+
 /// The built-in reports plus user reports from `--queries DIR` / `$PUSHLOG_QUERIES`.
 public struct QueryCatalog {
     public private(set) var reports: [ReportDefinition] = []
@@ -22,14 +28,19 @@ public struct QueryCatalog {
             for file in names.sorted() where file.hasSuffix(".sql") {
                 let path = dir + "/" + file
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CatalogError("cannot read \(path)") }
-                let def = try ReportDefinition.parse(name: String(file.dropLast(4)), text: text, origin: path)
+                let def: ReportDefinition
+                do { def = try ReportDefinition.parse(name: String(file.dropLast(4)), text: text, origin: path) } catch let e
+                    as CatalogError
+                {
+                    throw ReportFileError(description: e.description)
+                }
                 // A misspelt parameter (`:sinec`) would bind NULL and quietly change the figures.
                 if let e = def.undeclaredUse { throw e }
                 reports.removeAll { $0.name == def.name }  // a user file overrides a built-in of the same name
                 reports.append(def)
             }
         }
-        try checkPages()
+        do { try checkPages() } catch let e as CatalogError where userDirectory != nil { throw ReportFileError(description: e.description) }
     }
 
     public func report(_ name: String) -> ReportDefinition? { reports.first { $0.name == name } }
