@@ -19,16 +19,16 @@ final class MemorySource: ByteSource {
 
 enum Fuzz {
     static let target = ProcessInfo.processInfo.environment["PUSHLOG_FUZZ_TARGET"] ?? "json"
-    static let builder = EventBuilder()
+    static let sink = CheckingSink()
 
     static func make() -> LineFormat {
         switch target {
-        case "logfmt": return LogfmtFormat(builder: builder)
-        case "csv": return CSVFormat(builder: builder)
-        case "document": return JSONDocumentFormat(inner: NDJSONFormat(builder: builder))
-        case "sns": return SNSFormat(builder: builder)
-        case "gorush": return GorushFormat(builder: builder)
-        default: return NDJSONFormat(builder: builder)
+        case "logfmt": return LogfmtFormat()
+        case "csv": return CSVFormat()
+        case "document": return JSONDocumentFormat(inner: NDJSONFormat())
+        case "sns": return SNSFormat()
+        case "gorush": return GorushFormat()
+        default: return NDJSONFormat()
         }
     }
 
@@ -38,7 +38,7 @@ enum Fuzz {
         var prefix: SyslogPrefix?
         let cleaned = RecordBuffer()
         if target == "detect" {
-            switch FormatDetector.detect(Array(data), builder: builder, mtimeMs: 1_793_836_800_000) {
+            switch FormatDetector.detect(Array(data), mtimeMs: 1_793_836_800_000) {
             case .refused: return
             case .format(let f, let p): format = f; prefix = p
             }
@@ -49,20 +49,12 @@ enum Fuzz {
             start = i + 1
             if line.isEmpty || !UTF8Check.isValid(line) { continue }
             var text = ANSIEscapes.present(line) ? ANSIEscapes.strip(line, into: cleaned) : line
-            builder.lineTime = nil
-            if let prefix, let (t, rest) = prefix.split(text) { builder.lineTime = t; text = rest }
-            switch format.parse(text, number: 1) {
-            case .event:
-                let e = builder.event
-                precondition(e.time != nil && e.kind != nil, "an event without time or kind")
-                _ = LineHash.hash(format.spanned?.bytes ?? line)
-            case .many:
-                while let o = format.nextEntry() {
-                    if case .event = o { precondition(builder.event.time != nil && builder.event.kind != nil, "an entry without time or kind") }
-                }
-            default: break
-            }
+            var lineTime: Int64?
+            if let prefix, let (t, rest) = prefix.split(text) { lineTime = t; text = rest }
+            sink.line = line
+            format.parse(text, number: 1, lineTime: lineTime, into: sink)
         }
+        format.finish(into: sink)
     }
 
     static func run(_ data: UnsafeBufferPointer<UInt8>) {
@@ -93,4 +85,24 @@ enum Fuzz {
 public func pushlogFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     Fuzz.run(UnsafeBufferPointer(start: data, count: size))
     return 0
+}
+
+/// Checks every record a format reports: it has a time and a kind, and its identity hashes.
+final class CheckingSink: RecordSink {
+    let builder = EventBuilder()
+    var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+
+    func record(_ span: RecordSpan?) {
+        precondition(builder.event.time != nil && builder.event.kind != nil, "an event without time or kind")
+        _ = LineHash.hash(span?.bytes ?? line)
+    }
+    func reject(_ reason: RejectReason, _ span: RecordSpan?) { _ = LineHash.hash(span?.bytes ?? line) }
+    func skip() {}
+    func ignore() {}
+    func metric(_ count: DailyCount) {}
+    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+        for case .record(let kind, let fields) in entries where builder.build(kind: kind, fields: fields, lineTime: lineTime) == nil {
+            precondition(builder.event.time != nil && builder.event.kind != nil, "an entry without time or kind")
+        }
+    }
 }

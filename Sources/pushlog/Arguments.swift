@@ -6,6 +6,11 @@ struct Arguments {
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
+    /// Parses `args` with the options a command declares.
+    init(_ args: [String], command: String, table: OptionTable) throws {
+        try self.init(args, command: command, valued: table.valued, boolean: table.boolean)
+    }
+
     /// Parses `args` given the options that take a value and the boolean flags the command knows.
     init(_ args: [String], command: String, valued: [String], boolean: [String]) throws {
         var i = 0

@@ -6,15 +6,16 @@ enum CompletionCommand: Command {
     static let name = "completion"
     static let summary = "Print a shell completion script (commands, options, report names, --by values)."
     static let usage = "pushlog completion bash|zsh|fish"
-    static let options = """
-          bash             source it: pushlog completion bash > /etc/bash_completion.d/pushlog
-          zsh              put it on $fpath as _pushlog
-          fish             pushlog completion fish > ~/.config/fish/completions/pushlog.fish
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .positional("bash", help: "source it: pushlog completion bash > /etc/bash_completion.d/pushlog"),
+            .positional("zsh", help: "put it on $fpath as _pushlog"),
+            .positional("fish", help: "pushlog completion fish > ~/.config/fish/completions/pushlog.fish"),
+        ],
+        unlisted: [])
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: [], boolean: [])
+        let args = try Arguments(argv, command: name, table: optionTable)
         guard let shell = args.positionals.first else {
             throw UsageError(message: "completion needs a shell", hint: "pushlog completion bash (or zsh, fish)")
         }

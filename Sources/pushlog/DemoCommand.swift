@@ -6,17 +6,19 @@ enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "Write a realistic sample log set, ingest it and print the weekly report."
     static let usage = "pushlog demo [DIR] [--devices N] [--weeks N] [--seed N] [--format FMT] [-o FILE]"
-    static let options = """
-          DIR              where the logs go (default ./pushlog-demo); the database is DIR/pushlog.db
-                           unless --db or $PUSHLOG_DB names one
-          --devices N      simulated devices (default 2000; the benchmark uses 20000)
-          --weeks N        weeks of logs (default 6, at least 2)
-          --seed N         random seed (default 42): the same seed writes the same logs
-          --gzip-level N   gzip level of the written logs (default 6)
-          --no-report      write and ingest only
-          --format FMT     format of the weekly report (default: table on a terminal, tsv otherwise)
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .positional(
+                "DIR", help: "where the logs go (default ./pushlog-demo); the database is DIR/pushlog.db",
+                "unless --db or $PUSHLOG_DB names one"),
+            .value("--devices", placeholder: "N", help: "simulated devices (default 2000; the benchmark uses 20000)"),
+            .value("--weeks", placeholder: "N", help: "weeks of logs (default 6, at least 2)"),
+            .value("--seed", placeholder: "N", help: "random seed (default 42): the same seed writes the same logs"),
+            .value("--gzip-level", placeholder: "N", help: "gzip level of the written logs (default 6)"),
+            .flag("--no-report", help: "write and ingest only"),
+            .value("--format", placeholder: "FMT", help: "format of the weekly report (default: table on a terminal, tsv otherwise)"),
+        ],
+        unlisted: OptionSpec.unlisted(flags: ["--quiet"]) + OptionTable.output)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(

@@ -6,33 +6,39 @@ enum ExportCommand: Command {
     static let name = "export"
     static let summary = "Stream normalised records as ClickHouse rows (JSONEachRow or TSVWithNames)."
     static let usage = "pushlog export [--format JSONEachRow|TSVWithNames] [--to DIR] [--since TIME] [--until TIME] PATH... | --from-db"
-    static let options = """
-          PATH...               files, directories or - (stdin), read exactly as ingest reads them
-                                (formats, detection, gzip, duplicates, rejects); no database is written
-          --from-db             export the records of the database (--db) instead of reading logs
-          --format FMT          JSONEachRow (default; also json, ndjson) or TSVWithNames (also tsv)
-          --to DIR              write DIR/day=YYYY-MM-DD/part-NNNN.ndjson.gz (or .tsv.gz), one
-                                gzipped file per UTC day, instead of stdout; never overwrites a part
-          --since TIME          only records at or after TIME
-          --until TIME          only records before TIME
-          --input-format NAME   force the input format (as for ingest)
-          --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-          --quiet               no summary line on stderr
-          --parse-only          read and parse the inputs as ingest does, write nothing, print the
-                                rate (the input side's speed, which no export or ingest can beat)
+    static let optionTable = OptionTable(
+        column: 24,
+        [
+            .positional(
+                "PATH...", help: "files, directories or - (stdin), read exactly as ingest reads them",
+                "(formats, detection, gzip, duplicates, rejects); no database is written"),
+            .flag("--from-db", help: "export the records of the database (--db) instead of reading logs"),
+            .value("--format", placeholder: "FMT", help: "JSONEachRow (default; also json, ndjson) or TSVWithNames (also tsv)"),
+            .value(
+                "--to", placeholder: "DIR", help: "write DIR/day=YYYY-MM-DD/part-NNNN.ndjson.gz (or .tsv.gz), one",
+                "gzipped file per UTC day, instead of stdout; never overwrites a part"),
+            .value("--since", placeholder: "TIME", help: "only records at or after TIME"),
+            .value("--until", placeholder: "TIME", help: "only records before TIME"),
+            .value("--input-format", placeholder: "NAME", help: "force the input format (as for ingest)"),
+            .value("--formats", placeholder: "DIR", help: "also your line-format definitions (*.format; default $PUSHLOG_FORMATS)"),
+            .flag("--quiet", help: "no summary line on stderr"),
+            .flag(
+                "--parse-only", help: "read and parse the inputs as ingest does, write nothing, print the",
+                "rate (the input side's speed, which no export or ingest can beat)"),
+        ],
+        unlisted: OptionSpec.unlisted(flags: ["-q"]),
+        notes: """
 
-        Every row has the record's kind, time_ms and line_hash (its identity: loading the same lines
-        twice into pushlog.records dedupes) and every field of the event schema it has. Tokens are
-        written in full: export is a data pipe, not a display, so treat its output like the logs.
-        Load: clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow' < rows
-        Rejected lines go to stderr with their count; exit 1 when an input was unreadable or damaged.
+            Every row has the record's kind, time_ms and line_hash (its identity: loading the same lines
+            twice into pushlog.records dedupes) and every field of the event schema it has. Tokens are
+            written in full: export is a data pipe, not a display, so treat its output like the logs.
+            Load: clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow' < rows
+            Rejected lines go to stderr with their count; exit 1 when an input was unreadable or damaged.
 
-        """
+            """)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(
-            argv, command: name, valued: ["--format", "--to", "--since", "--until", "--input-format", "--formats"],
-            boolean: ["--from-db", "--quiet", "-q", "--parse-only"])
+        let args = try Arguments(argv, command: name, table: optionTable)
         let fromDB = args.has("--from-db")
         if fromDB {
             try args.allowPositionals(0, command: "export --from-db", timeOption: "--since")
@@ -58,19 +64,7 @@ enum ExportCommand: Command {
                     hint: (guess.map { "did you mean \($0)? " } ?? "") + "known: \(known.joined(separator: ", "))")
             }
         }
-        func time(_ flag: String) throws -> Int64? {
-            guard let v = args.value(flag) else { return nil }
-            guard let t = TimeArgument.parse(v) else {
-                throw UsageError(
-                    message: "cannot read \(flag) '\(v)'",
-                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
-            }
-            return t
-        }
-        let since = try time("--since"), until = try time("--until")
-        if let s = since, let u = until, s >= u {
-            throw UsageError(message: "--since must be before --until", hint: "the range is [since, until)")
-        }
+        let (since, until) = try TimeRangeOptions.read(args)
         let quiet = args.has("--quiet") || args.has("-q")
         if args.has("--parse-only") {
             guard !fromDB else {

@@ -7,14 +7,15 @@ enum FormatsCommand: Command {
     static let summary = "List the input formats (built-in and user-defined) with a sample line, or check a definition file."
     static let usage =
         "pushlog formats [--formats DIR] [--format FMT] | pushlog formats check FILE | pushlog formats draft LOG [--name NAME]"
-    static let options = """
-          check FILE       read a line-format definition and check its samples (exit 2 naming the line if bad)
-          draft LOG        propose a definition for a log in no known shape, from its first 1,000 lines (stdout)
-          --name NAME      the drafted format's name (default: from the log's file name)
-          --formats DIR    also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .positional("check FILE", help: "read a line-format definition and check its samples (exit 2 naming the line if bad)"),
+            .positional("draft LOG", help: "propose a definition for a log in no known shape, from its first 1,000 lines (stdout)"),
+            .value("--name", placeholder: "NAME", help: "the drafted format's name (default: from the log's file name)"),
+            .value("--formats", placeholder: "DIR", help: "also your line-format definitions (*.format; default $PUSHLOG_FORMATS)"),
+            .value("--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html"),
+        ],
+        unlisted: OptionTable.output)
 
     /// The user's folder of definitions: `--formats DIR`, else `$PUSHLOG_FORMATS`.
     static func userDirectory(_ args: Arguments) -> String? {

@@ -1,22 +1,19 @@
 import PushLogKit
 
-/// What the help texts say, read back for completion scripts and the man page, so help,
+/// What completion scripts and the man page take from the commands' option tables, so help,
 /// completion and man page cannot drift: an option exists for them when a command's help lists it.
 enum HelpText {
-    /// The options a command's help lists (`--since`, `-o`, …), in order.
+    /// The options a command's help shows (`--since`, `-o`, …), in order: those its usage line
+    /// names (when the command takes them), then those its OPTIONS list.
     static func options(of c: Command.Type) -> [String] {
+        let table = c.optionTable
+        let accepted = Set(table.valued + table.boolean)
         var out: [String] = []
-        // The usage line's options, and the first word of each option line (the help prose after
-        // it may quote other programs' flags, `less -FRX`).
-        let optionLines = c.options.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
-        for line in [c.usage] + optionLines {
-            for word in line.split(whereSeparator: { " [](|),".contains($0) }) where word.hasPrefix("-") && word.count > 1 {
-                let name = word.split(separator: "=").first.map(String.init) ?? String(word)
-                if name.dropFirst().first?.isLetter == true || name.hasPrefix("--"), !out.contains(name), name != "--" {
-                    out.append(name)
-                }
-            }
+        for word in c.usage.split(whereSeparator: { " [](|),".contains($0) }) where word.hasPrefix("-") {
+            let name = word.split(separator: "=").first.map(String.init) ?? String(word)
+            if accepted.contains(name), !out.contains(name) { out.append(name) }
         }
+        for name in table.listed where !out.contains(name) { out.append(name) }
         return out + ["--help"]
     }
 

@@ -7,22 +7,29 @@ enum IngestCommand: Command {
     static let name = "ingest"
     static let summary = "Ingest log files, directories (recursive) or - (stdin), plain or gzipped."
     static let usage = "pushlog ingest [--input-format NAME] [--formats DIR] [--format table|json] [--quiet] PATH..."
-    static let options = """
-          --input-format NAME   force the input format (\(FormatDetector.names.joined(separator: ", ")), or a
-                                line-format definition's name: pushlog formats); default: detected per file
-          --formats DIR         also your line-format definitions (*.format; default $PUSHLOG_FORMATS)
-          --format table|json   summary format (json: {"files": [...], "totals": {...}}, see docs/operations.md)
-          --quiet               no progress line, no summary table
-          --verbose             list every file in the summary (default: only new, grown, incomplete
-                                or refused files, and the total line)
-          --batch N             lines per transaction (default 200000)
-          --no-wait             fail at once (exit 1) if another ingest holds the database
-          --follow, -f          keep reading: growing files, new files in the folders, rotation by
-                                rename or truncation; commits at least every 2 s; Ctrl-C or SIGTERM
-                                finishes the round in progress and exits 0
-          --interval SECONDS    --follow: seconds between polls (default 1)
-
-        """
+    static let optionTable = OptionTable(
+        column: 24,
+        [
+            .value(
+                "--input-format", placeholder: "NAME",
+                help: "force the input format (\(FormatDetector.names.joined(separator: ", ")), or a",
+                "line-format definition's name: pushlog formats); default: detected per file"),
+            .value("--formats", placeholder: "DIR", help: "also your line-format definitions (*.format; default $PUSHLOG_FORMATS)"),
+            .value(
+                "--format", placeholder: "table|json",
+                help: #"summary format (json: {"files": [...], "totals": {...}}, see docs/operations.md)"#),
+            .flag("--quiet", help: "no progress line, no summary table"),
+            .flag(
+                "--verbose", help: "list every file in the summary (default: only new, grown, incomplete",
+                "or refused files, and the total line)"),
+            .value("--batch", placeholder: "N", help: "lines per transaction (default 200000)"),
+            .flag("--no-wait", help: "fail at once (exit 1) if another ingest holds the database"),
+            .flag(
+                "--follow", "-f", help: "keep reading: growing files, new files in the folders, rotation by",
+                "rename or truncation; commits at least every 2 s; Ctrl-C or SIGTERM", "finishes the round in progress and exits 0"),
+            .value("--interval", placeholder: "SECONDS", help: "--follow: seconds between polls (default 1)"),
+        ],
+        unlisted: OptionSpec.unlisted(flags: ["-q", "-v"]))
 
     /// The line formats (built-in and `--formats DIR`) with `--input-format` checked against
     /// them, and the summary's format (`--format table|json`).
@@ -43,9 +50,7 @@ enum IngestCommand: Command {
     }
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(
-            argv, command: name, valued: ["--input-format", "--format", "--batch", "--interval", "--formats"],
-            boolean: ["--quiet", "-q", "--no-wait", "--verbose", "-v", "--follow", "-f"])
+        let args = try Arguments(argv, command: name, table: optionTable)
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog ingest logs/  (or - for stdin)")
         }

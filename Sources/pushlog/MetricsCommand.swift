@@ -6,38 +6,31 @@ enum MetricsCommand: Command {
     static let name = "metrics"
     static let summary = "The KPIs as OpenMetrics/Prometheus text (for node_exporter's textfile collector)."
     static let usage = "pushlog metrics [--since TIME] [--until TIME] [--budget N] [-o FILE]"
-    static let options = """
-          --since TIME     count records from TIME (default: all records), e.g. --since 1h
-          --until TIME     up to TIME, exclusive (default: no end)
-          --budget N       background pushes per token-hour for the over-budget share (default 3)
-          -o FILE          write FILE atomically (temporary file + rename, mode 0644), e.g.
-                           /var/lib/node_exporter/textfile/pushlog.prom
+    static let optionTable = OptionTable(
+        [
+            .value("--since", placeholder: "TIME", help: "count records from TIME (default: all records), e.g. --since 1h"),
+            .value("--until", placeholder: "TIME", help: "up to TIME, exclusive (default: no end)"),
+            .value("--budget", placeholder: "N", help: "background pushes per token-hour for the over-budget share (default 3)"),
+            .value(
+                "-o", placeholder: "FILE", help: "write FILE atomically (temporary file + rename, mode 0644), e.g.",
+                "/var/lib/node_exporter/textfile/pushlog.prom"),
+        ],
+        unlisted: OptionSpec.unlisted(values: ["--output"]),
+        notes: """
 
-        Every metric is a gauge over the window; rates are fractions in [0, 1] and are absent when
-        their denominator is 0. Counts of every topic, env and APNs category ever seen read 0 over
-        a window without them. pushlog_seconds_since_newest_record{kind="send"} (and "response",
-        "register", ...) is the age of each kind's newest record: alert on the sends' own.
+            Every metric is a gauge over the window; rates are fractions in [0, 1] and are absent when
+            their denominator is 0. Counts of every topic, env and APNs category ever seen read 0 over
+            a window without them. pushlog_seconds_since_newest_record{kind="send"} (and "response",
+            "register", ...) is the age of each kind's newest record: alert on the sends' own.
 
-        """
+            """)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--since", "--until", "--budget", "-o", "--output"], boolean: [])
+        let args = try Arguments(argv, command: name, table: optionTable)
         if let stray = args.positionals.first {
             throw UsageError(message: "metrics takes no argument '\(stray)'", hint: "pushlog metrics --since 1h -o pushlog.prom")
         }
-        func time(_ flag: String) throws -> Int64? {
-            guard let v = args.value(flag) else { return nil }
-            guard let t = TimeArgument.parse(v) else {
-                throw UsageError(
-                    message: "cannot read \(flag) '\(v)'",
-                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
-            }
-            return t
-        }
-        let since = try time("--since"), until = try time("--until")
-        if let since, let until, since >= until {
-            throw UsageError(message: "--since must be before --until", hint: "the window is [since, until)")
-        }
+        let (since, until) = try TimeRangeOptions.read(args, word: "window")
         let budget = try args.int("--budget", command: name) ?? 3
         let db = try Store.openForReading(path: ctx.dbPath)
         // One snapshot for every family: the figures of one scrape agree while an ingest commits.

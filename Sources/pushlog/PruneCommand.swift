@@ -6,17 +6,21 @@ enum PruneCommand: Command {
     static let name = "prune"
     static let summary = "Delete records older than TIME (retention) and vacuum the database."
     static let usage = "pushlog prune --before TIME [--dry-run] [--yes] [--no-vacuum]"
-    static let options = """
-          --before TIME    delete every record with a time before TIME (RFC 3339, 2026-11-02, 2026-W45, 90d, ...)
-          --dry-run        only count what would be deleted
-          --yes            do not ask (on a terminal prune shows the counts and asks first;
-                           without one, from cron or a script, --yes is required)
-          --no-vacuum      skip VACUUM (faster; the file does not shrink)
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .value(
+                "--before", placeholder: "TIME",
+                help: "delete every record with a time before TIME (RFC 3339, 2026-11-02, 2026-W45, 90d, ...)"),
+            .flag("--dry-run", help: "only count what would be deleted"),
+            .flag(
+                "--yes", help: "do not ask (on a terminal prune shows the counts and asks first;",
+                "without one, from cron or a script, --yes is required)"),
+            .flag("--no-vacuum", help: "skip VACUUM (faster; the file does not shrink)"),
+        ],
+        unlisted: OptionSpec.unlisted(flags: ["-y"]))
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: ["--before"], boolean: ["--no-vacuum", "--dry-run", "--yes", "-y"])
+        let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(0, command: name, timeOption: "--before")
         guard let b = args.value("--before") else {
             throw UsageError(message: "prune needs --before TIME", hint: "pushlog prune --before 90d")

@@ -6,25 +6,30 @@ enum QueryCommand: Command {
     static let name = "query"
     static let summary = "Run read-only SQL against the database (same output formats as reports)."
     static let usage = "pushlog query [--format FMT] [-o FILE] [--reveal-tokens] (SQL | -f FILE)"
-    static let options = """
-          -f FILE          read the SQL from FILE (- for stdin)
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html (default: table on a
-                           terminal, tsv into a pipe or file)
-          --reveal-tokens  show device tokens in full (tokens are masked by value, in every cell)
-        Several statements separated by `;` each print their own section (result_1, result_2, …).
+    static let optionTable = OptionTable(
+        [
+            .value("-f", placeholder: "FILE", help: "read the SQL from FILE (- for stdin)"),
+            .value(
+                "--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html (default: table on a",
+                "terminal, tsv into a pipe or file)"),
+            .flag("--reveal-tokens", help: "show device tokens in full (tokens are masked by value, in every cell)"),
+        ],
+        unlisted: OptionTable.output,
+        notes: """
+            Several statements separated by `;` each print their own section (result_1, result_2, …).
 
-        Tables: sends (send/request/response records), registers, settings, receipts, unregisters,
-        tokens, sources, rejects, apple_metrics and the dimensions they refer to by id (topics, envs,
-        devices, …); views with the names joined back: sends_v, responses_v, registers_v, settings_v,
-        receipts_v, unregisters_v (pushlog schema describes each column). Times are epoch
-        milliseconds (time_ms); rfc3339(ms), time_ms('2026-11-12' or '-2h'), bucket(ms, 'day'),
-        iso_week(ms), median(x), apns_text(apns_id) and pragma_table_info('sends') are available.
+            Tables: sends (send/request/response records), registers, settings, receipts, unregisters,
+            tokens, sources, rejects, apple_metrics and the dimensions they refer to by id (topics, envs,
+            devices, …); views with the names joined back: sends_v, responses_v, registers_v, settings_v,
+            receipts_v, unregisters_v (pushlog schema describes each column). Times are epoch
+            milliseconds (time_ms); rfc3339(ms), time_ms('2026-11-12' or '-2h'), bucket(ms, 'day'),
+            iso_week(ms), median(x), apns_text(apns_id) and pragma_table_info('sends') are available.
 
-        """
+            """)
 
     /// The arguments and the SQL text: the positional words, or `-f FILE` (`-` for stdin).
     static func parse(_ argv: [String], example: String) throws -> (Arguments, OutputTarget, String) {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["-f"], boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         let out = try OutputTarget(args)
         if let f = args.value("-f") {
             if f == "-" { return (args, out, String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)) }

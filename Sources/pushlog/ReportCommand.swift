@@ -7,39 +7,47 @@ enum ReportCommand: Command {
     static let summary = "Run a named report from the query catalog (see `pushlog reports`)."
     static let usage =
         "pushlog report NAME [--since TIME] [--until TIME] [--by UNIT] [--topic T] [--env ENV] [--format FMT] [-o FILE] [--fail-if EXPR]"
-    static let options = """
-          --since TIME       start of the range, inclusive; TIME: RFC 3339, 2026-11-02, 2026-W45,
-                             epoch s/ms, now, today, yesterday, -2h, 7d, 90m
-          --until TIME       end of the range, exclusive
-          --by UNIT          bucket: minute, 5m, hour, day, week, or a dimension: topic, env,
-                             app_version, push_type, reason (per report: pushlog reports);
-                             errors' buckets carry bucket_responses and share
-          --compare previous add COL_prev and COL_change for the same-length range before (a row
-                             of one period compares against 0; a relative --since starts at a
-                             whole bucket, stated as aligned_to)
-          --topic T          only this APNs topic
-          --env ENV          production or sandbox
-          --budget N         silent: background pushes per token-hour (default 3)
-          --unit UNIT        opt-out: device or user (default device)
-          --week 2026-W47    weekly: the week (default: the last complete week)
-          --rule ID          hygiene: only this rule, so --fail-if reads its row
-          --format FMT       table, csv, tsv, json, ndjson, markdown, html (default: table
-                             on a terminal, tsv into a pipe or file)
-          -o FILE            write to FILE (format from its extension)
-          --section NAME     only this section (one table, as a spreadsheet expects)
-          --reveal-tokens    show device tokens in full
-          --fail-if EXPR     exit 3 when EXPR holds on a summary row, e.g. 'gone_rate > 0.02';
-                             exit 4 when the range holds none of the report's records
-          --queries DIR      also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
-          --watch [SECONDS]  rerun and redraw every SECONDS (default 2) until Ctrl-C
-          --no-pager         never page long output on a terminal (default: $PAGER, less -FRX)
-          --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never
-
-        """
+    static let optionTable = OptionTable(
+        column: 21,
+        [
+            .value(
+                "--since", placeholder: "TIME", help: "start of the range, inclusive; TIME: RFC 3339, 2026-11-02, 2026-W45,",
+                "epoch s/ms, now, today, yesterday, -2h, 7d, 90m"),
+            .value("--until", placeholder: "TIME", help: "end of the range, exclusive"),
+            .value(
+                "--by", placeholder: "UNIT", help: "bucket: minute, 5m, hour, day, week, or a dimension: topic, env,",
+                "app_version, push_type, reason (per report: pushlog reports);", "errors' buckets carry bucket_responses and share"),
+            .value(
+                "--compare", placeholder: "previous", help: "add COL_prev and COL_change for the same-length range before (a row",
+                "of one period compares against 0; a relative --since starts at a", "whole bucket, stated as aligned_to)"),
+            .value("--topic", placeholder: "T", help: "only this APNs topic"),
+            .value("--env", placeholder: "ENV", help: "production or sandbox"),
+            .value("--budget", placeholder: "N", help: "silent: background pushes per token-hour (default 3)"),
+            .value("--unit", placeholder: "UNIT", help: "opt-out: device or user (default device)"),
+            .value("--week", placeholder: "2026-W47", help: "weekly: the week (default: the last complete week)"),
+            .value("--rule", placeholder: "ID", help: "hygiene: only this rule, so --fail-if reads its row"),
+            .value(
+                "--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html (default: table",
+                "on a terminal, tsv into a pipe or file)"),
+            .value("-o", placeholder: "FILE", help: "write to FILE (format from its extension)"),
+            .value("--section", placeholder: "NAME", help: "only this section (one table, as a spreadsheet expects)"),
+            .flag("--reveal-tokens", help: "show device tokens in full"),
+            .value(
+                "--fail-if", placeholder: "EXPR", help: "exit 3 when EXPR holds on a summary row, e.g. 'gone_rate > 0.02';",
+                "exit 4 when the range holds none of the report's records"),
+            .value("--queries", placeholder: "DIR", help: "also load reports from DIR/*.sql (default: $PUSHLOG_QUERIES)"),
+            // Taken out of the arguments before they are parsed (`Watch.extract`): its value is optional.
+            OptionSpec(
+                names: ["--watch"], kind: .flag, label: "--watch [SECONDS]",
+                help: ["rerun and redraw every SECONDS (default 2) until Ctrl-C"],
+                listed: true),
+            .flag("--no-pager", help: "never page long output on a terminal (default: $PAGER, less -FRX)"),
+            .value("--color", placeholder: "WHEN", help: "auto (default: on a terminal, unless NO_COLOR), always, never"),
+        ],
+        unlisted: OptionTable.output)
     /// Options that set a report parameter: `--NAME` sets `:NAME`, and only reports that declare
     /// `-- param: NAME` take it.
     static let parameterOptions = ["--since", "--until", "--by", "--topic", "--env", "--budget", "--unit", "--week", "--rule"]
-    static let valued = OutputTarget.valued + parameterOptions + ["--fail-if", "--queries", "--compare", "--section"]
 
     /// A report run as asked for: parsed and checked before any database is opened, the same for
     /// every engine.
@@ -58,7 +66,7 @@ enum ReportCommand: Command {
     }
 
     static func request(_ argv: [String]) throws -> Request {
-        let args = try Arguments(argv, command: name, valued: valued, boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         guard let reportName = args.positionals.first else {
             throw UsageError(message: "report needs a NAME", hint: "pushlog reports  (lists them), e.g. pushlog report gone")
         }
@@ -289,20 +297,7 @@ enum ReportCommand: Command {
 
     static func parseParams(_ args: Arguments) throws -> ReportParams {
         var p = ReportParams()
-        func time(_ flag: String) throws -> Int64? {
-            guard let v = args.value(flag) else { return nil }
-            guard let t = TimeArgument.parse(v) else {
-                throw UsageError(
-                    message: "cannot read \(flag) '\(v)'",
-                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
-            }
-            return t
-        }
-        p.since = try time("--since")
-        p.until = try time("--until")
-        if let s = p.since, let u = p.until, s >= u {
-            throw UsageError(message: "--since must be before --until", hint: "the range is [since, until)")
-        }
+        (p.since, p.until) = try TimeRangeOptions.read(args)
         p.by = args.value("--by")  // checked against the report's declared values
         p.topic = args.value("--topic")
         // Any env a log names (`staging` too, as --by env shows it); one never seen is said on
@@ -329,14 +324,15 @@ enum ReportsCommand: Command {
     static let name = "reports"
     static let summary = "List the query catalog: name, title, parameters, description."
     static let usage = "pushlog reports [--queries DIR] [--format FMT]"
-    static let options = """
-          --queries DIR    also list reports from DIR/*.sql (default: $PUSHLOG_QUERIES)
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .value("--queries", placeholder: "DIR", help: "also list reports from DIR/*.sql (default: $PUSHLOG_QUERIES)"),
+            .value("--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html"),
+        ],
+        unlisted: OptionTable.output)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--queries"], boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let catalog = try QueryCatalog(userDirectory: args.value("--queries") ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])

@@ -5,14 +5,15 @@ enum SchemaCommand: Command {
     static let name = "schema"
     static let summary = "List the tables meant for ad-hoc SQL, or one table's columns, each with its meaning."
     static let usage = "pushlog schema [TABLE] [--format FMT] [-o FILE]"
-    static let options = """
-          TABLE            one table: its columns with their meaning
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .positional("TABLE", help: "one table: its columns with their meaning"),
+            .value("--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html"),
+        ],
+        unlisted: OptionTable.output)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(1, command: name)
         let out = try OutputTarget(args)
         if let table = args.positionals.first {

@@ -5,14 +5,15 @@ enum SourcesCommand: Command {
     static let name = "sources"
     static let summary = "List ingested files: fingerprint, format, records by kind, duplicates, rejects, completeness."
     static let usage = "pushlog sources [--format FMT] [-o FILE]"
-    static let options = """
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html
-          -o FILE          write to FILE (format from its extension)
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .value("--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html"),
+            .value("-o", placeholder: "FILE", help: "write to FILE (format from its extension)"),
+        ],
+        unlisted: OptionTable.output)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
@@ -27,15 +28,16 @@ enum RejectsCommand: Command {
     static let name = "rejects"
     static let summary = "Show rejected lines with file, line number and reason."
     static let usage = "pushlog rejects [--source PATH] [--limit N] [--format FMT] [-o FILE]"
-    static let options = """
-          --source PATH    only lines of this file (as listed by `pushlog sources`)
-          --limit N        at most N lines (default 100; 0 for all)
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .value("--source", placeholder: "PATH", help: "only lines of this file (as listed by `pushlog sources`)"),
+            .value("--limit", placeholder: "N", help: "at most N lines (default 100; 0 for all)"),
+            .value("--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html"),
+        ],
+        unlisted: OptionTable.output)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued + ["--source", "--limit"], boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
         let limit = try args.int("--limit", command: name) ?? 100

@@ -6,29 +6,35 @@ enum TokensCommand: Command {
     static let summary = "The tokens to remove or fix in your own database, with the evidence."
     static let usage =
         "pushlog tokens (--gone | --superseded | --bad | --mismatched)... [--since TIME] [--format FMT|lines] [-o FILE] [--reveal-tokens]"
-    static let options = """
-          --gone           a 410 (or ExpiredToken) and no registration of the token after the
-                           APNs timestamp of its latest 410: delete it
-          --superseded     its device registered a different token later: replace it
-          --bad            BadDeviceToken or DeviceTokenNotForTopic at least twice since its last
-                           accepted send: delete or fix its topic
-          --mismatched     registered in one APNs env and sent to the other: fix the env
-          --since TIME     only tokens whose evidence (latest 410, replacement, latest bad or
-                           mismatched response) is at or after TIME, e.g. --since yesterday
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html, or lines (one token per
-                           line, for xargs; needs --reveal-tokens)
-          -o FILE          write to FILE
-          --reveal-tokens  print tokens in full (a masked list cannot be acted on)
+    static let optionTable = OptionTable(
+        [
+            .flag(
+                "--gone", help: "a 410 (or ExpiredToken) and no registration of the token after the",
+                "APNs timestamp of its latest 410: delete it"),
+            .flag("--superseded", help: "its device registered a different token later: replace it"),
+            .flag(
+                "--bad", help: "BadDeviceToken or DeviceTokenNotForTopic at least twice since its last",
+                "accepted send: delete or fix its topic"),
+            .flag("--mismatched", help: "registered in one APNs env and sent to the other: fix the env"),
+            .value(
+                "--since", placeholder: "TIME", help: "only tokens whose evidence (latest 410, replacement, latest bad or",
+                "mismatched response) is at or after TIME, e.g. --since yesterday"),
+            .value(
+                "--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html, or lines (one token per",
+                "line, for xargs; needs --reveal-tokens)"),
+            .value("-o", placeholder: "FILE", help: "write to FILE"),
+            .flag("--reveal-tokens", help: "print tokens in full (a masked list cannot be acted on)"),
+        ],
+        unlisted: OptionTable.output,
+        notes: """
 
-        The flags combine: one row per token, `why` lists every kind that applies.
+            The flags combine: one row per token, `why` lists every kind that applies.
 
-        """
+            """)
     static let kindFlags = TokenCleanup.Kind.allCases.map { "--" + $0.rawValue }
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(
-            argv, command: name, valued: OutputTarget.valued + ["--since"],
-            boolean: OutputTarget.boolean + kindFlags)
+        let args = try Arguments(argv, command: name, table: optionTable)
         if let stray = args.positionals.first {
             throw UsageError(message: "tokens takes no argument '\(stray)'", hint: "pushlog tokens --gone [--since yesterday]")
         }
@@ -38,15 +44,7 @@ enum TokensCommand: Command {
                 message: "tokens needs at least one of --gone, --superseded, --bad, --mismatched",
                 hint: "pushlog tokens --gone --reveal-tokens --format lines")
         }
-        var since: Int64?
-        if let v = args.value("--since") {
-            guard let t = TimeArgument.parse(v) else {
-                throw UsageError(
-                    message: "cannot read --since '\(v)'",
-                    hint: "TIME is RFC 3339, 2026-11-02, 2026-W45, epoch, now, today, yesterday or -2h/7d/90m")
-            }
-            since = t
-        }
+        let since = try TimeRangeOptions.time(args, "--since")
         let asLines = args.value("--format")?.lowercased() == "lines"
         if let f = args.value("--format"), !asLines, OutputFormat(rawValue: f.lowercased()) == nil {
             throw UsageError(

@@ -5,16 +5,17 @@ enum TraceCommand: Command {
     static let name = "trace"
     static let summary = "Timeline of one token (or prefix), device, user or apns-id across all records."
     static let usage = "pushlog trace KEY [--format FMT] [-o FILE] [--reveal-tokens]"
-    static let options = """
-          KEY              a token, a token prefix or its masked form (abcd1234…9f0e), a device id,
-                           a user id, or an apns-id
-          --format FMT     table, csv, tsv, json, ndjson, markdown, html
-          --reveal-tokens  show device tokens in full
-
-        """
+    static let optionTable = OptionTable(
+        [
+            .positional(
+                "KEY", help: "a token, a token prefix or its masked form (abcd1234…9f0e), a device id,", "a user id, or an apns-id"),
+            .value("--format", placeholder: "FMT", help: "table, csv, tsv, json, ndjson, markdown, html"),
+            .flag("--reveal-tokens", help: "show device tokens in full"),
+        ],
+        unlisted: OptionTable.output)
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let args = try Arguments(argv, command: name, valued: OutputTarget.valued, boolean: OutputTarget.boolean)
+        let args = try Arguments(argv, command: name, table: optionTable)
         guard let key = args.positionals.first, !key.isEmpty else {
             throw UsageError(message: "trace needs a KEY", hint: "pushlog trace 3f2a9c1e  (a token prefix, device, user or apns-id)")
         }

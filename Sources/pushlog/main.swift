@@ -14,11 +14,15 @@ protocol Command: Sendable {
     static var name: String { get }
     static var summary: String { get }
     static var usage: String { get }
-    static var options: String { get }
+    /// Its options, declared once: parsing, `--help`, completion and the man page read them.
+    static var optionTable: OptionTable { get }
     static func run(_ args: [String], _ ctx: Context) throws -> Int32
 }
 
 extension Command {
+    /// The OPTIONS section of its help.
+    static var options: String { optionTable.text }
+
     static var help: String {
         var s = "OVERVIEW: \(summary)\n\nUSAGE: \(usage)\n"
         if !options.isEmpty { s += "\nOPTIONS:\n\(options)" }
@@ -121,6 +125,9 @@ func runMain() -> Int32 {
         ctx.dbPath = args[i + 1]
         args.removeSubrange(i...(i + 1))
     }
+    // How long each phase took, for benchmarking: printed after the command, whatever its end.
+    if ProcessInfo.processInfo.environment["PUSHLOG_TIMINGS"] != nil { PhaseTimer.start() }
+    defer { for phase in PhaseTimer.take() { Console.err(phase.line) } }
     do {
         if let url = ctx.clickhouse { return try ClickHouseCommands.run(cmd, args, ctx, url) }
         return try cmd.run(args, ctx)

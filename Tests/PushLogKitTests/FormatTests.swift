@@ -134,9 +134,8 @@ final class InputFormatTests: XCTestCase {
         XCTAssertEqual(
             FormatDetector.names,
             ["ndjson", "json-document", "logfmt", "csv", "sns", "gorush", "node-apn", "node-apn-console", "apple-metrics"])
-        let b = EventBuilder()
-        XCTAssertEqual(FormatDetector.make(.builtIn(.nodeAPN), builder: b, library: lib)?.name, "ndjson")
-        XCTAssertEqual(FormatDetector.make(.defined("parse-server"), builder: b, library: lib)?.name, "parse-server")
-        XCTAssertNil(FormatDetector.make(.defined("no-such-format"), builder: b, library: lib))
+        XCTAssertEqual(FormatDetector.make(.builtIn(.nodeAPN), library: lib)?.name, "ndjson")
+        XCTAssertEqual(FormatDetector.make(.defined("parse-server"), library: lib)?.name, "parse-server")
+        XCTAssertNil(FormatDetector.make(.defined("no-such-format"), library: lib))
     }
 }

@@ -77,14 +77,13 @@ final class InputRefusalTests: XCTestCase {
     }
 
     func testDetectionRefusesTextWithNoRecordAndReadsEveryFormat() {
-        let b = EventBuilder()
-        if case .refused(let why) = FormatDetector.detect(Array("# Title\n\nSome prose, with commas.\nkey=value here\n".utf8), builder: b) {
+        if case .refused(let why) = FormatDetector.detect(Array("# Title\n\nSome prose, with commas.\nkey=value here\n".utf8)) {
             XCTAssertEqual(why, "no known format; first line: # Title")
         } else {
             XCTFail("a README is not a log")
         }
         // A CSV header without a time column used to be "detected as CSV": now nothing reads it.
-        if case .refused(let why) = FormatDetector.detect(Array("name,size\nfoo,1\n".utf8), builder: b) {
+        if case .refused(let why) = FormatDetector.detect(Array("name,size\nfoo,1\n".utf8)) {
             XCTAssertEqual(why, "no known format; first line: name,size (read as csv: CSV header has no time column: name,size)")
         } else {
             XCTFail("csv without time")
@@ -94,7 +93,7 @@ final class InputRefusalTests: XCTestCase {
             ("time=2026-11-02T08:00:00Z event=send token=ab status=200\n", "logfmt"),
             ("time,event,token,status\r\n2026-11-02T08:00:00Z,send,ab,200\r\n", "csv"),
         ] {
-            guard case .format(let f, _) = FormatDetector.detect(Array(text.utf8), builder: b) else { XCTFail(name); continue }
+            guard case .format(let f, _) = FormatDetector.detect(Array(text.utf8)) else { XCTFail(name); continue }
             XCTAssertEqual(f.name, name)
         }
     }

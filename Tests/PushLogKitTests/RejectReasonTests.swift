@@ -5,10 +5,9 @@ import XCTest
 /// Formats hand back a typed reject reason; its text (what `rejects.reason` stores) is the
 /// wording users have always seen.
 final class RejectReasonTests: XCTestCase {
-    func outcome(_ line: String) -> ParseOutcome {
-        let f = NDJSONFormat(builder: EventBuilder())
+    func outcome(_ line: String) -> ParseOutcome? {
         var s = line
-        return s.withUTF8 { f.parse($0, number: 1) }
+        return s.withUTF8 { OutcomeSink().parse($0, number: 1, with: NDJSONFormat()) }.first
     }
 
     func reason(_ line: String) -> RejectReason? {

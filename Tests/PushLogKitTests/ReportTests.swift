@@ -175,7 +175,7 @@ final class ReportTests: XCTestCase {
             XCTAssertEqual(BuiltInQueries.files[String(f.dropLast(4))].map { String(decoding: $0, as: UTF8.self) }, text, f)
         }
         let defs = Fixtures.root.appendingPathComponent("Sources/PushLogKit/Formats/Definitions").path
-        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: defs)), Set(BuiltInQueries.formats.keys))
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: defs)), Set(BuiltInDefinitions.files.keys))
     }
 
     func testCommonBlockIsSharedBySections() throws {

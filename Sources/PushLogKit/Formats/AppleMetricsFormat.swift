@@ -5,7 +5,11 @@ final class AppleMetricsFormat: LineFormat {
     var columns: [String: Int]?
     init() {}
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
+        sink.report(read(line))
+    }
+
+    func read(_ line: ByteSlice) -> ParseOutcome {
         guard let cells = CSVFormat.fields(line) else { return .reject(.unbalancedQuotes) }
         guard let columns else {
             var c: [String: Int] = [:]
@@ -26,8 +30,9 @@ final class AppleMetricsFormat: LineFormat {
             return .reject(.badCount(cells[columns["count"]!]))
         }
         return .metric(
-            day: TimeFormat.day(ms: t), pushType: cells[columns["push type"]!].trimmingCharacters(in: .whitespaces).lowercased(),
-            status: cells[columns["status"]!].trimmingCharacters(in: .whitespaces), count: n)
+            DailyCount(
+                day: TimeFormat.day(ms: t), pushType: cells[columns["push type"]!].trimmingCharacters(in: .whitespaces).lowercased(),
+                status: cells[columns["status"]!].trimmingCharacters(in: .whitespaces), count: n))
     }
 }
 

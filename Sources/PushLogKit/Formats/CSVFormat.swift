@@ -2,19 +2,17 @@
 /// doubled quotes and line breaks).
 final class CSVFormat: LineFormat {
     let name = "csv"
-    let builder: EventBuilder
     var header: [Field?]?
     var headerNames: [String] = []
     let pending = RecordBuffer()
     var pendingFirstLine = 0
-    private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
 
-    init(builder: EventBuilder) { self.builder = builder }
+    init() {}
 
-    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
-        guard !pending.isEmpty else { return nil }
-        defer { pending.reset() }
-        return (pendingFirstLine, Array(pending.slice.prefix(512)), .csvFieldNotClosedAtEnd)
+    func finish(into sink: RecordSink) {
+        guard !pending.isEmpty else { return }
+        sink.reject(.csvFieldNotClosedAtEnd, RecordSpan(bytes: ByteSlice(rebasing: pending.slice.prefix(512)), firstLine: pendingFirstLine))
+        pending.reset()
     }
 
     /// Splits one record; nil when a quoted field is still open at the end.
@@ -50,44 +48,45 @@ final class CSVFormat: LineFormat {
         return out
     }
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        spanned = nil
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
         var record = line
         if !pending.isEmpty {
             pending.append(0x0A)
             pending.append(line)
             if pending.count > LineReader.maxLineBytes {
                 pending.reset()
-                return .reject(.csvFieldNeverClosed)
+                return sink.reject(.csvFieldNeverClosed)
             }
             record = pending.slice
         }
         guard let cells = CSVFormat.fields(record) else {
             if pending.isEmpty { pending.append(line); pendingFirstLine = number }
-            return .pending
+            return  // pending: a quoted field goes on in the next line
         }
+        var span: RecordSpan?
         if !pending.isEmpty {
             // The joined record stays in `pending` until the next line arrives.
-            spanned = (pending.slice, pendingFirstLine)
+            span = RecordSpan(bytes: pending.slice, firstLine: pendingFirstLine)
             pending.reset()
         }
         guard let header else {
             headerNames = cells.map { $0.trimmingCharacters(in: .whitespaces) }
-            self.header = headerNames.map { builder.keys.field($0) }
+            self.header = headerNames.map { sink.builder.keys.field($0) }
             if !(self.header!.contains { $0 == .time }) && !(self.header!.contains { $0 == .timestamp }) {
-                return .reject(.csvHeaderWithoutTime(header: headerNames.joined(separator: ",")))
+                return sink.reject(.csvHeaderWithoutTime(header: headerNames.joined(separator: ",")), span)
             }
-            return .ignore
+            return sink.ignore()
         }
         if cells.count != header.count {
-            return .reject(.csvFieldCount(row: cells.count, header: header.count))
+            return sink.reject(.csvFieldCount(row: cells.count, header: header.count), span)
         }
+        let builder = sink.builder
         builder.reset()
         for (k, v) in zip(header, cells) where !v.isEmpty {
             if let k { builder.assign(k, string: v) }
         }
-        if let r = builder.finish() { return .reject(r) }
-        return .event
+        if let r = builder.finish(lineTime: lineTime) { return sink.reject(r, span) }
+        sink.record(span)
     }
 }
 

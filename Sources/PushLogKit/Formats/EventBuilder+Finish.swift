@@ -1,7 +1,8 @@
 /// Validation and normalisation of a collected record against the event schema.
 extension EventBuilder {
     /// Infers the kind, applies defaults and checks required fields. Returns a reject reason or nil.
-    func finish() -> RejectReason? {
+    /// `lineTime` (a line prefix's time) is the record's time when it has none of its own.
+    func finish(lineTime: Int64?) -> RejectReason? {
         if let problem { return problem }
         // Another tool's record (Braze, Pinpoint) unless the line names a canonical `event`.
         if foreignShape && eventName == nil { return .foreignRecord }

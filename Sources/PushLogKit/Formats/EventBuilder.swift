@@ -3,8 +3,8 @@ import Foundation
 /// The type of a scalar value as a format parser saw it.
 enum ValueType { case string, number, bool, null }
 
-/// Collects key/value pairs of one line into an `Event`, then validates and normalises it.
-/// Shared by every format parser, so all formats obey the same aliases and rules.
+/// Collects key/value pairs of one record into an `Event`, then validates and normalises it.
+/// Every format fills the one its sink owns, so all formats obey the same aliases and rules.
 final class EventBuilder {
     var event = Event()
     /// Scratch memory for unescaped strings and normalised tokens; reset per line.
@@ -21,9 +21,6 @@ final class EventBuilder {
     /// The line has a key of another tool's record shape (`Field.shape`).
     var foreignShape = false
     let keys = FieldKeyTable()
-    /// The time of the line's prefix (syslog), for a record that has none. Set per line by the
-    /// parsing stage; `reset` keeps it, since formats reset the builder themselves.
-    var lineTime: Int64?
 
     init() { arena = .allocate(capacity: 3 << 20) }
     deinit { arena.deallocate() }

@@ -18,24 +18,24 @@ public enum FormatDetector {
     static let sampleLines = 1000
 
     /// The reader of a named format (a stored `sources.format`, a detection candidate); nil for an unknown name.
-    static func make(_ name: String, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
-        make(InputFormat(name, library: library), builder: builder, library: library)
+    static func make(_ name: String, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+        make(InputFormat(name, library: library), library: library)
     }
 
     /// The reader of `format`; nil for a defined format the library does not hold.
-    static func make(_ format: InputFormat, builder: EventBuilder, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
+    static func make(_ format: InputFormat, library: FormatLibrary = FormatLibrary()) -> LineFormat? {
         switch format {
-        case .defined(let name): return library.definition(name).map { DefinedFormat($0, builder: builder) }
+        case .defined(let name): return library.definition(name).map { DefinedFormat($0) }
         case .builtIn(let b):
             switch b {
-            case .ndjson, .json, .nodeAPN: return NDJSONFormat(builder: builder)
-            case .jsonDocument: return JSONDocumentFormat(inner: NDJSONFormat(builder: builder))
-            case .snsDocument: return JSONDocumentFormat(inner: SNSFormat(builder: builder))
-            case .logfmt: return LogfmtFormat(builder: builder)
-            case .csv: return CSVFormat(builder: builder)
-            case .sns: return SNSFormat(builder: builder)
-            case .gorush: return GorushFormat(builder: builder)
-            case .nodeAPNConsole: return NodeAPNConsoleFormat(builder: builder)
+            case .ndjson, .json, .nodeAPN: return NDJSONFormat()
+            case .jsonDocument: return JSONDocumentFormat(inner: NDJSONFormat())
+            case .snsDocument: return JSONDocumentFormat(inner: SNSFormat())
+            case .logfmt: return LogfmtFormat()
+            case .csv: return CSVFormat()
+            case .sns: return SNSFormat()
+            case .gorush: return GorushFormat()
+            case .nodeAPNConsole: return NodeAPNConsoleFormat()
             case .appleMetrics: return AppleMetricsFormat()
             }
         }
@@ -45,7 +45,7 @@ public enum FormatDetector {
     /// its shape suggests is tried first, then every other; the first that reads a record (or a
     /// record of another platform) in the first 1,000 lines is the file's format.
     static func detect(
-        _ head: [UInt8], builder: EventBuilder, library: FormatLibrary = FormatLibrary(),
+        _ head: [UInt8], library: FormatLibrary = FormatLibrary(),
         mtimeMs: Int64 = 0, complete: Bool = true
     ) -> Detection {
         // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
@@ -58,7 +58,7 @@ public enum FormatDetector {
             let s = ANSIEscapes.strip(String(decoding: r, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
             if !s.isEmpty { lines.append(s) }
         }
-        guard let first = lines.first else { return .format(NDJSONFormat(builder: builder), prefix: nil) }
+        guard let first = lines.first else { return .format(NDJSONFormat(), prefix: nil) }
         // With a syslog prefix the lines are tried without it first, then as they are (an
         // application's own "TIME - level:" prefix can look like one).
         var attempts: [(SyslogPrefix?, [String], [Int64?])] = []
@@ -76,7 +76,7 @@ public enum FormatDetector {
             attempts.append((p, stripped, times))
         }
         attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
-        let scratch = EventBuilder()
+        let sink = OutcomeSink()
         var firstReason: (format: String, reason: RejectReason)?
         // A format that recognised a record lacking a required field (an untimed result): the
         // file is read with it when no format reads a whole record, so each such line becomes a
@@ -86,20 +86,19 @@ public enum FormatDetector {
         order += library.names  // user-defined formats after the built-in ones
         for (prefix, sample, times) in attempts {
             for (k, name) in order.enumerated() {
-                guard let trial = make(name, builder: scratch, library: library) else { continue }
-                switch readsARecord(trial, sample, times, scratch) {
-                case .none: return .format(make(name, builder: builder, library: library)!, prefix: prefix)
+                guard let trial = make(name, library: library) else { continue }
+                switch readsARecord(trial, sample, times, sink) {
+                case .none: return .format(make(name, library: library)!, prefix: prefix)
                 case .some(let why):
                     if case .incompleteRecord? = why, recognised == nil { recognised = (name, prefix) }
                     if k < suggested, firstReason == nil, let why { firstReason = (trial.name, why) }
                 }
             }
         }
-        scratch.lineTime = nil
-        if let recognised { return .format(make(recognised.name, builder: builder, library: library)!, prefix: recognised.prefix) }
+        if let recognised { return .format(make(recognised.name, library: library)!, prefix: recognised.prefix) }
         // A head cut short after a few (long) lines proves nothing: read it as its shape suggests.
         guard complete || lines.count >= 50 else {
-            return .format(make(order[0], builder: builder, library: library)!, prefix: attempts[0].0)
+            return .format(make(order[0], library: library)!, prefix: attempts[0].0)
         }
         // What the likeliest format said about the first line it rejected, as a hint.
         let hint = firstReason.map { " (read as \($0.format): \($0.reason))" } ?? ""
@@ -138,26 +137,20 @@ public enum FormatDetector {
 
     /// nil when `format` reads at least one record (or another platform's record) from the lines;
     /// otherwise the reason of its first incomplete record, else of its first reject, if any.
-    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ builder: EventBuilder) -> RejectReason?? {
+    static func readsARecord(_ format: LineFormat, _ lines: [String], _ times: [Int64?], _ sink: OutcomeSink) -> RejectReason?? {
         var firstReject: RejectReason?
         func note(_ r: RejectReason) {
             if case .incompleteRecord? = firstReject { return }
             if firstReject == nil { firstReject = r } else if case .incompleteRecord = r { firstReject = r }
         }
         for (i, line) in lines.enumerated() {
-            builder.lineTime = times[i]
             var s = line
-            let outcome = s.withUTF8 { format.parse($0, number: i + 1) }
-            switch outcome {
-            case .event, .skip, .metric: return .none
-            case .many:
-                while let o = format.nextEntry() {
-                    if case .event = o { return .none }
-                    if case .skip = o { return .none }
-                    if case .reject(let r) = o { note(r) }
+            for outcome in s.withUTF8({ sink.parse($0, number: i + 1, lineTime: times[i], with: format) }) {
+                switch outcome {
+                case .event, .skip, .metric: return .none
+                case .reject(let r): note(r)
+                case .ignore: continue
                 }
-            case .reject(let r): note(r)
-            case .ignore, .pending: continue
             }
         }
         return .some(firstReject)

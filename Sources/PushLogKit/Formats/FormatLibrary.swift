@@ -12,7 +12,7 @@ public struct FormatLibrary: Sendable {
     /// replaces a built-in one of the same name). Throws the first bad definition.
     public static func load(userDirectory: String? = nil) throws -> FormatLibrary {
         var lib = FormatLibrary()
-        for (file, bytes) in BuiltInQueries.formats.sorted(by: { $0.key < $1.key }) {
+        for (file, bytes) in BuiltInDefinitions.files.sorted(by: { $0.key < $1.key }) {
             try lib.add(LineDefinition.parse(String(decoding: bytes, as: UTF8.self), file: "built-in " + file, builtIn: true))
         }
         if let dir = userDirectory {

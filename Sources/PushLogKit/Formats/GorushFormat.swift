@@ -12,21 +12,30 @@ import Foundation
 /// `succeeded-push` and `failed-push` are records, and its errors are buford's sentences.
 final class GorushFormat: LineFormat {
     let name = "gorush"
-    let builder: EventBuilder
-    let packed = PackedEntries()
     static let otherPlatforms: Set<String> = ["android", "huawei"]
 
-    init(builder: EventBuilder) { self.builder = builder }
+    init() {}
 
-    func nextEntry() -> ParseOutcome? { packed.take(builder) }
+    /// What a line holds: one result, or the entries of an API response.
+    enum Read {
+        case one(ParseOutcome)
+        case entries([PackedEntry])
+    }
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
+        switch read(line, sink.builder, lineTime: lineTime) {
+        case .one(let outcome): sink.report(outcome)
+        case .entries(let entries): sink.entries(entries, of: nil, lineTime: lineTime)
+        }
+    }
+
+    func read(_ line: ByteSlice, _ builder: EventBuilder, lineTime: Int64?) -> Read {
         var msg: String
         var time: String?
         let text = String(decoding: line, as: UTF8.self)
         if line.first == 0x7B {
-            guard let v = JSONValue.parse(line) else { return .reject(.notValidJSONObject) }
-            guard let m = v["msg"] else { return object(v, time: nil) }
+            guard let v = JSONValue.parse(line) else { return .one(.reject(.notValidJSONObject)) }
+            guard let m = v["msg"] else { return object(v, time: nil, builder, lineTime) }
             msg = m.string ?? ""
             time = v["time"]?.string
         } else if text.hasPrefix("time="), let pairs = LogfmtFormat.pairs(line) {
@@ -35,11 +44,12 @@ final class GorushFormat: LineFormat {
         } else if let (t, rest) = GorushFormat.levelPrefix(text) {
             // logrus's terminal formatter: a level, the time in brackets, the message.
             guard let t else {
-                return text.contains("-push")
-                    ? .reject(
-                        .incompleteRecord(
-                            format: "gorush line", missing: "a time (logrus printed seconds since start; enable full timestamps)"))
-                    : .ignore
+                return .one(
+                    text.contains("-push")
+                        ? .reject(
+                            .incompleteRecord(
+                                format: "gorush line", missing: "a time (logrus printed seconds since start; enable full timestamps)"))
+                        : .ignore)
             }
             msg = rest
             time = t
@@ -49,15 +59,15 @@ final class GorushFormat: LineFormat {
             // JSON after a prefix (docker, CloudWatch): the prefix time counts when the entry has none.
             let prefix = Array(text[..<brace].utf8)
             let t = prefix.withUnsafeBufferPointer { PrefixTime.find($0) }
-            return object(v, time: t.map { String($0) })
+            return object(v, time: t.map { String($0) }, builder, lineTime)
         } else {
             msg = text
             // "[GORUSH] 2019/12/21 - 02:40:12 | ..." style prefixes carry the time.
             if let bar = text.range(of: "|") { time = GorushFormat.prefixTime(String(text[..<bar.lowerBound])) }
         }
         let trimmed = msg.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("{"), let v = JSONValue.parse(trimmed) { return object(v, time: time) }
-        return stringMode(trimmed, time: time)
+        if trimmed.hasPrefix("{"), let v = JSONValue.parse(trimmed) { return object(v, time: time, builder, lineTime) }
+        return .one(stringMode(trimmed, time: time, builder, lineTime))
     }
 
     /// `ERRO[2018/04/11 - 23:15:11] rest`: the bracketed time (nil when logrus printed seconds
@@ -77,7 +87,7 @@ final class GorushFormat: LineFormat {
     }
 
     /// `| failed-push | ios [TOKEN] | MESSAGE | Error Message: REASON` or `| succeeded-push | ios [TOKEN] MESSAGE`.
-    func stringMode(_ s: String, time: String?) -> ParseOutcome {
+    func stringMode(_ s: String, time: String?, _ builder: EventBuilder, _ lineTime: Int64?) -> ParseOutcome {
         guard let kindRange = s.range(of: "failed-push") ?? s.range(of: "succeeded-push") else { return .ignore }
         let failed = s[kindRange] == "failed-push"
         let after = s[kindRange.upperBound...].drop { $0 == " " || $0 == "|" }
@@ -91,7 +101,7 @@ final class GorushFormat: LineFormat {
         if failed, let em = s.range(of: "Error Message:") {
             reason = s[em.upperBound...].trimmingCharacters(in: .whitespaces)
         }
-        return apply(GorushFormat.fields(token: token, failed: failed, error: reason, time: time))
+        return apply(GorushFormat.fields(token: token, failed: failed, error: reason, time: time), builder, lineTime)
     }
 
     /// nil for iOS; a skip for a platform gorush names (android, huawei); a reject otherwise, so a
@@ -105,22 +115,22 @@ final class GorushFormat: LineFormat {
     }
 
     /// A JSON entry, or an API response body holding several.
-    func object(_ v: JSONValue, time: String?) -> ParseOutcome {
+    func object(_ v: JSONValue, time: String?, _ builder: EventBuilder, _ lineTime: Int64?) -> Read {
         if case .array(let logs)? = v["logs"] {
-            packed.load(logs.map { packedEntry($0, time: time) })
-            return .many
+            return .entries(logs.map { packedEntry($0, time: time, lineTime: lineTime) })
         }
-        guard let type = v["type"]?.string, GorushFormat.answers.contains(type) else { return .ignore }
-        if let refusal = platformRefusal((v["platform"]?.string ?? "").lowercased()) { return refusal }
+        guard let type = v["type"]?.string, GorushFormat.answers.contains(type) else { return .one(.ignore) }
+        if let refusal = platformRefusal((v["platform"]?.string ?? "").lowercased()) { return .one(refusal) }
         let failed = type == "failed-push"
-        return apply(
-            GorushFormat.fields(
-                token: v["token"]?.string ?? "", failed: failed, error: failed ? v["error"]?.string : nil,
-                time: v["time"]?.string ?? time))
+        return .one(
+            apply(
+                GorushFormat.fields(
+                    token: v["token"]?.string ?? "", failed: failed, error: failed ? v["error"]?.string : nil,
+                    time: v["time"]?.string ?? time), builder, lineTime))
     }
 
     /// One entry of an API response's `logs`: it carries no time, so the line's prefix must.
-    func packedEntry(_ e: JSONValue, time: String?) -> PackedEntry {
+    func packedEntry(_ e: JSONValue, time: String?, lineTime: Int64?) -> PackedEntry {
         guard let type = e["type"]?.string, GorushFormat.answers.contains(type) else { return .ignore }
         switch platformRefusal((e["platform"]?.string ?? "").lowercased()) {
         case .skip?: return .skip
@@ -128,7 +138,7 @@ final class GorushFormat: LineFormat {
         default: break
         }
         let t = e["time"]?.string ?? time
-        if t == nil && builder.lineTime == nil {
+        if t == nil && lineTime == nil {
             return .reject(
                 .incompleteRecord(
                     format: "gorush API response entry", missing: "a time (the body has none: log it after a timestamp prefix)"))
@@ -186,11 +196,8 @@ final class GorushFormat: LineFormat {
         return f
     }
 
-    func apply(_ fields: [(Field, String, ValueType)]) -> ParseOutcome {
-        builder.reset()
-        builder.setKind("send")
-        for (k, v, t) in fields { builder.assign(k, string: v, t) }
-        if let r = builder.finish() { return .reject(r) }
+    func apply(_ fields: [(Field, String, ValueType)], _ builder: EventBuilder, _ lineTime: Int64?) -> ParseOutcome {
+        if let r = builder.build(kind: "send", fields: fields, lineTime: lineTime) { return .reject(r) }
         return .event
     }
 }

@@ -9,28 +9,26 @@ final class JSONDocumentFormat: LineFormat {
     var inString = false
     var escaped = false
     var firstLine = 0
-    private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
+    /// Hands the inner format's results on with the collected object as their record.
+    let spanning = SpanningSink()
 
     /// `inner` reads each collected object (the canonical schema or another tool's JSON shape).
     init(inner: LineFormat) { self.inner = inner }
 
-    func nextEntry() -> ParseOutcome? { inner.nextEntry() }
-
-    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
-        guard depth > 0 else { return nil }
+    func finish(into sink: RecordSink) {
+        guard depth > 0 else { return }
         depth = 0
-        return (firstLine, Array(buffer.slice.prefix(512)), .jsonRecordNotClosed)
+        sink.reject(.jsonRecordNotClosed, RecordSpan(bytes: ByteSlice(rebasing: buffer.slice.prefix(512)), firstLine: firstLine))
     }
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        spanned = nil
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
         var complete = false
         for c in line {
             if depth == 0 {
                 // Between records: array brackets, commas and whitespace.
                 if c == 0x7B { depth = 1; buffer.reset(); buffer.append(c); firstLine = number; inString = false; continue }
                 if c == 0x5B || c == 0x5D || c == 0x2C || c == 0x20 || c == 0x09 || c == 0x0D { continue }
-                return .reject(.textBetweenJSONRecords)
+                return sink.reject(.textBetweenJSONRecords)
             }
             buffer.append(c)
             if inString {
@@ -48,11 +46,31 @@ final class JSONDocumentFormat: LineFormat {
         }
         if depth > 0 {
             buffer.append(0x20)
-            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return .reject(.jsonRecordTooLong) }
-            return .pending
+            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return sink.reject(.jsonRecordTooLong) }
+            return  // pending: the object goes on in the next line
         }
-        guard complete else { return .ignore }
-        spanned = (buffer.slice, firstLine)
-        return inner.parse(buffer.slice, number: firstLine)
+        guard complete else { return sink.ignore() }
+        spanning.target = sink
+        spanning.span = RecordSpan(bytes: buffer.slice, firstLine: firstLine)
+        defer { spanning.target = nil }
+        inner.parse(buffer.slice, number: firstLine, lineTime: lineTime, into: spanning)
+    }
+}
+
+/// Passes a format's results on to another sink as results of one record spanning lines: what
+/// a format reads from a record it collected is identified by the whole record.
+final class SpanningSink: RecordSink {
+    /// The sink the results go to, during one `parse`.
+    var target: RecordSink?
+    var span: RecordSpan?
+
+    var builder: EventBuilder { target!.builder }
+    func record(_ span: RecordSpan?) { target!.record(span ?? self.span) }
+    func reject(_ reason: RejectReason, _ span: RecordSpan?) { target!.reject(reason, span ?? self.span) }
+    func skip() { target!.skip() }
+    func ignore() { target!.ignore() }
+    func metric(_ count: DailyCount) { target!.metric(count) }
+    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+        target!.entries(entries, of: span ?? self.span, lineTime: lineTime)
     }
 }

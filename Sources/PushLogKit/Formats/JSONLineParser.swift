@@ -4,21 +4,14 @@ import Foundation
 /// allocating: keys are hashed in place, values are slices of the line (or of the arena when
 /// they hold escapes). Nested `response`/`body` objects supply status/reason/timestamp, and a
 /// `payload` object gives only its shape.
-final class JSONLineParser {
+struct JSONLineParser {
     enum Context { case top, nested, payload, aps }
     struct Failure: Error { let reason: RejectReason }
 
     let builder: EventBuilder
     init(builder: EventBuilder) { self.builder = builder }
 
-    /// Parses a line holding one object; returns a reject reason, or nil when `builder.event` is ready.
-    func parse(_ line: ByteSlice) -> RejectReason? {
-        builder.reset()
-        if let r = scan(line) { return r }
-        return builder.finish()
-    }
-
-    /// Scans one object into the builder without resetting or finishing it (used by wrappers).
+    /// Scans one object into the builder without resetting or finishing it.
     func scan(_ line: ByteSlice) -> RejectReason? {
         guard let p = line.baseAddress else { return .emptyLine }
         let n = line.count

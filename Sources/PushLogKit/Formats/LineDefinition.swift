@@ -169,18 +169,18 @@ public final class LineDefinition: @unchecked Sendable {
 
     /// Every sample must read as a record, with the fields its `expect` line names.
     func checkSamples(_ expects: [Int: (line: Int, pairs: [(String, String)])]) throws {
-        let builder = EventBuilder()
-        let format = DefinedFormat(self, builder: builder)
+        let sink = OutcomeSink()
+        let format = DefinedFormat(self)
         for (i, (n, text)) in samples.enumerated() {
             var s = text
-            let outcome = s.withUTF8 { format.parse($0, number: n) }
-            switch outcome {
-            case .event: break
-            case .reject(let why): throw FormatDefinitionError(file: file, line: n, message: "the sample is not a record: \(why)")
+            let outcome = s.withUTF8 { sink.parse($0, number: n, with: format) }
+            switch outcome.first {
+            case .event?: break
+            case .reject(let why)?: throw FormatDefinitionError(file: file, line: n, message: "the sample is not a record: \(why)")
             default: throw FormatDefinitionError(file: file, line: n, message: "no pattern matches the sample")
             }
             guard let (en, pairs) = expects[i] else { continue }
-            let e = builder.event
+            let e = sink.builder.event
             for (key, want) in pairs {
                 let got: String?
                 switch key {
@@ -290,11 +290,9 @@ final class DefinedFormat: LineFormat {
 
     var name: String { definition.name }
     let definition: LineDefinition
-    let builder: EventBuilder
 
-    init(_ definition: LineDefinition, builder: EventBuilder) {
+    init(_ definition: LineDefinition) {
         self.definition = definition
-        self.builder = builder
     }
 
     /// "a time", "an apns_id": how a reject names the missing field.
@@ -302,7 +300,11 @@ final class DefinedFormat: LineFormat {
         ("aeiou".contains(field.first ?? "x") ? "an " : "a ") + field
     }
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
+        sink.report(read(line, sink.builder, lineTime: lineTime))
+    }
+
+    func read(_ line: ByteSlice, _ builder: EventBuilder, lineTime: Int64?) -> ParseOutcome {
         var text: (String, NSRange)?
         for p in definition.patterns {
             if let lit = p.literal, let base = line.baseAddress {
@@ -329,7 +331,7 @@ final class DefinedFormat: LineFormat {
                     builder.assign(f, string: v)
                 }
             }
-            switch builder.finish() {
+            switch builder.finish(lineTime: lineTime) {
             case nil: return .event
             case .missingField(let f)?: return .reject(.incompleteRecord(format: "\(name) line", missing: Self.article(f)))
             case let r?: return .reject(r)

@@ -1,36 +1,63 @@
-/// What a format parser made of one line.
-enum ParseOutcome {
-    /// `builder.event` holds a valid record.
-    case event
-    /// The line is bad; the reason goes to the rejects table.
-    case reject(RejectReason)
-    /// A record of another platform (Android, web push): counted as skipped.
-    case skip
-    /// Not a record at all (banners, access-log lines, a CSV header): counted as ignored.
-    case ignore
-    /// Part of a record that spans lines (pretty-printed JSON, a quoted CSV field): wait for more.
-    case pending
-    /// A daily aggregate (Apple's delivery metrics), not an event.
-    case metric(day: String, pushType: String, status: String, count: Int64)
-    /// The line holds several records (a result summary, an API response): `nextEntry()` hands
-    /// them out one at a time.
-    case many
-}
-
-/// A parser for one input format. One instance per file: formats such as CSV keep state (the header).
+/// A parser for one input format, in the shape of swift-nio's `ByteToMessageDecoder`: it gets
+/// each line and a sink, reports what the line holds by calling the sink zero or more times, and
+/// reports a record still open when the input ends in `finish`.
+///
+/// One instance per file: formats such as CSV keep state between lines (the header, a record that
+/// spans lines). Ownership: the line's bytes belong to the caller and are valid only during
+/// `parse`; the record being built (`sink.builder`, with the arena holding unescaped strings)
+/// belongs to the sink, which takes what it needs from it before `record` returns. A format keeps
+/// the bytes of a record spanning lines in its own buffer until it reports that record.
 protocol LineFormat: AnyObject {
     var name: String { get }
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome
-    /// For records spanning lines: the record's bytes (its identity) and its first line number.
-    var spanned: (bytes: ByteSlice, firstLine: Int)? { get }
-    /// At the end of the input: a record still open (its first line, first bytes, and why), if any.
-    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)?
-    /// After `.many`: the next record of the line (`builder.event` holds it on `.event`), nil after the last.
-    func nextEntry() -> ParseOutcome?
+    /// Reads one line. `lineTime` is the time of the line's prefix (syslog), for a record that
+    /// has none. A line that reports nothing is part of a record still open (pending).
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink)
+    /// At the end of the input: reports a record still open as a reject, if there is one.
+    func finish(into sink: RecordSink)
 }
 
 extension LineFormat {
-    var spanned: (bytes: ByteSlice, firstLine: Int)? { nil }
-    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? { nil }
-    func nextEntry() -> ParseOutcome? { nil }
+    func finish(into sink: RecordSink) {}
+}
+
+/// Where a format reports what it read from a line. Each call is one result; a line may give
+/// none (a part of a record that spans lines), one, or several (`entries`).
+protocol RecordSink: AnyObject {
+    /// The record under construction, owned by the sink: a format resets it, assigns the line's
+    /// values and `finish`es it, then calls `record`. Its bytes stay valid until the next reset.
+    var builder: EventBuilder { get }
+    /// `builder.event` holds a valid record. `span` is given when the record spans lines (its
+    /// bytes are then its identity, and its first line its position); nil means this line.
+    func record(_ span: RecordSpan?)
+    /// The record is bad; the reason goes to the rejects table.
+    func reject(_ reason: RejectReason, _ span: RecordSpan?)
+    /// A record of another platform (Android, web push): counted as skipped.
+    func skip()
+    /// Not a record at all (banners, access-log lines, a CSV header): counted as ignored.
+    func ignore()
+    /// A daily aggregate (Apple's delivery metrics), not an event.
+    func metric(_ count: DailyCount)
+    /// The record holds several (a result summary, an API response): each entry is built and
+    /// validated like a record of its own line, and identified by its place in the record.
+    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?)
+}
+
+extension RecordSink {
+    func record() { record(nil) }
+    func reject(_ reason: RejectReason) { reject(reason, nil) }
+}
+
+/// The bytes and first line of a record that spans lines (a pretty-printed object, a CSV field
+/// with line breaks). The bytes are the format's and valid only during the call that hands them.
+struct RecordSpan {
+    let bytes: ByteSlice
+    let firstLine: Int
+}
+
+/// One figure of Apple's daily delivery metrics.
+struct DailyCount: Equatable {
+    let day: String
+    let pushType: String
+    let status: String
+    let count: Int64
 }

@@ -1,8 +1,7 @@
 /// logfmt lines: `key=value key="quoted value" flag` with the canonical keys and aliases.
 final class LogfmtFormat: LineFormat {
     let name = "logfmt"
-    let builder: EventBuilder
-    init(builder: EventBuilder) { self.builder = builder }
+    init() {}
 
     /// Splits a logfmt line into (key, value) pairs; values unquoted and unescaped.
     static func pairs(_ line: ByteSlice) -> [(String, String)]? {
@@ -45,11 +44,12 @@ final class LogfmtFormat: LineFormat {
         return out
     }
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        guard let pairs = LogfmtFormat.pairs(line), !pairs.isEmpty else { return .reject(.notLogfmt) }
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
+        guard let pairs = LogfmtFormat.pairs(line), !pairs.isEmpty else { return sink.reject(.notLogfmt) }
+        let builder = sink.builder
         builder.reset()
         for (k, v) in pairs { builder.assign(key: k, string: v) }
-        if let r = builder.finish() { return .reject(r) }
-        return .event
+        if let r = builder.finish(lineTime: lineTime) { return sink.reject(r) }
+        sink.record()
     }
 }

@@ -4,46 +4,40 @@
 /// JSON shape (node-apn results, Expo, Braze, Pinpoint: `PackedShapes`) before it is rejected.
 final class NDJSONFormat: LineFormat {
     let name = "ndjson"
-    let builder: EventBuilder
-    let json: JSONLineParser
-    let packed = PackedEntries()
 
-    init(builder: EventBuilder) {
-        self.builder = builder
-        json = JSONLineParser(builder: builder)
-    }
+    init() {}
 
-    func nextEntry() -> ParseOutcome? { packed.take(builder) }
-
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        guard let p = line.baseAddress else { return .ignore }
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
+        guard let p = line.baseAddress else { return sink.ignore() }
+        let builder = sink.builder
+        let json = JSONLineParser(builder: builder)
         var i = 0
         while i < line.count && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
         if i < line.count && p[i] == 0x7B {
             builder.reset()
-            if let r = json.scan(ByteSlice(rebasing: line[i...])) { return otherShape(line, i, nil, reject: r) }
-            if let r = builder.finish() { return otherShape(line, i, nil, reject: r) }
-            return .event
+            if let r = json.scan(ByteSlice(rebasing: line[i...])) ?? builder.finish(lineTime: lineTime) {
+                return otherShape(line, i, nil, lineTime, sink, reject: r)
+            }
+            return sink.record()
         }
         // JSON after a prefix.
-        guard let brace = line.firstIndex(of: 0x7B) else { return .reject(.notJSONObject) }
+        guard let brace = line.firstIndex(of: 0x7B) else { return sink.reject(.notJSONObject) }
         builder.reset()
         let prefixTime = PrefixTime.find(ByteSlice(rebasing: line[..<brace]))
-        if let r = json.scan(ByteSlice(rebasing: line[brace...])) { return otherShape(line, brace, prefixTime, reject: r) }
+        if let r = json.scan(ByteSlice(rebasing: line[brace...])) { return otherShape(line, brace, prefixTime, lineTime, sink, reject: r) }
         if builder.event.time == nil && builder.topTimestamp == nil {
             builder.event.time = prefixTime
         }
-        if let r = builder.finish() { return otherShape(line, brace, prefixTime, reject: r) }
-        return .event
+        if let r = builder.finish(lineTime: lineTime) { return otherShape(line, brace, prefixTime, lineTime, sink, reject: r) }
+        sink.record()
     }
 
-    /// The records of another tool's shape in the object at `start`, or the canonical reject.
-    func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, reject: RejectReason) -> ParseOutcome {
+    /// Reports the records of another tool's shape in the object at `start`, or the canonical reject.
+    func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, _ lineTime: Int64?, _ sink: RecordSink, reject: RejectReason) {
         guard let v = JSONValue.parse(ByteSlice(rebasing: line[start...])),
-            let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: builder.lineTime != nil)
-        else { return .reject(reject) }
-        packed.load(entries)
-        return .many
+            let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: lineTime != nil)
+        else { return sink.reject(reject) }
+        sink.entries(entries, of: nil, lineTime: lineTime)
     }
 }
 

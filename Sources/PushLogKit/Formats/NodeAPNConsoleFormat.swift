@@ -10,8 +10,6 @@
 /// <Buffer …> }", with the time of the first line's prefix; lines outside a value are passed over. A value is collected across lines by bracket depth and identified by its bytes.
 final class NodeAPNConsoleFormat: LineFormat {
     let name = "node-apn-console"
-    let builder: EventBuilder
-    let packed = PackedEntries()
     let buffer = RecordBuffer()
     var depth = 0
     var quote: UInt8 = 0
@@ -21,16 +19,13 @@ final class NodeAPNConsoleFormat: LineFormat {
     /// node-apn 1.x's `transmissionError` as its documented handler prints it, "Notification
     /// caused error: 8 for device Device { token: <Buffer …> } …": the legacy code before the value.
     var legacyCode: String?
-    private(set) var spanned: (bytes: ByteSlice, firstLine: Int)?
 
-    init(builder: EventBuilder) { self.builder = builder }
+    init() {}
 
-    func nextEntry() -> ParseOutcome? { packed.take(builder) }
-
-    func endOfInput() -> (line: Int, bytes: [UInt8], reason: RejectReason)? {
-        guard depth > 0 else { return nil }
+    func finish(into sink: RecordSink) {
+        guard depth > 0 else { return }
         depth = 0
-        return (firstLine, Array(buffer.slice.prefix(512)), .jsonRecordNotClosed)
+        sink.reject(.jsonRecordNotClosed, RecordSpan(bytes: ByteSlice(rebasing: buffer.slice.prefix(512)), firstLine: firstLine))
     }
 
     /// The code in "caused error: CODE for device", if the text says so.
@@ -41,11 +36,10 @@ final class NodeAPNConsoleFormat: LineFormat {
         return String(code)
     }
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
-        spanned = nil
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
         var start = 0
         if depth == 0 {
-            guard let open = line.firstIndex(where: { $0 == 0x7B || $0 == 0x5B }) else { return .ignore }
+            guard let open = line.firstIndex(where: { $0 == 0x7B || $0 == 0x5B }) else { return sink.ignore() }
             let prefix = ByteSlice(rebasing: line[..<open])
             prefixTime = PrefixTime.find(prefix)
             legacyCode = NodeAPNConsoleFormat.legacyCode(String(decoding: prefix, as: UTF8.self))
@@ -76,14 +70,14 @@ final class NodeAPNConsoleFormat: LineFormat {
         }
         buffer.append(ByteSlice(rebasing: line[start..<end]))
         if depth > 0 {
-            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return .reject(.jsonRecordTooLong) }
-            return .pending
+            if buffer.count > LineReader.maxLineBytes { depth = 0; buffer.reset(); return sink.reject(.jsonRecordTooLong) }
+            return  // pending: the value goes on in the next line
         }
         depth = 0
-        if firstLine != number { spanned = (buffer.slice, firstLine) }
-        guard let v = JSONValue.parseInspected(buffer.slice) else { return .ignore }
+        let span = firstLine != number ? RecordSpan(bytes: buffer.slice, firstLine: firstLine) : nil
+        guard let v = JSONValue.parseInspected(buffer.slice) else { return sink.ignore() }
         let time = prefixTime.map { String($0) }
-        let when = PackedTime(time: time, fromLine: builder.lineTime != nil)
+        let when = PackedTime(time: time, fromLine: lineTime != nil)
         var entries: [PackedEntry]
         if let code = legacyCode, let token = v.first("token")?.string, !token.isEmpty {
             entries = [NodeAPNResult.entry(.object([("device", .string(token)), ("status", .number(code))]), sent: false, when)]
@@ -94,9 +88,8 @@ final class NodeAPNConsoleFormat: LineFormat {
         } else if v.first("device") != nil, v.first("status") != nil || v.first("error") != nil {
             entries = [NodeAPNResult.entry(v, sent: false, when)]
         } else {
-            return .ignore
+            return sink.ignore()
         }
-        packed.load(entries)
-        return .many
+        sink.entries(entries, of: span, lineTime: lineTime)
     }
 }

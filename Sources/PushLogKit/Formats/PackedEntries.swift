@@ -8,33 +8,13 @@ enum PackedEntry {
     case reject(RejectReason)
 }
 
-/// Hands out the records of one line one at a time through the shared builder, so each is
-/// validated like a record of its own line.
-final class PackedEntries {
-    private var entries: [PackedEntry] = []
-    private var next = 0
-
-    func load(_ e: [PackedEntry]) {
-        entries = e
-        next = 0
-    }
-
-    func take(_ builder: EventBuilder) -> ParseOutcome? {
-        guard next < entries.count else {
-            entries = []
-            return nil
-        }
-        defer { next += 1 }
-        switch entries[next] {
-        case .skip: return .skip
-        case .ignore: return .ignore
-        case .reject(let r): return .reject(r)
-        case .record(let kind, let fields):
-            builder.reset()
-            builder.setKind(kind)
-            for (f, v, t) in fields { builder.assign(f, string: v, t) }
-            if let r = builder.finish() { return .reject(r) }
-            return .event
-        }
+extension EventBuilder {
+    /// Builds a packed record into the builder, validated like a record of its own line: nil
+    /// when `event` holds it, else why it is rejected.
+    func build(kind: StaticString, fields: [(Field, String, ValueType)], lineTime: Int64?) -> RejectReason? {
+        reset()
+        setKind(kind)
+        for (f, v, t) in fields { assign(f, string: v, t) }
+        return finish(lineTime: lineTime)
     }
 }

@@ -3,10 +3,13 @@
 /// the topic; other platforms are skipped.
 final class SNSFormat: LineFormat {
     let name = "sns"
-    let builder: EventBuilder
-    init(builder: EventBuilder) { self.builder = builder }
+    init() {}
 
-    func parse(_ line: ByteSlice, number: Int) -> ParseOutcome {
+    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
+        sink.report(read(line, sink.builder, lineTime: lineTime))
+    }
+
+    func read(_ line: ByteSlice, _ builder: EventBuilder, lineTime: Int64?) -> ParseOutcome {
         guard let start = line.firstIndex(of: 0x7B), let v = JSONValue.parse(ByteSlice(rebasing: line[start...])) else {
             return .reject(.notJSONObject)
         }
@@ -41,7 +44,7 @@ final class SNSFormat: LineFormat {
             builder.assign(.reason, string: reason)
             if let ts = JSONValue.parse(pr)?["timestamp"]?.string { builder.assign(.apnsTimestamp, string: ts, .number) }
         }
-        if let r = builder.finish() { return .reject(r) }
+        if let r = builder.finish(lineTime: lineTime) { return .reject(r) }
         return .event
     }
 

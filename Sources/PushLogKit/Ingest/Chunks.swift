@@ -77,15 +77,16 @@ final class ChunkQueue {
     private var closed = false
     private(set) var cancelled = false
     let capacity: Int
-    /// Seconds the writer waited for a chunk and the parser waited for room (PUSHLOG_TIMINGS only).
+    /// Seconds the writer waited for a chunk and the parser waited for room (when phases are timed).
     private(set) var writerWaited = 0.0, parserWaited = 0.0
+    private let timed = PhaseTimer.enabled
 
     init(capacity: Int) { self.capacity = capacity }
 
     /// Blocks while full; false when the writer gave up.
     func push(_ c: ParsedChunk) -> Bool {
         cond.lock(); defer { cond.unlock() }
-        let start = PhaseTimer.enabled ? Date() : nil
+        let start = timed ? Date() : nil
         while chunks.count >= capacity && !cancelled { cond.wait() }
         if let start { parserWaited += Date().timeIntervalSince(start) }
         if cancelled { return false }
@@ -97,7 +98,7 @@ final class ChunkQueue {
     /// Blocks while empty; nil once closed and drained.
     func pop() -> ParsedChunk? {
         cond.lock(); defer { cond.unlock() }
-        let start = PhaseTimer.enabled ? Date() : nil
+        let start = timed ? Date() : nil
         while chunks.isEmpty && !closed { cond.wait() }
         if let start { writerWaited += Date().timeIntervalSince(start) }
         if chunks.isEmpty { return nil }

@@ -39,7 +39,7 @@ public final class Follower {
                 {
                     // The file is the same source under its new name: it resumes where it was, and
                     // the new file at the old name starts a source of its own.
-                    try moveSource(from: path, to: moved)
+                    try SourceRows.move(db, from: path, to: moved)
                     todo.append(InputFile(path: moved, named: false))
                 }
                 inodes[path] = st.inode
@@ -63,17 +63,6 @@ public final class Follower {
             summary.files[i].warnings.append("still being written: read up to its last whole block, the rest when it grows")
         }
         return summary
-    }
-
-    /// Gives the source row of `path` to `moved` (unless `moved` has one already).
-    func moveSource(from path: String, to moved: String) throws {
-        let taken = try db.prepare("SELECT 1 FROM sources WHERE path = ?1")
-        taken.bind(1, moved)
-        guard try !taken.step() else { return }
-        let s = try db.prepare("UPDATE sources SET path = ?2 WHERE path = ?1")
-        s.bind(1, path)
-        s.bind(2, moved)
-        try s.run()
     }
 
     /// Rounds every `interval` seconds until `stop()` is true; calls `report` after each round

@@ -29,14 +29,7 @@ extension Ingester {
         }
         // Mark the source complete (or not) with the fingerprint of what was read.
         try db.beginUnit()
-        finishSource.bind(1, plan.sourceID)
-        finishSource.bind(2, Int64(fs.complete ? 1 : 0))
-        finishSource.bind(3, fs.error)
-        finishSource.bindInt(4, st?.size)
-        finishSource.bindInt(5, st?.mtime)
-        finishSource.bind(6, Int64(headLen))
-        finishSource.bind(7, head)
-        try finishSource.run()
+        try sources.finished(plan.sourceID, complete: fs.complete, error: fs.error, stat: st, headLength: headLen, headHash: head)
         try db.commitUnit()
         fs.bytes = fileBytes
         ticker.fileDone(bytes: fileBytes)

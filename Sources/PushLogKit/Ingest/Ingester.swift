@@ -7,8 +7,8 @@ public final class Ingester {
     let pipeline: Pipeline
     var writer: RecordWriter { pipeline.writer }
     let options: IngestOptions
-    let builder = EventBuilder()
-    let findSource, insertSource, finishSource, refuseSource: Statement
+    /// The files' rows in `sources`.
+    let sources: SourceRows
 
     /// True when a previous run died before rebuilding the derived facts: this run rebuilds them all.
     let staleAtStart: Bool
@@ -18,22 +18,11 @@ public final class Ingester {
     public init(db: Database, options: IngestOptions = IngestOptions()) throws {
         self.db = db
         self.options = options
-        try SourcePaths.mergeDuplicates(db)
+        try SourceRows.mergeDuplicates(db)
         staleAtStart = (try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") ?? 1) != 0
         rowsAtStart = try Derived.RowMarks.now(db)
-        pipeline = try Pipeline(db: db, builder: builder, batchLines: options.batchLines)
-        findSource = try db.prepare(
-            "SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
-        insertSource = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
-        refuseSource = try db.prepare(
-            """
-            UPDATE sources SET complete = 1, error = ?2, size = ?3, mtime = ?4, head_len = ?5, head_hash = ?6,
-              format = 'refused', offset = 0, lines = 0 WHERE id = ?1
-            """)
-        finishSource = try db.prepare(
-            """
-            UPDATE sources SET complete = ?2, error = ?3, size = ?4, mtime = ?5, head_len = ?6, head_hash = ?7 WHERE id = ?1
-            """)
+        sources = try SourceRows(db: db)
+        pipeline = try Pipeline(db: db, sources: sources, batchLines: options.batchLines)
     }
 
     // MARK: run
@@ -97,13 +86,11 @@ public final class Ingester {
         }
         pipeline.chunkPool.drain()
         let loaded = Date()
-        if PhaseTimer.enabled {
-            FileHandle.standardError.write(
-                String(
-                    format: "timing: %-22@ %.3fs (writer waited %.3fs for lines, parser %.3fs for the writer)\n",
-                    "load", loaded.timeIntervalSince(loadStart), pipeline.queueWaits.writer, pipeline.queueWaits.parser
-                ).data(using: .utf8)!)
-        }
+        PhaseTimer.add(
+            "load", seconds: loaded.timeIntervalSince(loadStart),
+            note: String(
+                format: "(writer waited %.3fs for lines, parser %.3fs for the writer)", pipeline.queueWaits.writer,
+                pipeline.queueWaits.parser))
         // Derived facts only change when records did; an unchanged folder costs a stat per file.
         let changed = summary.files.contains { $0.totalRecords > 0 || !$0.unchanged && $0.lines > 0 }
         if !stopped {
@@ -123,11 +110,7 @@ public final class Ingester {
     /// For a large load into a small database, drop the secondary indexes and build them at the end.
     /// An empty database always loads this way (its indexes cost nothing to drop).
     func prepareBulkLoad(inputBytes: Int64) throws -> Bool {
-        let existing =
-            try db.scalarInt(
-                """
-                SELECT coalesce(sum(n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister), 0) FROM sources
-                """) ?? 0
+        let existing = try sources.storedRecords()
         guard existing == 0 || inputBytes > 32 << 20 && existing * 400 < inputBytes else { return false }
         for name in Schema.secondaryIndexNames { try db.exec("DROP INDEX IF EXISTS \(name)") }
         return true

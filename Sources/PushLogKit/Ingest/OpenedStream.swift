@@ -13,7 +13,7 @@ struct OpenedStream {
     /// The hash of the file's first line (its rejects' context).
     let context: (Int64, Int64)
     /// A second reader of the same format, for the lines replayed before the resume point.
-    let warmUp: (format: LineFormat, builder: EventBuilder)?
+    let warmUp: LineFormat?
 }
 
 extension Ingester {
@@ -49,15 +49,15 @@ extension Ingester {
         var prefix: SyslogPrefix?
         let detect = {
             FormatDetector.detect(
-                peek.head, builder: self.builder, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
+                peek.head, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
                 complete: peek.head.count < Ingester.headBytes)
         }
         if let forced = options.inputFormat {
-            guard let fmt = FormatDetector.make(forced, builder: builder, library: options.formats) else {
+            guard let fmt = FormatDetector.make(forced, library: options.formats) else {
                 throw IngestError.unknownInputFormat(file: f.path, name: forced.name)
             }
             format = fmt
-        } else if plainSkip, let known = FormatDetector.make(fs.format, builder: builder, library: options.formats) {
+        } else if plainSkip, let known = FormatDetector.make(fs.format, library: options.formats) {
             format = known
             if case .format(_, let p) = detect() { prefix = p }
         } else {
@@ -75,13 +75,8 @@ extension Ingester {
         fs.resumedAfterLine = plan.lines
         let reader = LineReader(source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0)
         let context = plainSkip ? Ingester.firstLineHash(path: f.path) : Ingester.firstLineHash(peek.head)
-        var warmUp: (LineFormat, EventBuilder)?
-        if plan.lines > 0 {
-            let b = EventBuilder()
-            warmUp = FormatDetector.make(InputFormat(format.name, library: options.formats), builder: b, library: options.formats).map {
-                ($0, b)
-            }
-        }
+        let warmUp =
+            plan.lines > 0 ? FormatDetector.make(InputFormat(format.name, library: options.formats), library: options.formats) : nil
         return OpenedStream(
             file: file, reader: reader, format: format, prefix: prefix, skipThrough: plan.lines, context: context, warmUp: warmUp)
     }
@@ -133,13 +128,7 @@ extension Ingester {
         fs.refused = why
         fs.format = Ingester.refusedFormat
         try db.beginUnit()
-        refuseSource.bind(1, src)
-        refuseSource.bind(2, why)
-        refuseSource.bindInt(3, st?.size)
-        refuseSource.bindInt(4, st?.mtime)
-        refuseSource.bind(5, Int64(headLen))
-        refuseSource.bind(6, head)
-        try refuseSource.run()
+        try sources.refused(src, reason: why, stat: st, headLength: headLen, headHash: head)
         try db.commitUnit()
     }
 }

@@ -11,7 +11,6 @@ public enum ParseOnly {
         let started = Date()
         var problems: [String] = []
         var result = Result()
-        let builder = EventBuilder()
         let pool = ChunkPool(limit: 6)
         for f in SourcePaths.unique(FileWalker.expand(paths, problems: &problems)) {
             let file = f.isStdin ? FileByteSource(fd: 0, name: "stdin") : try FileByteSource(path: f.path)
@@ -25,13 +24,13 @@ public enum ParseOnly {
             let format: LineFormat
             var prefix: SyslogPrefix?
             if let forced = inputFormat {
-                guard let fmt = FormatDetector.make(forced, builder: builder, library: library) else { continue }
+                guard let fmt = FormatDetector.make(forced, library: library) else { continue }
                 format = fmt
             } else {
                 let mtime = (f.isStdin ? 0 : Ingester.fileInfo(f.path)?.mtime ?? 0) / 1_000_000
                 guard
                     case .format(let fmt, let p) = FormatDetector.detect(
-                        peek.head, builder: builder, library: library, mtimeMs: mtime,
+                        peek.head, library: library, mtimeMs: mtime,
                         complete: peek.head.count < Ingester.headBytes)
                 else { continue }
                 format = fmt
@@ -40,9 +39,8 @@ public enum ParseOnly {
             let queue = ChunkQueue(capacity: 4)
             let handOver = ParsingStageHandOver(
                 stage: ParsingStage(
-                    reader: LineReader(source: peek), format: format, builder: builder, file: file,
-                    skipThrough: 0, queue: queue, pool: pool, prefix: prefix))
-            builder.lineTime = nil
+                    reader: LineReader(source: peek),
+                    sink: ChunkSink(format: format, prefix: prefix, file: file, queue: queue, pool: pool), skipThrough: 0))
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
                 _ = handOver.stage.run(); done.signal()

@@ -7,30 +7,20 @@ import Foundation
 final class Pipeline {
     let db: Database
     let writer: RecordWriter
-    let builder: EventBuilder
+    let sources: SourceRows
     /// Chunk buffers shared by every file's parser: the queue's four, the one being filled, the one being written.
     let chunkPool = ChunkPool(limit: 6)
     /// Lines per unit: a crash during a bulk load loses at most one batch, which the next run re-reads.
     let batchLines: Int
     /// Seconds the writer waited for parsed lines and the parser for the writer (PUSHLOG_TIMINGS).
     private(set) var queueWaits = (writer: 0.0, parser: 0.0)
-    private let updateProgress, markStale: Statement
+    private let markStale: Statement
 
-    init(db: Database, builder: EventBuilder, batchLines: Int) throws {
+    init(db: Database, sources: SourceRows, batchLines: Int) throws {
         self.db = db
-        self.builder = builder
+        self.sources = sources
         self.batchLines = batchLines
         writer = try RecordWriter(db: db)
-        updateProgress = try db.prepare(
-            """
-            UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
-              n_send = n_send + ?5, n_request = n_request + ?6, n_response = n_response + ?7,
-              n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
-              n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
-              skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16,
-              first_time_ms = min(coalesce(first_time_ms, ?17), coalesce(?17, first_time_ms)), last_time_ms = max(coalesce(last_time_ms, ?18), coalesce(?18, last_time_ms))
-            WHERE id = ?1
-            """)
         markStale = try db.prepare("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
     }
 
@@ -55,18 +45,15 @@ final class Pipeline {
 
         // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
         let queue = ChunkQueue(capacity: 4)
-        var stage = ParsingStage(
-            reader: opened.reader, format: opened.format, builder: builder, file: opened.file,
-            skipThrough: opened.skipThrough, queue: queue, pool: chunkPool, prefix: opened.prefix)
-        stage.context = opened.context
-        if let (format, b) = opened.warmUp {
-            stage.warmUp = ParsingStage.WarmUp(
-                ParsingStage(
-                    reader: opened.reader, format: format, builder: b, file: opened.file, skipThrough: 0, queue: queue,
-                    pool: chunkPool, prefix: opened.prefix))
+        let sink = ChunkSink(
+            format: opened.format, prefix: opened.prefix, file: opened.file, queue: queue, pool: chunkPool, context: opened.context)
+        var stage = ParsingStage(reader: opened.reader, sink: sink, skipThrough: opened.skipThrough)
+        if let format = opened.warmUp {
+            stage.warmUp = ChunkSink(
+                format: format, prefix: opened.prefix, occurrences: sink.occurrences, countOnly: true, file: opened.file,
+                queue: queue, pool: chunkPool)
         }
         let handOver = ParsingStageHandOver(stage: stage)
-        builder.lineTime = nil
         let done = DispatchSemaphore(value: 0)
         let outcome = StageOutcome()
         let thread = Thread {
@@ -153,13 +140,7 @@ final class Pipeline {
         try writer.flush()
         b.records = writer.takeInserted()
         b.duplicates += b.written - b.records.total
-        let u = updateProgress
-        u.bind(1, src); u.bind(2, offset); u.bind(3, Int64(lines)); u.bind(4, format)
-        for k in EventKind.allCases { u.bind(Int32(5 + k.rawValue), Int64(b.records[k])) }
-        u.bind(12, Int64(b.duplicates)); u.bind(13, Int64(b.rejects)); u.bind(14, Int64(b.skipped))
-        u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
-        u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
-        try u.run()
+        try sources.addBatch(src, offset: offset, lines: lines, format: format, b)
         if b.records.total > 0 { try markStale.run() }
         fs.records += b.records
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped

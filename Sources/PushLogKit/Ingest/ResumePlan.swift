@@ -20,17 +20,14 @@ extension Ingester {
         _ fs: inout FileSummary
     ) throws -> ResumePlan? {
         try db.beginUnit()
-        findSource.reset()
-        findSource.bind(1, f.path)
         var plan = ResumePlan(sourceID: 0)
-        if try findSource.step() {
-            plan.sourceID = findSource.int(0)
-            let oldSize = findSource.int(1), oldMtime = findSource.int(2), oldHeadLen = Int(findSource.int(3))
-            let oldHead = findSource.string(4)
-            let offset = findSource.int(5), lines = Int(findSource.int(6)), complete = findSource.int(7) == 1
-            fs.format = findSource.string(8) ?? fs.format
-            let oldError = findSource.string(9)
-            findSource.reset()
+        if let row = try sources.row(path: f.path) {
+            plan.sourceID = row.id
+            let oldSize = row.size, oldMtime = row.mtime, oldHeadLen = row.headLength
+            let oldHead = row.headHash
+            let offset = row.offset, lines = row.lines, complete = row.complete
+            fs.format = row.format ?? fs.format
+            let oldError = row.error
             let same = st != nil && complete && st!.size == oldSize && st!.mtime == oldMtime && head == oldHead
             // A refused file is looked at again (its head only): a format forced or defined since may read it.
             if same && fs.format == Ingester.refusedFormat { plan.refusedBefore = oldError }
@@ -50,11 +47,7 @@ extension Ingester {
                 plan.lines = lines
             }
         } else {
-            findSource.reset()
-            insertSource.bind(1, f.path)
-            insertSource.bind(2, Int64(Date().timeIntervalSince1970 * 1000))
-            try insertSource.run()
-            plan.sourceID = db.lastInsertRowID
+            plan.sourceID = try sources.add(path: f.path)
         }
         try db.commitUnit()
         return plan

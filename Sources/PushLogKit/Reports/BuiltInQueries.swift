@@ -12,16 +12,4 @@ enum BuiltInQueries {
         "silent": PackageResources.silent_sql,
         "weekly": PackageResources.weekly_sql,
     ]
-
-    /// The built-in line-format definitions (Formats/Definitions/*.format), by file name.
-    static let formats: [String: [UInt8]] = [
-        "aioapns.format": PackageResources.aioapns_format,
-        "apns2.format": PackageResources.apns2_format,
-        "bark-server.format": PackageResources.bark_server_format,
-        "mattermost-push-proxy.format": PackageResources.mattermost_push_proxy_format,
-        "parse-server.format": PackageResources.parse_server_format,
-        "pushy.format": PackageResources.pushy_format,
-        "rpush.format": PackageResources.rpush_format,
-        "sygnal.format": PackageResources.sygnal_format,
-    ]
 }
