@@ -2,11 +2,15 @@
 -- description: How fast device tokens change (rotations, new tokens, tokens APNs retired) and
 -- description: whether the provider kept sending to a device's old token after it registered a new one.
 -- records: registrations
--- param: since  start of the range
--- param: until  end of the range, exclusive
--- param: by=week  bucket: hour, day or week
--- param: topic  only responses for this topic (superseded_sends; the registration columns are then empty)
--- param: env  only responses sent to this env (likewise)
+-- param: since time  start of the range
+-- param: until time  end of the range, exclusive
+-- param: by enum(hour,day,week) = week  the time bucket of by_bucket
+-- param: topic text  only responses for this topic (superseded_sends; the registration columns are then empty)
+-- param: env text  only responses sent to this env (likewise)
+-- column: bucket key
+-- column: active_devices,new_tokens count better=none
+-- column: rotation_rate rate  Devices that rotated their token
+-- column: superseded_sends count unit=sends  Sends to replaced tokens
 
 -- section: by_bucket
 -- active_devices: devices with a registration in the bucket. new_tokens: tokens whose first

@@ -2,11 +2,16 @@
 -- description: Responses sent to an APNs environment other than the one the token was registered
 -- description: in, how much of BadDeviceToken that explains, malformed tokens, and env-key errors.
 -- records: responses
--- param: since  start of the range
--- param: until  end of the range, exclusive
--- param: topic  only responses for this topic
--- param: env  only responses sent to this env
--- param: by  by_bucket by a dimension: topic, env, app_version, push_type, reason (no by_bucket without --by)
+-- param: since time  start of the range
+-- param: until time  end of the range, exclusive
+-- param: topic text  only responses for this topic
+-- param: env text  only responses sent to this env
+-- param: by enum(topic,env,app_version,push_type,reason)  by_bucket by a dimension (no by_bucket without --by)
+-- column: bucket,registered_env,sent_env,app_version key
+-- column: responses count better=none unit=responses  APNs responses
+-- column: mismatched_sends count unit=sends  Sends to the wrong APNs env
+-- column: bad_device_token count unit=responses  BadDeviceToken responses
+-- column: malformed_token_sends count unit=sends  Sends to malformed tokens
 -- materialize: r
 
 -- common:

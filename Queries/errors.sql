@@ -2,11 +2,16 @@
 -- description: Every non-accepted response by time bucket, status and reason, with the APNs
 -- description: category, and retries of responses that must never be retried.
 -- records: responses
--- param: since  start of the range
--- param: until  end of the range, exclusive
--- param: by=hour  bucket: minute, 5m, hour or day, or a dimension: topic, env, app_version, push_type, reason
--- param: topic  only responses for this topic
--- param: env  only responses sent to this env
+-- param: since time  start of the range
+-- param: until time  end of the range, exclusive
+-- param: by enum(minute,5m,hour,day,topic,env,app_version,push_type,reason) = hour  a time bucket or a dimension
+-- param: topic text  only responses for this topic
+-- param: env text  only responses sent to this env
+-- column: bucket,status,reason,category key
+-- column: responses count better=none unit=responses
+-- column: first_seen,last_seen time
+-- column: bucket_responses count per=bucket unit=responses
+-- column: share rate over=bucket_responses
 -- materialize: e
 
 -- common:

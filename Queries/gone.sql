@@ -2,11 +2,16 @@
 -- description: How many responses were 410 (Unregistered/ExpiredToken), how many tokens APNs
 -- description: retired, and whether the provider kept sending to tokens after their first 410.
 -- records: responses
--- param: since  start of the range (responses by time)
--- param: until  end of the range, exclusive
--- param: by=day  bucket: minute, 5m, hour, day or week, or a dimension: topic, env, app_version, push_type, reason
--- param: topic  only responses for this topic
--- param: env  only responses sent to production or sandbox
+-- param: since time  start of the range (responses by time)
+-- param: until time  end of the range, exclusive
+-- param: by enum(minute,5m,hour,day,week,topic,env,app_version,push_type,reason) = day  a time bucket or a dimension
+-- param: topic text  only responses for this topic
+-- param: env text  only responses sent to production or sandbox
+-- column: bucket key
+-- column: responses count better=none unit=responses  APNs responses
+-- column: gone_rate rate  Gone (410) rate
+-- column: tokens_gone count unit=tokens  Tokens retired by APNs
+-- column: sends_after_gone count unit=sends  Sends to tokens already gone
 
 -- common:
 -- Whole UTC hours of the range are counted from hourly_responses (derived at ingest); only the

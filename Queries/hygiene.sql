@@ -2,11 +2,17 @@
 -- description: The rules of a correct APNs provider, checked from its own logs: per rule how
 -- description: often it was broken, since when, an example to look at and what to change.
 -- records: responses
--- param: since  start of the range (responses by time)
--- param: until  end of the range, exclusive
--- param: topic  only responses for this topic
--- param: env  only responses sent to this env
--- param: rule  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
+-- param: since time  start of the range (responses by time)
+-- param: until time  end of the range, exclusive
+-- param: topic text  only responses for this topic
+-- param: env text  only responses sent to this env
+-- param: rule text  only this rule, e.g. --rule non_retryable_retried --fail-if 'violations > 0'
+-- column: rule,day key
+-- column: violations count unit=violations
+-- column: checked count better=none
+-- column: share rate
+-- column: first_seen,last_seen time
+-- column: example,example_token,detail,advice text
 -- materialize: resp, resp_daily, errs, nr, bg_hours, bg, nr_retries, retried, gone, odd, jwt, daily, rule_list
 
 -- common:

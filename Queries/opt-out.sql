@@ -2,9 +2,15 @@
 -- description: Of the units (devices or users) that opted in to notifications, how many later
 -- description: turned them off, how fast, and how each weekly opt-in cohort held up.
 -- records: observations
--- param: since  start of the range (units by opt-in time)
--- param: until  end of the range, exclusive
--- param: unit=device  device or user
+-- param: since time  start of the range (units by opt-in time)
+-- param: until time  end of the range, exclusive
+-- param: unit enum(device,user) = device  what opts in and turns off: a device, or a user (any of its devices)
+-- column: cohort key
+-- column: opted_in,on_at_start count better=none unit={unit}s
+-- column: turned_off_share rate  Opted-in {units} that turned off
+-- column: median_days_to_off number unit=days
+-- column: still_on_7d_share,still_on_30d_share rate better=up
+-- column: turn_off_rate rate  {Units} turning notifications off
 
 -- section: summary
 -- Observations are the auth of register and settings records (device_facts is derived from

@@ -4,8 +4,11 @@
 -- description: accepted count and Apple's received count differ by more than 1%.
 -- records: responses
 -- when-empty: apple  no Apple delivery metrics in the database, so nothing to compare: export them from the Push Notifications Console (CSV) and ingest that file
--- param: since  start of the range (days)
--- param: until  end of the range, exclusive
+-- param: since time  start of the range (days)
+-- param: until time  end of the range, exclusive
+-- column: day,push_type,status key
+-- column: difference_share rate
+-- column: flag text
 -- A response's push type is its apns-push-type; without one it is background when the payload is a
 -- background push by the silent report's rule (content-available, no alert, sound or badge), else
 -- alert (APNs' default).

@@ -2,12 +2,19 @@
 -- description: Background pushes against the budget iOS tolerates per device and hour, and how
 -- description: many actually woke the app (background receipts) at each hourly rate.
 -- records: responses
--- param: since  start of the range
--- param: until  end of the range, exclusive
--- param: budget=3  background pushes per token and clock hour before iOS throttles
--- param: topic  only responses for this topic
--- param: env  only responses sent to this env
--- param: by  by_bucket by a dimension: topic, env, app_version (no by_bucket without --by)
+-- param: since time  start of the range
+-- param: until time  end of the range, exclusive
+-- param: budget int = 3  background pushes per token and clock hour before iOS throttles
+-- param: topic text  only responses for this topic
+-- param: env text  only responses sent to this env
+-- param: by enum(topic,env,app_version)  by_bucket by a dimension (no by_bucket without --by)
+-- column: bucket,rate key
+-- column: background_sends,token_hours count better=none
+-- column: accepted count better=up
+-- column: over_budget_share rate  Background pushes over budget
+-- column: too_many_requests count unit=responses  Throttled (429) responses
+-- column: receipt_rate rate better=up
+-- column: median_lag_s number unit=seconds
 -- materialize: token_hours
 
 -- common:

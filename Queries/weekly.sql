@@ -3,11 +3,11 @@
 -- description: gone, churn, env-mismatch, silent, opt-out and errors reports), the top error
 -- description: reasons, the incidents found in the data, the worst app versions and daily trends.
 -- records: responses
--- param: week  ISO week, e.g. 2026-W47 (default: the last complete week)
--- param: budget=3  background pushes per token-hour (silent KPIs)
--- param: topic  only responses for this topic, in every KPI and section that can be split by topic
--- param: env  only responses sent to production or sandbox, likewise
--- param: unit=device  device or user (the turn_off_rate KPI)
+-- param: week week  ISO week, e.g. 2026-W47 (default: the last complete week)
+-- param: budget int = 3  background pushes per token-hour (silent KPIs)
+-- param: topic text  only responses for this topic, in every KPI and section that can be split by topic
+-- param: env text  only responses sent to production or sandbox, likewise
+-- param: unit enum(device,user) = device  device or user (the turn_off_rate KPI)
 -- KPIs: NAME = REPORT.SECTION.COLUMN, each report run on this week and the week before (so a KPI
 -- always equals its report's figure); `whole` marks figures that cannot be split by topic or env,
 -- left empty under --topic/--env rather than shown unfiltered.
@@ -29,6 +29,27 @@
 -- The hygiene rules broken this week or last: violations per week ('not observable' when that
 -- week's logs lack the rule's data), the hygiene report itself run on each week.
 -- weeks: provider_hygiene = hygiene.rules.violations by rule
+-- column: this_week,last_week count unit=violations
+-- Columns of the page's own sections; a column named as a KPI (the daily responses, gone_rate,
+-- mismatched_sends) means what the KPI's source column means.
+-- column: reason,status,category,app_version,day,rule,week key
+-- column: accepted_share rate better=up  Accepted by APNs
+-- column: auth_errors count unit=responses  Auth errors (JWT/certificate)
+-- column: rejects count unit=lines  Rejected log lines
+-- column: response_share,error_rate,error_share rate
+-- column: window_start,window_end time
+-- column: over_budget_sends count unit=pushes  Background pushes over budget
+-- The turn-off rate of the last eight weeks, each against the units on at its start.
+-- trend: trend_turn_off_rate = opt-out.turn_off_rate.turn_off_rate weeks 8 whole
+-- fill: trend_daily.day by day
+-- heading: kpis  Key figures
+-- heading: top_reasons  Top error reasons
+-- heading: incidents  Incidents
+-- heading: worst_app_versions  Worst app versions
+-- heading: trend_daily  Day by day
+-- heading: trend_turn_off_rate  Turn-off rate by week
+-- The incidents are marked on the daily charts and listed under "what changed".
+-- marks: incidents count=errors  incidents (bursts of auth, server or rate errors)
 
 -- section: basics
 -- Used for the accepted share, auth-error, transport and rejects KPIs; :since/:until are the

@@ -44,13 +44,12 @@ def sections(path):
 
 
 def header_params(path):
-    """{param: default} from the `-- param:` lines."""
+    """{param: default} from the `-- param:` lines (`NAME TYPE [= DEFAULT]`, or `NAME[=DEFAULT]`)."""
     out = {}
     for line in open(path, encoding="utf-8"):
-        m = re.match(r"--\s*param:\s*(\S+)", line)
+        m = re.match(r"--\s*param:\s*(\w+)(?:=(\S+)|[ ](?:time|week|int|text|enum\([^)]*\))(?:\s*=\s*(\S+))?)?", line)
         if m:
-            k, _, v = m.group(1).partition("=")
-            out[k] = v
+            out[m.group(1)] = m.group(2) or m.group(3) or ""
     return out
 
 

@@ -4,7 +4,7 @@
 -- description: ClickHouse version of Queries/churn.sql (same sections, columns and labels).
 -- param: since  start of the range, {since:DateTime64(3)}; 1900-01-01 = open
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
--- param: by=week  bucket: hour, day or week, {by:String}
+-- param: by enum(hour,day,week) = week  {by:String}
 -- param: topic  only responses for this topic (superseded_sends; the registration columns are then empty), {topic:String}; '' = all
 -- param: env  only responses sent to this env (likewise), {env:String}; '' = all
 

@@ -4,7 +4,7 @@
 -- description: ClickHouse version of Queries/errors.sql (same sections, columns and labels).
 -- param: since  start of the range, {since:DateTime64(3)}; 1900-01-01 = open
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
--- param: by=hour  bucket: minute, 5m, hour or day, {by:String}
+-- param: by enum(minute,5m,hour,day) = hour  {by:String}
 -- param: topic  only responses for this topic, {topic:String}; '' = all
 -- param: env  only responses sent to this env, {env:String}; '' = all
 

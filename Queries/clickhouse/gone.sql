@@ -4,7 +4,7 @@
 -- description: ClickHouse version of Queries/gone.sql (same sections, columns and labels).
 -- param: since  start of the range (responses by time), {since:DateTime64(3)}; 1900-01-01 = open
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
--- param: by=day  bucket: hour, day or week, {by:String}
+-- param: by enum(hour,day,week) = day  {by:String}
 -- param: topic  only responses for this topic, {topic:String}; '' = all
 -- param: env  only responses sent to production or sandbox, {env:String}; '' = all
 

@@ -1,3 +1,4 @@
+import Foundation
 import PushLogKit
 
 /// `pushlog completion bash|zsh|fish`
@@ -19,7 +20,8 @@ enum CompletionCommand: Command {
             throw UsageError(message: "completion needs a shell", hint: "pushlog completion bash (or zsh, fish)")
         }
         try args.allowPositionals(1, command: name)
-        let catalog = try? QueryCatalog()
+        // The user's reports ($PUSHLOG_QUERIES) complete too, with their parameters and values.
+        let catalog = try? QueryCatalog(userDirectory: ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
         let reports = catalog?.reports.map(\.name) ?? []
         switch shell {
         case "bash": Console.out(bash(reports: reports, catalog: catalog))

@@ -21,14 +21,14 @@ enum HelpText {
     static func values(of option: String, catalog: QueryCatalog?) -> [String] {
         switch option {
         case "--format": return OutputFormat.allCases.map(\.rawValue) + ["lines"]
-        case "--by":
-            let all = catalog?.reports.compactMap(\.byValues).flatMap { $0 } ?? ["hour", "day", "week"]
+        case "--by", "--unit":
+            // What the reports' headers declare (`-- param: by enum(...)`), each value once.
+            let all = catalog?.reports.compactMap { $0.parameter(String(option.dropFirst(2)))?.type.allowed }.flatMap { $0 } ?? []
             var seen: [String] = []
             for v in all where !seen.contains(v) { seen.append(v) }
             return seen
         case "--env": return ["production", "sandbox"]
         case "--compare": return ["previous"]
-        case "--unit": return ["device", "user"]
         case "--color": return ["auto", "always", "never"]
         case "--input-format": return FormatDetector.names
         default: return []

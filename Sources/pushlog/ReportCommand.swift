@@ -144,7 +144,7 @@ enum ReportCommand: Command {
                 let guess = Arguments.closest(f.column, names)
                 throw UsageError(
                     message:
-                        "--fail-if: no column '\(f.column)' in the \(doc.section("kpis") != nil ? "KPIs" : "summary") of \(req.name)",
+                        "--fail-if: no column '\(f.column)' in the \(doc.kpis != nil ? "KPIs" : "summary") of \(req.name)",
                     hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "columns: \(names.joined(separator: ", "))")
             }
         }
@@ -242,13 +242,34 @@ enum ReportCommand: Command {
     /// a pass nor a breach: exit 1 rather than 0.
     static func refuseNotObservable(_ conditions: [FailCondition], doc: ResultDocument) throws {
         let section = doc.section("summary") ?? doc.sections.first
-        for f in conditions.flatMap(\.comparisons) where doc.section("kpis") == nil {
+        for f in conditions.flatMap(\.comparisons) where doc.kpis == nil {
             guard let cell = section?.first(f.column), case .text(let text) = cell, Double(text) == nil else { continue }
             let detail = section?.first("detail").map(plainText) ?? ""
             let rule = section?.first("rule").map { " of rule " + plainText($0) } ?? ""
             Console.err("pushlog: --fail-if cannot be checked: \(f.column)\(rule) is '\(text)'" + (detail.isEmpty ? "" : " (\(detail))"))
             throw ExitStatus(code: 1)
         }
+    }
+
+    /// The command's help, and for `report NAME --help` the parameters NAME's header declares:
+    /// type, default, allowed values and help.
+    static func help(for argv: [String]) -> String {
+        guard let first = argv.first, !first.hasPrefix("-"),
+            let catalog = try? QueryCatalog(
+                userDirectory: argv.firstIndex(of: "--queries").flatMap { argv.indices.contains($0 + 1) ? argv[$0 + 1] : nil }
+                    ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"]),
+            let def = catalog.report(first)
+        else { return help }
+        var s = help + "\nREPORT \(def.name):\n  \(def.title). \(def.description)\n\nPARAMETERS OF \(def.name):\n"
+        if def.params.isEmpty { s += "  none\n" }
+        for p in def.params {
+            let left = "  --\(p.name) \(p.type.allowed == nil ? p.type.description.uppercased() : "VALUE")"
+            var right = p.help
+            if let d = p.defaultValue { right += (right.isEmpty ? "" : " ") + "(default \(d))" }
+            s += left.padding(toLength: max(left.count + 2, 21), withPad: " ", startingAt: 0) + right + "\n"
+            if let allowed = p.type.allowed { s += String(repeating: " ", count: 21) + "one of: " + allowed.joined(separator: ", ") + "\n" }
+        }
+        return s
     }
 
     /// A parameter option the report does not declare is a usage error, with the likely fix.
@@ -265,21 +286,19 @@ enum ReportCommand: Command {
             }
             throw UsageError(message: "report \(def.name) does not take \(flag)", hint: hint)
         }
-        if let by = args.value("--by"), let allowed = def.byValues, !allowed.contains(by) {
-            throw UsageError(message: "report \(def.name) does not take --by \(by)", hint: "use one of: \(allowed.joined(separator: ", "))")
+        // Values a header lists (`-- param: by enum(...)`) are the only ones the option takes.
+        for param in def.params {
+            guard let value = args.value("--" + param.name), let allowed = param.type.allowed, !allowed.contains(value) else { continue }
+            throw UsageError(
+                message: "report \(def.name) does not take --\(param.name) \(value)", hint: "use one of: \(allowed.joined(separator: ", "))"
+            )
         }
     }
 
     static func parseParams(_ args: Arguments) throws -> ReportParams {
         var p = ReportParams()
         (p.since, p.until) = try TimeRangeOptions.read(args)
-        if let b = args.value("--by") {
-            let units = ["minute", "5m", "hour", "day", "week", "topic", "env", "app_version", "push_type", "reason"]
-            guard units.contains(b) else {
-                throw UsageError(message: "unknown --by '\(b)'", hint: "use one of: \(units.joined(separator: ", "))")
-            }
-            p.by = b
-        }
+        p.by = args.value("--by")  // checked against the report's declared values
         p.topic = args.value("--topic")
         // Any env a log names (`staging` too, as --by env shows it); one never seen is said on
         // stderr with the envs that were.
@@ -288,10 +307,7 @@ enum ReportCommand: Command {
             p.env = e == "development" ? "sandbox" : e
         }
         if let b = try args.int("--budget", command: name) { p.budget = Int64(b) }
-        if let u = args.value("--unit") {
-            guard u == "device" || u == "user" else { throw UsageError(message: "unknown --unit '\(u)'", hint: "use device or user") }
-            p.unit = u
-        }
+        p.unit = args.value("--unit")
         p.rule = args.value("--rule")
         if let w = args.value("--week") {
             guard TimeArgument.week(w) != nil else {

@@ -108,7 +108,11 @@ func runMain() -> Int32 {
         return usage(
             UsageError(message: "unknown command '\(name)'", hint: guess.map { "did you mean '\($0)'? (pushlog help)" } ?? "pushlog help"))
     }
-    if args.contains("--help") || args.contains("-h") { Console.out(cmd.help); return 0 }
+    if args.contains("--help") || args.contains("-h") {
+        // `report NAME --help` adds what that report's header declares.
+        Console.out(cmd.name == ReportCommand.name ? ReportCommand.help(for: args) : cmd.help)
+        return 0
+    }
     var isDir: ObjCBool = false
     if FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
         return usage(
@@ -130,6 +134,9 @@ func runMain() -> Int32 {
     } catch let e as UsageError {
         return usage(e)
     } catch let e as UndeclaredParameter {
+        Console.err("pushlog: \(e)")
+        return 2
+    } catch let e as ReportFileError {
         Console.err("pushlog: \(e)")
         return 2
     } catch let e as ExitStatus {

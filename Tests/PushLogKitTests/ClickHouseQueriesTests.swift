@@ -37,8 +37,7 @@ final class ClickHouseQueriesTests: XCTestCase {
             // `by` of env-mismatch and silent is a dimension only (not ported): no time buckets there.
             let expected = def.paramNames.filter { !($0 == "by" && Self.notPorted[name]?.contains("by_bucket") == true) }
             XCTAssertEqual(ch.paramNames, expected, name)
-            for (p, _) in ch.params {
-                let key = p.split(separator: "=").first.map(String.init) ?? p
+            for key in ch.paramNames {
                 let type = key == "budget" ? "UInt32" : ["since", "until"].contains(key) ? "DateTime64(3)" : "String"
                 for (section, sql) in ch.sections where sql.contains("{\(key):") {
                     XCTAssertTrue(sql.contains("{\(key):\(type)}"), "\(name).\(section): {\(key):\(type)}")

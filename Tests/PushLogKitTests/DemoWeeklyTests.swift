@@ -21,7 +21,7 @@ final class DemoWeeklyTests: XCTestCase {
 
         let db = try Store.openForReading(path: dbPath)
         let runner = try ReportRunner(db: db)
-        XCTAssertEqual(try WeeklyReport.defaultWeek(db: db), result.lastWeek)
+        XCTAssertEqual(try KPIPage.defaultWeek(db: db), result.lastWeek)
         let weekly = try runner.run(name: "weekly", params: ReportParams(week: result.lastWeek))
         // In a read snapshot with lanes the page's runs share both cores (ReportLanes, on a second
         // connection whose snapshot began with this one's); while a pushlog writer holds the lock

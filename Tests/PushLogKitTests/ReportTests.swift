@@ -250,8 +250,10 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(days.first { $0["push_type"] as? String == "background" }?["our_accepted"] as? Int, 2)
     }
 
+    /// An undeclared column named as a rate (an ad-hoc query's) reads as one.
     func testShareIsAPercentageInTables() {
-        XCTAssertEqual(CellFormat.human(.double(0.0123), column: "share"), "1.23%")
+        let t = ResultTable(name: "q", columns: ["share"], rows: [[.double(0.0123)]])
+        XCTAssertEqual(CellFormat.human(t, row: 0, column: 0), "1.23%")
     }
 
     func testCompactDateIsADay() {

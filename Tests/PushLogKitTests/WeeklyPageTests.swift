@@ -31,10 +31,19 @@ final class WeeklyPageTests: XCTestCase {
                 d == 3 ? .null : .double(0.001 * Double(d)),
             ])
         }
-        return ResultDocument(
-            report: "weekly", title: "Weekly push health — 2026-W46",
-            params: [("week", .text("2026-W46")), ("since", .text("2026-11-09T00:00:00Z")), ("until", .text("2026-11-16T00:00:00Z"))],
-            sections: [kpis, incidents, daily])
+        return described(
+            ResultDocument(
+                report: "weekly", title: "Weekly push health — 2026-W46",
+                params: [("week", .text("2026-W46")), ("since", .text("2026-11-09T00:00:00Z")), ("until", .text("2026-11-16T00:00:00Z"))],
+                sections: [kpis, incidents, daily]))
+    }
+
+    /// The document with what weekly.sql and its sources declare its columns and KPIs mean.
+    func described(_ doc: ResultDocument) -> ResultDocument {
+        var doc = doc
+        let catalog = try! QueryCatalog()
+        KPIPage.describe(&doc, catalog.report("weekly")!, catalog: catalog)
+        return doc
     }
 
     func testKPIsReadAsPeopleSpeakAndChangesAreColouredByDirection() {
@@ -69,6 +78,7 @@ final class WeeklyPageTests: XCTestCase {
                 name: "kpis", columns: ["metric", "this_week", "last_week", "change"],
                 rows: [[.text("responses"), .int(100), .int(98), .int(2)]])
         ]
+        calm = described(calm)
         XCTAssertEqual(WeeklyPage.whatChanged(calm), "No KPI moved by 10 % or more from last week. No incidents.")
     }
 

@@ -18,7 +18,7 @@ public final class EngineReportRunner {
             throw CatalogError(
                 "report \(name) is not available on \(engine.label) (reports there: \(EngineReportRunner.available(engine)))")
         }
-        if !def.kpis.isEmpty { return try weekly(def, own, params) }
+        if def.isKPIPage { return try weekly(def, own, params) }
         if let by = params.by, let allowed = own.byValues, !allowed.contains(by) {
             throw CatalogError("report \(name) --by \(by) is not available on \(engine.label) (--by \(allowed.joined(separator: ", ")))")
         }
@@ -26,7 +26,8 @@ public final class EngineReportRunner {
         var sections: [ResultTable] = []
         let values = bindings(def, own, params)
         for (section, sql) in own.sections where !(skipBuckets && section == "by_bucket") {
-            sections.append(try PhaseTimer.measure("\(name).\(section)") { try engine.section(section, sql: sql, parameters: values) })
+            sections.append(
+                def.describe(try PhaseTimer.measure("\(name).\(section)") { try engine.section(section, sql: sql, parameters: values) }))
         }
         if let unit = TimeUnit(rawValue: params.by ?? def.paramDefaults["by"] ?? ""), def.byValues != nil,
             sections.contains(where: { $0.columns.first == "bucket" }), let (lo, hi) = try engine.dataSpan()
@@ -60,13 +61,13 @@ public final class EngineReportRunner {
     }
 
     /// The weekly page: the engine's definition computes the KPIs and sections itself; the
-    /// document gets WeeklyReport's title, parameters, notes and filled daily trend.
+    /// document gets KPIPage's title, parameters, notes, filled sections and column meanings.
     func weekly(_ def: ReportDefinition, _ own: ReportDefinition, _ p: ReportParams) throws -> ResultDocument {
         guard let latest = try engine.latestRecord() else {
             throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let label = p.week ?? TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: min(now, latest + 86_400_000)) - WeeklyReport.week)
+        let label = p.week ?? TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: min(now, latest + 86_400_000)) - KPIPage.week)
         guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
         var q = p
         q.week = label
@@ -75,10 +76,10 @@ public final class EngineReportRunner {
         for (section, sql) in own.sections {
             doc.sections.append(try PhaseTimer.measure("weekly.\(section)") { try engine.section(section, sql: sql, parameters: values) })
         }
-        if let i = doc.sections.firstIndex(where: { $0.name == "kpis" }), let x = doc.sections[i].column("this_week"),
+        if let i = doc.sections.firstIndex(where: { $0.name == KPIPage.tableName }), let x = doc.sections[i].column("this_week"),
             let y = doc.sections[i].column("last_week"), let c = doc.sections[i].column("change")
         {
-            // As WeeklyReport: a whole change of two counts is a count.
+            // As KPIPage: a whole change of two counts is a count.
             for r in doc.sections[i].rows.indices {
                 let row = doc.sections[i].rows[r]
                 guard let xv = row[x].asDouble, let yv = row[y].asDouble else { continue }
@@ -87,17 +88,10 @@ public final class EngineReportRunner {
                     (d.rounded() == d && row[x].isInteger && row[y].isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
             }
         }
-        if let i = doc.sections.firstIndex(where: { $0.name == "trend_daily" }) {
-            doc.sections[i] = BucketFill.fill(
-                doc.sections[i], label: "day", unit: .day, from: start - WeeklyReport.week, until: start + WeeklyReport.week)
-        }
-        (doc.params, doc.title) = WeeklyReport.heading(label: label, start: start, p)
-        if p.topic != nil || p.env != nil {
-            let whole = def.kpis.filter(\.wholeDataOnly).map(\.name).joined(separator: ", ")
-            doc.notes.append(
-                "filtered by \([p.topic.map { "topic=\($0)" }, p.env.map { "env=\($0)" }].compactMap { $0 }.joined(separator: " ")): "
-                    + "every section is filtered; \(whole) cannot be split by topic/env and are left empty")
-        }
+        KPIPage.fill(&doc, def, start: start)
+        (doc.params, doc.title) = KPIPage.heading(def, label: label, start: start, p)
+        if let note = KPIPage.filterNote(def, p) { doc.notes.append(note) }
+        KPIPage.describe(&doc, def, catalog: catalog)
         return doc
     }
 

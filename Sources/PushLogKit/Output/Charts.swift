@@ -14,7 +14,7 @@ enum Charts {
                 out.append(
                     TrendChart(
                         title: t.columns[c], labels: t.rows.map { CellFormat.plain($0[0]) },
-                        values: t.rows.map { $0[c].asDouble }, rate: CellFormat.isRate(t.columns[c])))
+                        values: t.rows.map { $0[c].asDouble }, rate: t.isRate(t.columns[c])))
             }
         }
         return out

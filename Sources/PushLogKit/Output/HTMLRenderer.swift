@@ -2,11 +2,11 @@
 enum HTMLRenderer {
     static func render(_ doc: ResultDocument) -> String {
         // The weekly report has a page of its own (labels, coloured changes, marked charts).
-        if doc.section("kpis")?.column("metric") != nil { return WeeklyPage.render(doc) }
+        if doc.kpis?.column("metric") != nil { return WeeklyPage.render(doc) }
         var body = "<h1>\(escape(doc.title.isEmpty ? doc.report : doc.title))</h1>\n"
         body += params(doc)
         for chart in Charts.forDocument(doc) { body += chart }
-        for t in doc.sections { body += section(t, heading: t.name) }
+        for t in doc.sections { body += section(t, heading: t.heading ?? t.name) }
         for n in doc.notes { body += "<p class=note>\(escape(n))</p>\n" }
         return page(title: doc.title.isEmpty ? doc.report : doc.title, body: body)
     }

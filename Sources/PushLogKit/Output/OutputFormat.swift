@@ -35,11 +35,6 @@ public enum OutputFormat: String, CaseIterable {
 
 /// Column-aware value formatting shared by the text renderers.
 enum CellFormat {
-    /// Rates are fractions; tables show them as percentages.
-    static func isRate(_ column: String) -> Bool {
-        column.hasSuffix("_rate") || column.hasSuffix("_share") || column == "share" || column == "rate_fraction"
-    }
-
     /// Plain text of a value for csv/tsv/json-less outputs.
     static func plain(_ v: SQLValue) -> String {
         switch v {
@@ -84,39 +79,44 @@ enum CellFormat {
         return s
     }
 
-    /// Human text for tables and markdown: rates as percentages, thousands grouped.
-    static func human(_ v: SQLValue, column: String) -> String {
+    /// Human text for tables and markdown: rates (fractions) as percentages, thousands grouped.
+    static func human(_ v: SQLValue, column: String, rate: Bool) -> String {
         switch v {
         case .null: return "–"
         case .int(let i):
-            if isRate(column) { return percent(Double(i)) }
+            if rate { return percent(Double(i)) }
             // Ids, line numbers and epoch times read better without separators.
             return column.hasSuffix("_id") || column == "line" || column == "id" || abs(i) >= 100_000_000_000 ? String(i) : grouped(i)
         case .double(let d):
-            if isRate(column) { return percent(d) }
+            if rate { return percent(d) }
             if d.rounded() == d && abs(d) < 1e15 { return grouped(Int64(d)) }
             return String(format: abs(d) >= 100 ? "%.1f" : "%.2f", d)
         case .text(let s): return visible(s)
         }
     }
 
-    /// A cell in context: in a KPI table (a `metric` column), values of rate metrics are rates too.
+    /// A cell in context, as its table's header declares the column: in a KPI table, values of
+    /// rate metrics are rates too.
     static func human(_ t: ResultTable, row: Int, column c: Int) -> String {
         let name = t.columns[c]
-        if let m = t.column("metric"), c != m, case .text(let metric) = t.rows[row][m], isRate(metric),
-            let d = t.rows[row][c].asDouble, CellFormat.isNumeric(t.rows[row][c])
+        let v = t.rows[row][c]
+        if t.isKPIs, let m = t.column("metric"), c != m, case .text(let metric) = t.rows[row][m], t.isRate(metric),
+            let d = v.asDouble, CellFormat.isNumeric(v)
         {
             return name == "change" ? (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") : percent(d)
         }
-        if name == "change", let d = t.rows[row][c].asDouble, d > 0 { return "+" + human(t.rows[row][c], column: name) }
+        if name == "change", let d = v.asDouble, d > 0 { return "+" + human(v, column: name, rate: t.isRate(name)) }
         // --compare previous: COL_prev reads as COL; COL_change is signed, in percentage points for rates.
-        if name.hasSuffix("_prev") { return human(t.rows[row][c], column: String(name.dropLast(5))) }
-        if name.hasSuffix("_change"), let d = t.rows[row][c].asDouble {
-            let base = String(name.dropLast(7))
-            if isRate(base) { return (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") }
-            return (d > 0 ? "+" : "") + human(t.rows[row][c], column: base)
+        if name.hasSuffix("_prev") {
+            let base = String(name.dropLast(5))
+            return human(v, column: base, rate: t.isRate(base))
         }
-        return human(t.rows[row][c], column: name)
+        if name.hasSuffix("_change"), let d = v.asDouble {
+            let base = String(name.dropLast(7))
+            if t.isRate(base) { return (d >= 0 ? "+" : "") + percent(d).replacingOccurrences(of: "%", with: " pp") }
+            return (d > 0 ? "+" : "") + human(v, column: base, rate: false)
+        }
+        return human(v, column: name, rate: t.isRate(name))
     }
 
     static func percent(_ d: Double) -> String {

@@ -115,7 +115,7 @@ struct TrendChart {
         flush()
         for (i, v) in values.enumerated() {
             guard let v else { continue }
-            let text = rate ? CellFormat.percent(v) : CellFormat.human(.double(v), column: "")
+            let text = rate ? CellFormat.percent(v) : CellFormat.human(.double(v), column: "", rate: false)
             s +=
                 "<circle cx=\"\(f(x(Double(i))))\" cy=\"\(f(y(v)))\" r=\"2.5\" fill=\"#0a64d8\"><title>\(esc(labels[i])): \(text)</title></circle>"
         }

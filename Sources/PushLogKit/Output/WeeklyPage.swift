@@ -2,18 +2,11 @@ import Foundation
 
 /// The Monday page (`report weekly --format html`): a "what changed" paragraph (the largest KPI
 /// moves and the incidents), the KPIs under human labels with the change coloured by whether it
-/// is good or bad for that KPI, daily charts with this week and the incidents marked, then the
-/// other sections. Rates read as percentages throughout; JSON and CSV keep the machine names.
+/// is good or bad for that KPI (as the reports' headers declare), daily charts with this week and
+/// the incidents marked, then the other sections. Rates read as percentages throughout; JSON and CSV keep the machine names.
 enum WeeklyPage {
-    static let headings: [String: String] = [
-        "kpis": "Key figures", "top_reasons": "Top error reasons", "incidents": "Incidents",
-        "worst_app_versions": "Worst app versions", "trend_daily": "Day by day",
-        "trend_turn_off_rate": "Turn-off rate by week",
-    ]
-
-    static func heading(_ section: String, unit: String = "device") -> String {
-        headings[section] ?? KPIDescription.of(section, unit: unit).label
-    }
+    /// A section's heading: declared (`-- heading:`), else its name as words.
+    static func heading(_ t: ResultTable) -> String { t.heading ?? ColumnInfo.words(t.name) }
 
     /// The opt-out unit the page counts (device unless --unit user).
     static func unit(_ doc: ResultDocument) -> String {
@@ -22,19 +15,16 @@ enum WeeklyPage {
     }
 
     /// A column as a person reads it: `response_share` → `Response share`, `app_version` → `App version`.
-    static func columnLabel(_ column: String) -> String {
-        let words = column.replacingOccurrences(of: "_", with: " ")
-        return words.prefix(1).uppercased() + words.dropFirst()
-    }
+    static func columnLabel(_ column: String) -> String { ColumnInfo.words(column) }
 
     static func render(_ doc: ResultDocument) -> String {
-        let title = doc.title.isEmpty ? "Weekly push health" : doc.title
+        let title = doc.title.isEmpty ? doc.report : doc.title
         var body = "<h1>\(HTMLRenderer.escape(title))</h1>\n" + HTMLRenderer.params(doc)
         body += "<p class=changed><b>What changed.</b> \(whatChanged(doc))</p>\n"
-        if let kpis = doc.section("kpis") { body += kpiTable(kpis, unit: unit(doc)) }
+        if let kpis = doc.kpis { body += kpiTable(kpis, unit: unit(doc)) }
         body += charts(doc)
-        for t in doc.sections where t.name != "kpis" {
-            body += HTMLRenderer.section(t, heading: heading(t.name, unit: unit(doc)), header: columnLabel)
+        for t in doc.sections where !t.isKPIs {
+            body += HTMLRenderer.section(t, heading: heading(t), header: columnLabel)
         }
         for n in doc.notes { body += "<p class=note>\(HTMLRenderer.escape(n))</p>\n" }
         return HTMLRenderer.page(title: title, body: body, style: style)
@@ -50,7 +40,7 @@ enum WeeklyPage {
     // MARK: - KPIs
 
     struct Move {
-        let metric: String, label: String, this: SQLValue, last: SQLValue, delta: Double, size: Double, verdict: String
+        let metric: String, label: String, this: SQLValue, last: SQLValue, delta: Double, size: Double, rate: Bool, verdict: String
     }
 
     /// KPIs that moved by at least 10 % (and by 5 for counts, 0.1 percentage point for rates),
@@ -61,23 +51,25 @@ enum WeeklyPage {
         for r in kpis.rows {
             guard case .text(let metric) = r[m], let x = r[a].asDouble, let y = r[b].asDouble, x != y else { continue }
             let d = x - y
-            let rate = CellFormat.isRate(metric)
-            guard abs(d) >= (rate ? 0.001 : 5) else { continue }
+            let info = kpis.meaning(metric)
+            guard abs(d) >= (info.role == .rate ? 0.001 : 5) else { continue }
             let size = y == 0 ? Double.infinity : abs(d) / abs(y)
             guard size >= 0.1 else { continue }
-            let info = KPIDescription.of(metric, unit: unit)
-            out.append(Move(metric: metric, label: info.label, this: r[a], last: r[b], delta: d, size: size, verdict: info.verdict(d)))
+            out.append(
+                Move(
+                    metric: metric, label: info.label(for: metric, unit: unit), this: r[a], last: r[b], delta: d, size: size,
+                    rate: info.role == .rate, verdict: info.verdict(d)))
         }
         return out.sorted { ($0.size, abs($0.delta)) > ($1.size, abs($1.delta)) }
     }
 
     /// A KPI value as the page shows it: rates as percentages.
-    static func show(_ v: SQLValue, metric: String) -> String {
-        CellFormat.isRate(metric) ? (v.asDouble.map(CellFormat.percent) ?? "–") : CellFormat.human(v, column: metric)
+    static func show(_ v: SQLValue, metric: String, rate: Bool) -> String {
+        rate ? (v.asDouble.map(CellFormat.percent) ?? "–") : CellFormat.human(v, column: metric, rate: false)
     }
 
-    static func showChange(_ d: Double, metric: String) -> String {
-        if CellFormat.isRate(metric) { return (d >= 0 ? "+" : "−") + CellFormat.percent(abs(d)).replacingOccurrences(of: "%", with: " pp") }
+    static func showChange(_ d: Double, rate: Bool) -> String {
+        if rate { return (d >= 0 ? "+" : "−") + CellFormat.percent(abs(d)).replacingOccurrences(of: "%", with: " pp") }
         let whole = d.rounded() == d
         let n = whole ? CellFormat.grouped(Int64(abs(d))) : String(format: "%.2f", abs(d))
         return (d >= 0 ? "+" : "−") + n
@@ -85,7 +77,7 @@ enum WeeklyPage {
 
     static func whatChanged(_ doc: ResultDocument) -> String {
         var parts: [String] = []
-        let top = doc.section("kpis").map { moves($0, unit: unit(doc)) } ?? []
+        let top = doc.kpis.map { moves($0, unit: unit(doc)) } ?? []
         if top.isEmpty {
             parts.append("No KPI moved by 10 % or more from last week.")
         } else {
@@ -94,8 +86,8 @@ enum WeeklyPage {
                 let why = mv.verdict == "good" ? " (better)" : mv.verdict == "bad" ? " (worse)" : ""
                 parts.append(
                     "<span class=\(mv.verdict)><b>\(HTMLRenderer.escape(mv.label))</b> \(verb) from "
-                        + "\(show(mv.last, metric: mv.metric)) to \(show(mv.this, metric: mv.metric)) "
-                        + "(\(showChange(mv.delta, metric: mv.metric)))\(why).</span>")
+                        + "\(show(mv.last, metric: mv.metric, rate: mv.rate)) to \(show(mv.this, metric: mv.metric, rate: mv.rate)) "
+                        + "(\(showChange(mv.delta, rate: mv.rate)))\(why).</span>")
             }
         }
         let incidents = incidentWindows(doc)
@@ -113,20 +105,20 @@ enum WeeklyPage {
     static func kpiTable(_ kpis: ResultTable, unit: String = "device") -> String {
         guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week"),
             let c = kpis.column("change")
-        else { return HTMLRenderer.section(kpis, heading: heading("kpis")) }
+        else { return HTMLRenderer.section(kpis, heading: heading(kpis)) }
         let src = kpis.column("source")
         // Every change is coloured by its direction; the moves large enough for "what changed" also get a background.
         let moved = Set(moves(kpis, unit: unit).map(\.metric))
-        var s = "<section><h2>\(heading("kpis"))</h2>\n<div class=scroll><table class=kpis><thead><tr>"
+        var s = "<section><h2>\(HTMLRenderer.escape(heading(kpis)))</h2>\n<div class=scroll><table class=kpis><thead><tr>"
         s += "<th>KPI</th><th>This week</th><th>Last week</th><th>Change</th>" + (src != nil ? "<th>From</th>" : "")
         s += "</tr></thead><tbody>\n"
         for (ri, r) in kpis.rows.enumerated() {
             let metric = CellFormat.plain(r[m])
-            let info = KPIDescription.of(metric, unit: unit)
+            let info = kpis.meaning(metric)
             let delta = r[c].asDouble
             let verdict = delta.map(info.verdict) ?? "flat"
             let arrow = delta.map { $0 > 0 ? "▲ " : $0 < 0 ? "▼ " : "" } ?? ""
-            s += "<tr><td title=\"\(HTMLRenderer.escape(metric))\">\(HTMLRenderer.escape(info.label))</td>"
+            s += "<tr><td title=\"\(HTMLRenderer.escape(metric))\">\(HTMLRenderer.escape(info.label(for: metric, unit: unit)))</td>"
             s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: a)))</td>"
             s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: b)))</td>"
             s +=
@@ -139,15 +131,22 @@ enum WeeklyPage {
 
     // MARK: - Charts
 
-    /// The incidents section as time bands with a one-line description.
+    /// The declared incidents (`-- marks:`) as time bands with a one-line description: the
+    /// window, the first key or text column (what happened) and the counted column.
     static func incidentWindows(_ doc: ResultDocument) -> [(from: Int64, until: Int64, title: String)] {
-        guard let t = doc.section("incidents"), let ws = t.column("window_start"), let we = t.column("window_end") else { return [] }
-        let reason = t.column("reason"), errors = t.column("errors")
+        guard let t = doc.sections.first(where: { $0.marks != nil }), let marks = t.marks else { return [] }
+        let times = t.columns.indices.filter { t.meaning(t.columns[$0]).role == .time }
+        guard times.count >= 2 else { return [] }
+        let (ws, we) = (times[0], times[1])
+        let what = t.columns.indices.first { [.key, .text].contains(t.meaning(t.columns[$0]).role) }
+        let counted = marks.count.flatMap(t.column)
         return t.rows.compactMap { r in
             guard let a = TimeParser.parse(CellFormat.plain(r[ws])), let b = TimeParser.parse(CellFormat.plain(r[we])) else { return nil }
             var title = "\(dayName(a)) \(TrendChart.shortLabel(TimeFormat.day(ms: a))) \(clock(a))–\(clock(b)) UTC"
-            if let reason, case .text(let why) = r[reason] { title += ", \(why)" }
-            if let errors, let n = r[errors].asDouble { title += " (\(CellFormat.grouped(Int64(n))) errors in \((b - a) / 60_000) min)" }
+            if let what, case .text(let why) = r[what] { title += ", \(why)" }
+            if let counted, let n = r[counted].asDouble {
+                title += " (\(CellFormat.grouped(Int64(n))) \(t.columns[counted]) in \((b - a) / 60_000) min)"
+            }
             return (a, b, title)
         }
     }
@@ -167,7 +166,8 @@ enum WeeklyPage {
         var marked = false
         for i in charts.indices {
             let daily = charts[i].labels.first.flatMap(TrendChart.dayStart) != nil
-            charts[i].title = KPIDescription.of(charts[i].title, unit: unit(doc)).label + (daily ? ", per day" : ", per week")
+            charts[i].title =
+                doc.meaning(charts[i].title).label(for: charts[i].title, unit: unit(doc)) + (daily ? ", per day" : ", per week")
             if daily, let weekStart {
                 charts[i].boundary = charts[i].labels.firstIndex { (TrendChart.dayStart($0) ?? 0) >= weekStart }
                 charts[i].bands = bands
@@ -178,7 +178,10 @@ enum WeeklyPage {
         if marked {
             s +=
                 "<p class=legend>Rates in percent.<span class=swatch style=\"background:#eef4fd;border:1px solid #7a8ca6\"></span>this week"
-            s += "<span class=swatch style=\"background:#d93025;opacity:.5\"></span>incidents (bursts of auth, server or rate errors)</p>\n"
+            if let legend = doc.sections.lazy.compactMap(\.marks).first?.legend {
+                s += "<span class=swatch style=\"background:#d93025;opacity:.5\"></span>\(HTMLRenderer.escape(legend))"
+            }
+            s += "</p>\n"
         }
         return s + "</section>\n"
     }

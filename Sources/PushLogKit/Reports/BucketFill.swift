@@ -72,20 +72,17 @@ enum BucketFill {
         return out
     }
 
-    /// Counts 0; rates (a ratio over nothing), times, medians and text columns empty.
+    /// Counts 0; keys, rates (a ratio over nothing), times, other numbers (medians) and text empty.
     static func zeroRow(_ t: ResultTable, labelIndex: Int, label: String, empty: [Bool]) -> [SQLValue] {
         t.columns.indices.map { c in c == labelIndex ? .text(label) : (empty[c] ? .null : .int(0)) }
     }
 
-    /// Which columns a filler row leaves empty, worked out once per table.
+    /// Which columns a filler row leaves empty, as the header declares them: all but counts
+    /// (and columns holding text are never counts).
     static func emptyColumns(_ t: ResultTable) -> [Bool] {
         t.columns.indices.map { c in
-            let name = t.columns[c]
             let textual = t.rows.contains { if case .text = $0[c] { return true } else { return false } }
-            return textual || CellFormat.isRate(name) || nonCounts.contains(name) || name.hasPrefix("median")
+            return textual || t.meaning(t.columns[c]).role != .count
         }
     }
-
-    /// Columns that describe a row rather than count it: empty in a filler row.
-    static let nonCounts: Set<String> = ["status", "reason", "category", "first_seen", "last_seen", "push_type", "topic", "env"]
 }

@@ -26,7 +26,7 @@ public struct FailIf {
     /// The observed value in row `row` of the summary, or nil when the column is not in the
     /// document.
     public func observed(in doc: ResultDocument, row: Int = 0) -> Double? {
-        if let kpis = doc.section("kpis"), let m = kpis.column("metric"), let v = kpis.column("this_week") {
+        if let kpis = doc.kpis, let m = kpis.column("metric"), let v = kpis.column("this_week") {
             if let row = kpis.rows.first(where: { $0[m] == .text(column) }) { return row[v].asDouble }
         }
         guard let summary = doc.section("summary") ?? doc.sections.first, let c = summary.column(column),
@@ -38,7 +38,7 @@ public struct FailIf {
     /// Whether `column` names something the condition can be evaluated on (a value may still be
     /// null, e.g. a rate over zero responses).
     public func isKnown(in doc: ResultDocument) -> Bool {
-        if let kpis = doc.section("kpis"), let m = kpis.column("metric") {
+        if let kpis = doc.kpis, let m = kpis.column("metric") {
             return kpis.rows.contains { $0[m] == .text(column) }
         }
         return (doc.section("summary") ?? doc.sections.first)?.column(column) != nil
@@ -46,7 +46,7 @@ public struct FailIf {
 
     /// The names a condition may use in this document.
     public static func names(in doc: ResultDocument) -> [String] {
-        if let kpis = doc.section("kpis"), let m = kpis.column("metric") {
+        if let kpis = doc.kpis, let m = kpis.column("metric") {
             return kpis.rows.compactMap { if case .text(let s) = $0[m] { return s } else { return nil } }
         }
         return (doc.section("summary") ?? doc.sections.first)?.columns ?? []
@@ -97,7 +97,7 @@ public struct FailCondition {
 
     /// The first summary row the whole expression holds on (0 for a KPI page).
     public func breachingRow(in doc: ResultDocument) -> Int? {
-        let rows = doc.section("kpis") != nil ? 1 : (doc.section("summary") ?? doc.sections.first)?.rows.count ?? 0
+        let rows = doc.kpis != nil ? 1 : (doc.section("summary") ?? doc.sections.first)?.rows.count ?? 0
         return (0..<rows).first { r in
             anyOf.contains { all in all.allSatisfy { f in f.observed(in: doc, row: r).map(f.holds) ?? false } }
         }

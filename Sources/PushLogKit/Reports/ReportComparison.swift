@@ -4,17 +4,7 @@ import Foundation
 /// and adds `COL_prev` and `COL_change` (the difference; for rates a difference of fractions,
 /// which tables show in percentage points) after every figure of `summary` and `by_bucket`.
 struct ReportComparison {
-    /// Columns that identify a row (matched between the two ranges); the other numeric columns
-    /// are figures and get compared.
-    static let keyColumns: Set<String> = [
-        "bucket", "status", "reason", "category", "registered_env", "sent_env", "app_version", "rate",
-        "cohort", "topic", "env", "push_type", "day",
-    ]
     static let comparedSections: Set<String> = ["summary", "by_bucket"]
-    /// Figures of a whole bucket repeated on each of its rows (errors' denominator), and the
-    /// rates over them: a row one period lacks takes them from its bucket's other rows.
-    static let bucketFigures: Set<String> = ["bucket_responses"]
-    static let bucketRates: [String: String] = ["share": "bucket_responses"]
 
     /// Merges `previous` into `current`. `by` is the bucket unit or dimension of by_bucket; time
     /// buckets are matched with the bucket `shift` ms earlier (the same place in the range).
@@ -28,7 +18,9 @@ struct ReportComparison {
     }
 
     static func merge(_ cur: ResultTable, _ prev: ResultTable, shift: Int64, by: String?) -> ResultTable {
-        let keys = cur.columns.indices.filter { keyColumns.contains(cur.columns[$0]) }
+        // Key columns identify a row (matched between the ranges); the other numeric columns are
+        // figures and get compared, as the report's header declares them.
+        let keys = cur.columns.indices.filter { cur.meaning(cur.columns[$0]).role == .key }
         func isText(_ v: SQLValue) -> Bool { if case .text = v { return true } else { return false } }
         let figures = cur.columns.indices.filter { c in !keys.contains(c) && !(cur.rows + prev.rows).contains { isText($0[c]) } }
         let timeBuckets = cur.columns.contains("bucket") && (by.map { TimeBucket.units.contains($0) } ?? false)
@@ -48,7 +40,8 @@ struct ReportComparison {
             if prevRows[k] == nil { prevOrder.append(k) }
             prevRows[k] = r
         }
-        var out = ResultTable(name: cur.name, columns: [])
+        var out = cur
+        (out.columns, out.rows) = ([], [])
         for (c, name) in cur.columns.enumerated() {
             out.columns.append(name)
             if figures.contains(c) { out.columns += [name + "_prev", name + "_change"] }
@@ -68,9 +61,9 @@ struct ReportComparison {
             var z = r
             for c in figures { z[c] = .int(0) }
             let other = bucket.flatMap { period[$0] }
-            for c in figures where bucketFigures.contains(cur.columns[c]) { z[c] = other?[c] ?? .int(0) }
+            for c in figures where cur.meaning(cur.columns[c]).perBucket { z[c] = other?[c] ?? .int(0) }
             for c in figures {
-                guard let over = bucketRates[cur.columns[c]], let d = cur.columns.firstIndex(of: over) else { continue }
+                guard let over = cur.meaning(cur.columns[c]).over, let d = cur.columns.firstIndex(of: over) else { continue }
                 z[c] = (z[d].asDouble ?? 0) > 0 ? .int(0) : .null
             }
             return z

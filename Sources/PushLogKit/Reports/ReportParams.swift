@@ -21,7 +21,9 @@ public struct ReportParams: Sendable {
         self.budget = budget; self.unit = unit; self.week = week; self.limit = limit; self.rule = rule
     }
 
-    /// The value bound to `:name`, with `defaults` from the report header.
+    /// The value bound to `:name`, with `defaults` from the report header. A report without a
+    /// `by` default (by_bucket only with --by) still binds and shows `day`; `limit` takes no option
+    /// and is 10 unless the header says otherwise.
     func value(_ name: String, defaults: [String: String]) -> SQLValue {
         switch name {
         case "since": return since.map { .int($0) } ?? .int(-9_000_000_000_000_000)
@@ -29,8 +31,8 @@ public struct ReportParams: Sendable {
         case "by": return .text(by ?? defaults["by"] ?? "day")
         case "topic": return topic.map { .text($0) } ?? .null
         case "env": return env.map { .text($0) } ?? .null
-        case "budget": return .int(budget ?? Int64(defaults["budget"] ?? "3") ?? 3)
-        case "unit": return .text(unit ?? defaults["unit"] ?? "device")
+        case "budget": return (budget ?? defaults["budget"].flatMap { Int64($0) }).map { .int($0) } ?? .null
+        case "unit": return (unit ?? defaults["unit"]).map { .text($0) } ?? .null
         case "limit": return .int(limit ?? Int64(defaults["limit"] ?? "10") ?? 10)
         case "rule": return rule.map { .text($0) } ?? .null
         default: return .null
@@ -39,45 +41,31 @@ public struct ReportParams: Sendable {
 
     /// The parameters as shown in outputs (only those set or defaulted by the report).
     func shown(for def: ReportDefinition) -> [(String, SQLValue)] {
-        var defaults: [String: String] = [:]
-        for (k, v) in def.paramDefaults { defaults[k] = v }
-        var out: [(String, SQLValue)] = []
-        for (name, _) in def.params {
-            let key = name.split(separator: "=").first.map(String.init) ?? name
-            var v = value(key, defaults: defaults)
-            if key == "since" { v = since.map { .text(TimeFormat.rfc3339(ms: $0)) } ?? .null }
-            if key == "until" { v = until.map { .text(TimeFormat.rfc3339(ms: $0)) } ?? .null }
-            if key == "week" { v = week.map { .text($0) } ?? .null }
-            out.append((key, v))
+        let defaults = def.paramDefaults
+        return def.params.map { param in
+            switch param.name {
+            case "since": return ("since", since.map { .text(TimeFormat.rfc3339(ms: $0)) } ?? .null)
+            case "until": return ("until", until.map { .text(TimeFormat.rfc3339(ms: $0)) } ?? .null)
+            case "week": return ("week", week.map { .text($0) } ?? .null)
+            default: return (param.name, value(param.name, defaults: defaults))
+            }
         }
-        return out
     }
 }
 
 extension ReportDefinition {
-    /// Defaults declared as `-- param: by=week ...`.
+    /// The defaults the header declares (`-- param: by enum(...) = week`).
     public var paramDefaults: [String: String] {
         var d: [String: String] = [:]
-        for (p, _) in params {
-            let kv = p.split(separator: "=", maxSplits: 1)
-            if kv.count == 2 { d[String(kv[0])] = String(kv[1]) }
-        }
+        for p in params { if let v = p.defaultValue { d[p.name] = v } }
         return d
     }
 
-    public var paramNames: [String] { params.map { $0.0.split(separator: "=").first.map(String.init) ?? $0.0 } }
-}
+    public var paramNames: [String] { params.map(\.name) }
 
-extension ReportDefinition {
-    /// Time units and dimensions `--by` may take in reports.
-    static let byWords: Set<String> = ["minute", "5m", "hour", "day", "week", "topic", "env", "app_version", "push_type", "reason"]
+    /// The declared parameter `name`.
+    public func parameter(_ name: String) -> ReportParameter? { params.first { $0.name == name } }
 
-    /// The `--by` values this report takes, read from its `-- param: by=… help` line (the help
-    /// lists them); nil when the report has no `by` parameter.
-    public var byValues: [String]? {
-        guard let (_, help) = params.first(where: { $0.0 == "by" || $0.0.hasPrefix("by=") }) else { return nil }
-        let words = help.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ":" || $0 == "|" || $0 == "(" || $0 == ")" })
-            .map(String.init).filter { ReportDefinition.byWords.contains($0) }
-        return words.isEmpty ? nil : words
-    }
+    /// The `--by` values this report takes (its `by` parameter's enum); nil when it has no `by`.
+    public var byValues: [String]? { parameter("by")?.type.allowed }
 }

@@ -13,7 +13,7 @@ public final class ReportRunner {
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {
-        if let def = catalog.report(name), !def.kpis.isEmpty { return try WeeklyReport(runner: self, def: def).run(params) }
+        if let def = catalog.report(name), def.isKPIPage { return try KPIPage(runner: self, def: def).run(params) }
         guard let def = catalog.report(name) else {
             throw CatalogError("no report named '\(name)' (see: pushlog reports)")
         }
@@ -27,7 +27,7 @@ public final class ReportRunner {
     /// errors, env-mismatch and hygiene took as long, the materializing dominates.) Opening the
     /// connection costs a few milliseconds, spent only when this holds.
     public static func runsOnLanes(_ def: ReportDefinition, params: ReportParams) -> Bool {
-        if !def.kpis.isEmpty { return true }
+        if def.isKPIPage { return true }
         let names = laneSections(def, params)
         return names.count >= 2 && Set(names).count == names.count && (def.origin != "built-in" || def.materialize.isEmpty)
     }
@@ -73,7 +73,7 @@ public final class ReportRunner {
             let s = try prepare(def, "section \(name)", sql)
             try checkDeclared(s, def)
             try bind(s, params, defaults)
-            sections.append(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) })
+            sections.append(def.describe(try PhaseTimer.measure("\(def.name).\(name)") { try ResultTable.from(s, name: name) }))
         }
         if let unit = timeUnit(def, params), sections.contains(where: { $0.columns.first == "bucket" }),
             let (lo, hi) = try fillRange(params)
@@ -95,14 +95,10 @@ public final class ReportRunner {
     /// A `:name` the report's header does not declare would be bound NULL and quietly change the
     /// figures (`:sinec` for `:since`): refuse it, naming it.
     func checkDeclared(_ s: Statement, _ def: ReportDefinition) throws {
-        // A week is a range: a report taking --week reads it as :since and :until.
-        let week = def.paramNames.contains("week") ? ["since", "until"] : []
-        let declared = Set(def.paramNames + ReportRunner.implicitParameters + week)
         for i in 1...max(1, s.parameterCount) where s.parameterCount > 0 {
             guard let pn = s.parameterName(i) else { continue }
             let name = String(pn.dropFirst())
-            let base = ReportRunner.dimensionParameters[name]?.param ?? name
-            if !declared.contains(base) {
+            if !def.declares(name) {
                 throw UndeclaredParameter(report: def.name, origin: def.origin, name: name, declared: def.paramNames)
             }
         }
@@ -145,9 +141,9 @@ public final class ReportRunner {
         s.bind(i, try find.step() ? find.int(0) : -1)
     }
 
-    /// The sections a run of the report prints, in order (the weekly report assembles its own).
+    /// The sections a run of the report prints, in order (a KPI page assembles its own).
     public static func sectionNames(_ def: ReportDefinition) -> [String] {
-        if !def.kpis.isEmpty { return WeeklyReport.sectionNames(def) }
+        if def.isKPIPage { return KPIPage.sectionNames(def) }
         return def.sections.map(\.name).filter { !(bucketsOnlyWithBy(def) && $0 == "by_bucket") }
     }
 
@@ -176,8 +172,10 @@ public final class ReportRunner {
 public struct UndeclaredParameter: Error, CustomStringConvertible {
     public let report, origin, name: String
     public let declared: [String]
+    /// The line of the file that uses it, when the catalog found it at load.
+    public var line: Int? = nil
     public var description: String {
-        "report \(report) (\(origin)) uses :\(name), which its header does not declare"
+        "report \(report) (\(origin)\(line.map { ":\($0)" } ?? "")) uses :\(name), which its header does not declare"
             + " (declared: \(declared.isEmpty ? "none" : declared.joined(separator: ", "))); fix the name or add `-- param: \(name)  …`"
     }
 }

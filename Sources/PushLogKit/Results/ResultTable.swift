@@ -3,6 +3,21 @@ public struct ResultTable {
     public var name: String
     var columns: [String]
     public var rows: [[SQLValue]]
+    /// What the columns mean, from the report's header (and, in a KPI table, what each metric row means).
+    var info: [String: ColumnInfo] = [:]
+    /// The KPI table of a KPI page: a row per figure (`metric`, `this_week`, `last_week`, `change`).
+    public var isKPIs = false
+    /// What the page calls the section (the header's `-- heading:`).
+    var heading: String?
+    /// Set when the section's rows are time windows a page marks on its daily charts (`-- marks:`).
+    var marks: Marks?
+
+    /// How a page marks a section's windows: its first two time columns are each window's start
+    /// and end; `count` names the column counted in a window's description; `legend` explains them.
+    struct Marks: Sendable {
+        let count: String?
+        let legend: String
+    }
 
     public init(name: String, columns: [String], rows: [[SQLValue]] = []) {
         self.name = name
@@ -20,6 +35,11 @@ public struct ResultTable {
     }
 
     public func column(_ name: String) -> Int? { columns.firstIndex(of: name) }
+
+    /// What column (or KPI) `name` means: declared, or inferred from its name.
+    func meaning(_ name: String) -> ColumnInfo { info[name] ?? ColumnInfo.inferred(name) }
+
+    func isRate(_ name: String) -> Bool { meaning(name).role == .rate }
 
     /// The value of `column` in the first row.
     public func first(_ column: String) -> SQLValue? {
@@ -45,4 +65,10 @@ public struct ResultDocument {
     }
 
     public func section(_ name: String) -> ResultTable? { sections.first { $0.name == name } }
+
+    /// The KPI table, when the document is a KPI page.
+    public var kpis: ResultTable? { sections.first(where: \.isKPIs) }
+
+    /// What `name` means in whichever section declares it.
+    func meaning(_ name: String) -> ColumnInfo { sections.lazy.compactMap { $0.info[name] }.first ?? ColumnInfo.inferred(name) }
 }

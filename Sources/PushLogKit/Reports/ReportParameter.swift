@@ -1,0 +1,125 @@
+/// A parameter a report declares in its header:
+/// `-- param: NAME TYPE [= DEFAULT]  HELP`, TYPE one of `time`, `week`, `int`, `text` or
+/// `enum(a,b,...)`. The runner binds `:NAME` from it, the CLI validates the option's value
+/// against it, and help and completion show it.
+public struct ReportParameter: Sendable {
+    public let name: String
+    public let type: ParameterType
+    /// The value bound when the option is not given (nil: the parameter's own absence, e.g. an open range).
+    public let defaultValue: String?
+    public let help: String
+
+    /// What a parameter's value may be.
+    public enum ParameterType: Sendable, Equatable, CustomStringConvertible {
+        /// A point in time (`--since 7d`): bound as epoch ms.
+        case time
+        /// An ISO week (`2026-W47`).
+        case week
+        case int
+        case text
+        /// One of a closed list of words.
+        case oneOf([String])
+
+        public var description: String {
+            switch self {
+            case .time: return "time"
+            case .week: return "week"
+            case .int: return "int"
+            case .text: return "text"
+            case .oneOf(let v): return "enum(" + v.joined(separator: ",") + ")"
+            }
+        }
+
+        /// The allowed values of an enum, nil for an open type.
+        public var allowed: [String]? { if case .oneOf(let v) = self { return v } else { return nil } }
+
+        static func parse(_ word: String) -> ParameterType? {
+            switch word {
+            case "time": return .time
+            case "week": return .week
+            case "int": return .int
+            case "text": return .text
+            default:
+                guard word.hasPrefix("enum("), word.hasSuffix(")") else { return nil }
+                let values = word.dropFirst(5).dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                return values.isEmpty || values.contains(where: \.isEmpty) ? nil : .oneOf(values)
+            }
+        }
+
+        /// Whether `value` is a value of this type.
+        func accepts(_ value: String) -> Bool {
+            switch self {
+            case .time: return TimeArgument.parse(value) != nil
+            case .week: return TimeArgument.week(value) != nil
+            case .int: return Int64(value) != nil
+            case .text: return true
+            case .oneOf(let v): return v.contains(value)
+            }
+        }
+    }
+
+    /// The parameters the runner knows how to bind, and the types their options carry: a header
+    /// may narrow `text` to an enum, but `since` is always a time.
+    static let bindings: [String: ParameterType] = [
+        "since": .time, "until": .time, "week": .week, "budget": .int, "limit": .int,
+        "by": .text, "topic": .text, "env": .text, "unit": .text, "rule": .text,
+    ]
+
+    /// Reads the text after `-- param:`; `at` names the file and line for errors.
+    static func parse(_ text: String, at place: String) throws -> ReportParameter {
+        let usage = "use -- param: NAME TYPE [= DEFAULT]  HELP, TYPE one of time, week, int, text, enum(a,b,...)"
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        let name = String(rest.prefix { !$0.isWhitespace && $0 != "=" })
+        rest = rest.dropFirst(name.count)
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw CatalogError("\(place): cannot read the parameter name; \(usage)")
+        }
+        // The older untyped form, `NAME[=DEFAULT]  HELP` (two spaces before the help): the type is
+        // the one the parameter's option carries. `by` must list its values.
+        if rest.isEmpty || rest.hasPrefix("=") || rest.hasPrefix("  ") {
+            var defaultValue: String?
+            if rest.hasPrefix("=") {
+                defaultValue = String(rest.dropFirst().prefix { !$0.isWhitespace })
+                rest = rest.dropFirst(1 + defaultValue!.count)
+            }
+            guard name != "by" else {
+                throw CatalogError("\(place): parameter by must list its values: -- param: by enum(hour,day,week) = day  HELP")
+            }
+            return ReportParameter(
+                name: name, type: bindings[name] ?? .text, defaultValue: defaultValue, help: rest.trimmingCharacters(in: .whitespaces))
+        }
+        rest = rest.drop { $0 == " " }
+        // The type: one word, or enum(...) up to its closing parenthesis.
+        var typeWord = String(rest.prefix { !$0.isWhitespace && $0 != "=" })
+        if typeWord.hasPrefix("enum("), let close = rest.firstIndex(of: ")") {
+            typeWord = String(rest[...close].filter { !$0.isWhitespace })
+            rest = rest[rest.index(after: close)...]
+        } else {
+            rest = rest.dropFirst(typeWord.count)
+        }
+        guard !typeWord.isEmpty else { throw CatalogError("\(place): parameter \(name) has no type; \(usage)") }
+        guard let type = ParameterType.parse(typeWord) else {
+            throw CatalogError("\(place): unknown type '\(typeWord)' of parameter \(name); \(usage)")
+        }
+        if name == "by" && type.allowed == nil {
+            throw CatalogError("\(place): parameter by must list its values: -- param: by enum(hour,day,week) = day  HELP")
+        }
+        if let bound = bindings[name], bound != type, !(bound == .text && type.allowed != nil) {
+            throw CatalogError("\(place): parameter \(name) is a \(bound) (its option gives one), not \(type)")
+        }
+        rest = rest.drop { $0 == " " }
+        var defaultValue: String?
+        if rest.hasPrefix("=") {
+            rest = rest.dropFirst().drop { $0 == " " }
+            let v = String(rest.prefix { !$0.isWhitespace })
+            guard !v.isEmpty else { throw CatalogError("\(place): parameter \(name) has '=' but no default; \(usage)") }
+            guard type.accepts(v) else {
+                let allowed = type.allowed.map { ": use one of \($0.joined(separator: ", "))" } ?? ""
+                throw CatalogError("\(place): default '\(v)' of parameter \(name) is not a \(type)\(allowed)")
+            }
+            defaultValue = v
+            rest = rest.dropFirst(v.count)
+        }
+        return ReportParameter(name: name, type: type, defaultValue: defaultValue, help: rest.trimmingCharacters(in: .whitespaces))
+    }
+}
