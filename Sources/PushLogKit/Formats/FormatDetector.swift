@@ -48,34 +48,8 @@ public enum FormatDetector {
         _ head: [UInt8], library: FormatLibrary = FormatLibrary(),
         mtimeMs: Int64 = 0, complete: Bool = true
     ) -> Detection {
-        // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let text = head.starts(with: bom) ? Array(head.dropFirst(3)) : head  // as LineReader drops it
-        var raw = text.split(separator: 0x0A, omittingEmptySubsequences: false)
-        if !complete && raw.count > 1 { raw.removeLast() }  // cut by the head's limit
-        var lines: [String] = []
-        for r in raw where lines.count < sampleLines {
-            let s = ANSIEscapes.strip(String(decoding: r, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !s.isEmpty { lines.append(s) }
-        }
+        let (lines, attempts) = sample(head, mtimeMs: mtimeMs, complete: complete)
         guard let first = lines.first else { return .format(NDJSONFormat(), prefix: nil) }
-        // With a syslog prefix the lines are tried without it first, then as they are (an
-        // application's own "TIME - level:" prefix can look like one).
-        var attempts: [(SyslogPrefix?, [String], [Int64?])] = []
-        if SyslogPrefix.starts(first) {
-            let p = SyslogPrefix(mtimeMs: mtimeMs)
-            var stripped = lines
-            var times = [Int64?](repeating: nil, count: lines.count)
-            for i in lines.indices {
-                var s = lines[i]
-                if let (t, rest) = s.withUTF8({ b in p.split(b).map { ($0.0, String(decoding: $0.1, as: UTF8.self)) } }) {
-                    stripped[i] = rest
-                    times[i] = t
-                }
-            }
-            attempts.append((p, stripped, times))
-        }
-        attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
         let sink = OutcomeSink()
         var firstReason: (format: String, reason: RejectReason)?
         // A format that recognised a record lacking a required field (an untimed result): the
@@ -103,6 +77,56 @@ public enum FormatDetector {
         // What the likeliest format said about the first line it rejected, as a hint.
         let hint = firstReason.map { " (read as \($0.format): \($0.reason))" } ?? ""
         return .refused("no known format; first line: \(String(first.prefix(100)))\(hint)")
+    }
+
+    /// The syslog prefix of a file read with a format the user named: the prefix detection would
+    /// find when that format reads the lines without it, so a named format takes each line's time
+    /// from its prefix as a detected one does.
+    static func prefix(
+        for format: LineFormat, _ head: [UInt8], library: FormatLibrary = FormatLibrary(),
+        mtimeMs: Int64 = 0, complete: Bool = true
+    ) -> SyslogPrefix? {
+        let (_, attempts) = sample(head, mtimeMs: mtimeMs, complete: complete)
+        guard let (prefix, lines, times) = attempts.first, let prefix,
+            let trial = make(format.name, library: library)
+        else { return nil }
+        return readsARecord(trial, lines, times, OutcomeSink()) == nil ? prefix : nil
+    }
+
+    /// The first lines of `head` that are not blank, and the ways to try them: without a syslog
+    /// prefix (with each line's prefix time) when the first line has one, then as they are.
+    static func sample(
+        _ head: [UInt8], mtimeMs: Int64, complete: Bool
+    ) -> (lines: [String], attempts: [(SyslogPrefix?, [String], [Int64?])]) {
+        // Split on bytes: "\r\n" is one Character to Swift, so a String split on "\n" misses it.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let text = head.starts(with: bom) ? Array(head.dropFirst(3)) : head  // as LineReader drops it
+        var raw = text.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if !complete && raw.count > 1 { raw.removeLast() }  // cut by the head's limit
+        var lines: [String] = []
+        for r in raw where lines.count < sampleLines {
+            let s = ANSIEscapes.strip(String(decoding: r, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !s.isEmpty { lines.append(s) }
+        }
+        guard let first = lines.first else { return ([], []) }
+        // With a syslog prefix the lines are tried without it first, then as they are (an
+        // application's own "TIME - level:" prefix can look like one).
+        var attempts: [(SyslogPrefix?, [String], [Int64?])] = []
+        if SyslogPrefix.starts(first) {
+            let p = SyslogPrefix(mtimeMs: mtimeMs)
+            var stripped = lines
+            var times = [Int64?](repeating: nil, count: lines.count)
+            for i in lines.indices {
+                var s = lines[i]
+                if let (t, rest) = s.withUTF8({ b in p.split(b).map { ($0.0, String(decoding: $0.1, as: UTF8.self)) } }) {
+                    stripped[i] = rest
+                    times[i] = t
+                }
+            }
+            attempts.append((p, stripped, times))
+        }
+        attempts.append((nil, lines, [Int64?](repeating: nil, count: lines.count)))
+        return (lines, attempts)
     }
 
     /// Every format, those the sample's shape suggests first (how many: `suggested`).

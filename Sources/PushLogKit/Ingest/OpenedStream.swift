@@ -57,6 +57,9 @@ extension Ingester {
                 throw IngestError.unknownInputFormat(file: f.path, name: forced.name)
             }
             format = fmt
+            prefix = FormatDetector.prefix(
+                for: fmt, peek.head, library: options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
+                complete: peek.head.count < Ingester.headBytes)
         } else if plainSkip, let known = FormatDetector.make(fs.format, library: options.formats) {
             format = known
             if case .format(_, let p) = detect() { prefix = p }
