@@ -30,29 +30,23 @@ e AS (
 )
 
 -- Every response of the range (accepted too) per by_bucket key: the buckets' denominators. Whole
--- UTC hours come from hourly_responses, the partial hours at the ends, [since, e1) and
--- [e2, until), from the records; buckets finer than an hour and dimensions hourly_responses lacks
--- read every response from the records (e1 = until).
-, span AS (
-  SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
-         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
-         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
-), edge AS (
-  SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
+-- UTC hours, [whole_hours.lo, whole_hours.hi), come from hourly_responses, the partial hours at the
+-- ends (the two rows of record_edges) from the records; buckets finer than an hour and dimensions
+-- hourly_responses lacks read every response from the records (no whole hours).
+, whole_hours(lo, hi) AS (
+  SELECT whole_hours_start(x, :until), whole_hours_end(x, :until)
+  FROM (SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE :since END AS x)
+), record_edges(lo, hi) AS (
+  SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
 ), bucket_totals AS (
   SELECT k, sum(n) AS bucket_responses FROM (
-    SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses AS n FROM hourly_responses h, edge
-    WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
+    SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses AS n FROM hourly_responses h, whole_hours w
+    WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
     UNION ALL
     SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
                   CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END), 1
-    FROM responses s, edge
-    WHERE s.time_ms >= :since AND s.time_ms < edge.e1 AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-    UNION ALL
-    SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
-                  CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END), 1
-    FROM responses s, edge
-    WHERE s.time_ms >= edge.e2 AND s.time_ms < :until AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    FROM record_edges r CROSS JOIN responses s
+    WHERE s.time_ms >= r.lo AND s.time_ms < r.hi AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   ) GROUP BY k
 )
 

@@ -9,30 +9,25 @@
 -- param: env  only responses sent to production or sandbox
 
 -- common:
--- Whole UTC hours of the range are counted from hourly_responses (derived at ingest); only the
--- partial hours at its ends, [since, e1) and [e2, until), are read from sends. Buckets finer
--- than an hour, and dimensions hourly_responses lacks (app_version, push_type, reason), read
--- everything from sends (e1 = until). k: the by_bucket key (by_key: a bucket start or a value).
-span AS (
-  SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
-         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
-         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
-), edge AS (
-  SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
+-- Whole UTC hours of the range, [whole_hours.lo, whole_hours.hi), are counted from
+-- hourly_responses (derived at ingest); only the partial hours at its ends (the two rows of
+-- record_edges) are read from the records. Buckets finer than an hour, and dimensions
+-- hourly_responses lacks (app_version, push_type, reason), read everything from the records (no
+-- whole hours). k: the by_bucket key (by_key: a bucket start or a value).
+whole_hours(lo, hi) AS (
+  SELECT whole_hours_start(x, :until), whole_hours_end(x, :until)
+  FROM (SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE :since END AS x)
+), record_edges(lo, hi) AS (
+  SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
 ), hourly AS (
-  SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses, h.gone FROM hourly_responses h, edge
-  WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
+  SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses, h.gone FROM hourly_responses h, whole_hours w
+  WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
 ), edges AS (
   SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
-         1 AS responses, s.status = 410 AS gone FROM responses s, edge
-  WHERE s.time_ms >= :since AND s.time_ms < edge.e1
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-  UNION ALL
-  SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
-                CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END),
-         1, s.status = 410 FROM responses s, edge
-  WHERE s.time_ms >= edge.e2 AND s.time_ms < :until
+         1 AS responses, s.status = 410 AS gone
+  FROM record_edges r CROSS JOIN responses s
+  WHERE s.time_ms >= r.lo AND s.time_ms < r.hi
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
 

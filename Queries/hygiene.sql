@@ -56,18 +56,18 @@ resp_rows AS NOT MATERIALIZED (
   FROM responses s
   WHERE s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-), hyg_edge AS (
-  -- Whole UTC hours of the range [h0, h1) are read from hygiene_hourly and background_hourly
-  -- (derived at ingest); the partial hours at its ends, [since, e1) and [e2, until), from sends
+), whole_hours(lo, hi) AS (
+  -- Whole UTC hours of the range, [lo, hi), are read from hygiene_hourly and background_hourly
+  -- (derived at ingest); the partial hours at its ends (the two rows of record_edges) from sends
   -- and the background_pushes view.
-  SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
-         max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
-         bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
+  SELECT whole_hours_start(:since, :until), whole_hours_end(:since, :until)
+), record_edges(lo, hi) AS (
+  SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
 ), hyg_rows AS (
   SELECT h.source_id AS src, h.hour / 24 AS day, h.hour, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
          h.alert_logged AS alert_n, h.alert_empty AS alert_v, h.mutable_logged AS mutable_n, h.mutable_empty AS mutable_v
-  FROM hygiene_hourly h, hyg_edge e
-  WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
+  FROM hygiene_hourly h, whole_hours w
+  WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
   UNION ALL
   SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
          s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
@@ -75,18 +75,8 @@ resp_rows AS NOT MATERIALIZED (
          s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
          coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
          coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
-  FROM responses s, hyg_edge e
-  WHERE s.time_ms >= :since AND s.time_ms < e.e1
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-  UNION ALL
-  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
-         s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
-         s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
-         s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
-         coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
-         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
-  FROM responses s, hyg_edge e
-  WHERE s.time_ms >= e.e2 AND s.time_ms < :until
+  FROM record_edges r CROSS JOIN responses s
+  WHERE s.time_ms >= r.lo AND s.time_ms < r.hi
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 ), resp AS (
   -- Per source and UTC day. headers: some response has a push_type, priority, collapse_id or
@@ -129,24 +119,19 @@ resp_rows AS NOT MATERIALIZED (
   FROM resp_ends e
 ), bg_hours AS (
   -- Background pushes as the silent report reads them, per hour: whole hours from
-  -- background_hourly, the partial hours at the ends from background_pushes (hyg_edge), each part
-  -- in its table's order (no sort of every push); no hour is in two parts.
+  -- background_hourly, the partial hours at the ends from background_pushes (record_edges), each
+  -- part in its table's order (no sort of every push); no hour is in two parts.
   SELECT b.hour, sum(b.pushes) AS n, sum(b.priorities) AS priorities, sum(b.with_alert) AS alert_v, sum(b.priority_not_5) AS p10_v
   FROM background_hourly b
-  WHERE b.hour >= (SELECT h0 FROM hyg_edge) AND b.hour < (SELECT h1 FROM hyg_edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  WHERE b.hour >= (SELECT lo FROM whole_hours) / 3600000 AND b.hour < (SELECT hi FROM whole_hours) / 3600000
+    AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
   GROUP BY b.hour
   UNION ALL
-  SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes
-  WHERE time_ms >= :since AND time_ms < (SELECT e1 FROM hyg_edge)
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-  GROUP BY hour
-  UNION ALL
-  SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes
-  WHERE time_ms >= (SELECT e2 FROM hyg_edge) AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-  GROUP BY hour
+  SELECT p.hour, count(*), count(p.priority), sum(p.with_alert), count(CASE WHEN coalesce(p.priority, 10) <> 5 THEN 1 END)
+  FROM record_edges r CROSS JOIN background_pushes p
+  WHERE p.time_ms >= r.lo AND p.time_ms < r.hi
+    AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
+  GROUP BY p.hour
 ), bg AS (
   SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, sum(p10_v) AS p10_v
   FROM bg_hours GROUP BY day

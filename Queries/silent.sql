@@ -11,15 +11,15 @@
 -- materialize: token_hours
 
 -- common:
--- Whole UTC hours of the range [h0, h1) are read from background_hourly (per hour, token, topic
--- and env, derived at ingest); the partial hours at its ends, [since, e1) and [e2, until), from
--- background_pushes. The three parts have no hour in common. The bounds are scalar subqueries,
--- not a join, so the whole hours are grouped in key order (no sort) and the ends read through
--- sends_background.
-edge AS (
-  SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
-         max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
-         bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
+-- Whole UTC hours of the range, [whole_hours.lo, whole_hours.hi), are read from background_hourly
+-- (per hour, token, topic and env, derived at ingest); the partial hours at its ends (the two
+-- rows of record_edges) from background_pushes. The parts have no hour in common. The whole
+-- hours' bounds are scalar subqueries, not a join, so those hours are grouped in key order (no
+-- sort); the ends are read through sends_background.
+whole_hours(lo, hi) AS (
+  SELECT whole_hours_start(:since, :until), whole_hours_end(:since, :until)
+), record_edges(lo, hi) AS (
+  SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
 ),
 token_hours AS (
   -- Per clock hour and token (whole hours in their table's order: no sort): n background pushes, the
@@ -29,22 +29,15 @@ token_hours AS (
   SELECT sum(b.pushes) AS n, sum(b.accepted) AS accepted, sum(b.priority_not_5) AS priority_not_5, sum(b.with_alert) AS with_alert,
          sum(b.received) AS received, group_concat(b.lags) AS lags
   FROM background_hourly b
-  WHERE b.hour >= (SELECT h0 FROM edge) AND b.hour < (SELECT h1 FROM edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  WHERE b.hour >= (SELECT lo FROM whole_hours) / 3600000 AND b.hour < (SELECT hi FROM whole_hours) / 3600000
+    AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
   GROUP BY b.hour, b.token_id
   UNION ALL
   SELECT count(*), count(CASE WHEN status = 200 THEN 1 END), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END),
          count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
          group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
-  FROM background_pushes p
-  WHERE p.time_ms >= :since AND p.time_ms < (SELECT e1 FROM edge)
-    AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
-  GROUP BY p.hour, p.token_id
-  UNION ALL
-  SELECT count(*), count(CASE WHEN status = 200 THEN 1 END), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END),
-         count(CASE WHEN with_alert = 1 THEN 1 END), count(CASE WHEN status = 200 THEN receipt_ms END),
-         group_concat(CASE WHEN status = 200 THEN receipt_ms - time_ms END)
-  FROM background_pushes p
-  WHERE p.time_ms >= (SELECT e2 FROM edge) AND p.time_ms < :until
+  FROM record_edges r CROSS JOIN background_pushes p
+  WHERE p.time_ms >= r.lo AND p.time_ms < r.hi
     AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
   GROUP BY p.hour, p.token_id
 )

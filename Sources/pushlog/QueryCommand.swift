@@ -47,7 +47,6 @@ enum QueryCommand: Command {
                 hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
         }
         let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
-        try QueryFunctions.register(db)
         let statements: [Statement]
         do { statements = try db.prepareEach(sql) } catch let e as StoreError {
             throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
