@@ -265,10 +265,7 @@ public enum Schema {
     /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
     /// envs, push types and labels in this order (id = position + 1).
     static let seededEnvs = ["production", "sandbox"]
-    static let seededPushTypes = [
-        "alert", "background", "voip", "complication", "fileprovider", "mdm",
-        "location", "liveactivity", "pushtotalk", "controls", "widgets",
-    ]
+    static let seededPushTypes = PushType.names.map(\.description)
     static let seededLabels = [
         "authorized", "denied", "provisional", "ephemeral", "notDetermined",
         "enabled", "disabled", "notSupported", "background", "presented", "opened",
@@ -341,7 +338,7 @@ public enum Schema {
 
     static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
 
-    /// Indexes an earlier build of this schema had and this one does not (dropped on sight):
+    /// Indexes an earlier version of this schema had and this one does not (dropped on sight):
     /// registers_token and receipts_apns became the keys of their tables (version 5).
     static let retiredIndexes = ["registers_token", "receipts_apns"]
 
@@ -365,37 +362,39 @@ public enum Schema {
         for (name, sql) in secondaryIndexes { try PhaseTimer.measure(name) { try db.exec(sql) } }
     }
 
-    /// Brings a writable database to the current version: creates it, or migrates a database of
-    /// versions 1-5 in place (SchemaMigration), in one transaction, so a run killed half-way
-    /// leaves the old database and the next run starts over.
+    /// Brings a writable database to the current version: applies SchemaMigration.all in order
+    /// (a new database, version 0, is created whole), each step in a transaction of its own that
+    /// also sets the version it reaches.
     static func migrate(_ db: Database) throws {
-        let current = try db.scalarInt("PRAGMA user_version") ?? 0
-        if current > version {
-            throw StoreError.schemaNewer(found: current, supported: version)
+        let start = try db.scalarInt("PRAGMA user_version") ?? 0
+        if start > version {
+            throw StoreError.schemaNewer(found: start, supported: version)
         }
-        guard current < version else { return }
-        try db.exec("BEGIN IMMEDIATE")
-        do {
-            if current == 0 {
-                try create(db)
-                try createSecondaryIndexes(db)
-            } else if current == 4 {
-                try SchemaMigration.fromVersion4(db)
-                try SchemaMigration.fromVersion5(db)
-            } else if current == 5 {
-                try SchemaMigration.fromVersion5(db)
-            } else {
-                try SchemaMigration.fromStoreV2(db)
+        var current = start
+        while current < version {
+            guard let step = SchemaMigration.all.first(where: { $0.from.contains(current) }) else {
+                throw StoreError.schemaUnknown(found: current)
             }
-            try db.exec("PRAGMA user_version = \(version)")
-            try db.exec("COMMIT")
-        } catch {
-            try? db.exec("ROLLBACK")
-            throw error
+            try db.exec("BEGIN IMMEDIATE")
+            do {
+                try step.apply(db)
+                try db.exec("PRAGMA user_version = \(step.to)")
+                try db.exec("COMMIT")
+            } catch {
+                try? db.exec("ROLLBACK")
+                throw error
+            }
+            current = step.to
         }
         // The old tables' pages are free now: give them back to the disk (a copy of the new,
         // smaller database; killed half-way, the migrated database stays as it was).
-        if current > 0 { try db.exec("VACUUM") }
+        if start > 0 && start < version { try db.exec("VACUUM") }
+    }
+
+    /// A new database: the tables, views and indexes of the current version.
+    static func createCurrent(_ db: Database) throws {
+        try create(db)
+        try createSecondaryIndexes(db)
     }
 
     /// Creates the tables and views of the current version with their seeded rows.
