@@ -7,12 +7,12 @@
 -- param: by=hour  bucket: minute, 5m, hour or day, or a dimension: topic, env, app_version, push_type, reason
 -- param: topic  only responses for this topic
 -- param: env  only responses sent to this env
--- materialize: e
+-- materialize: errors_in_range
 
 -- common:
 -- Failures and transport failures in the range, two scans so each uses its partial index; read
 -- once for both sections. rname: the reason's name; transport: from the second scan.
-e AS (
+errors_in_range AS (
   SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.status,
          (SELECT name FROM reasons WHERE id = s.reason_id) AS rname,
          -- the error text only where no reason names the failure: sends_errors holds every other
@@ -63,15 +63,15 @@ e AS (
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 -- The retries are found at ingest (table retry_links): whether a response is such a retry depends
 -- only on its token's sends and registrations, never on this report's range or filters.
-WITH retries AS (
-  SELECT l.error_id, count(*) AS n FROM retry_links l WHERE l.error_id IN (SELECT id FROM e) GROUP BY l.error_id
+WITH retries_per_error AS (
+  SELECT l.error_id, count(*) AS n FROM retry_links l WHERE l.error_id IN (SELECT id FROM errors_in_range) GROUP BY l.error_id
 )
 SELECT e.status, coalesce(CASE WHEN e.transport THEN e.error ELSE e.rname END, '') AS reason,
        coalesce((SELECT name FROM categories WHERE id = e.category_id), 'unknown') AS category,
        count(*) AS responses, count(DISTINCT e.token_id) AS tokens,
        rfc3339(min(e.t)) AS first_seen, rfc3339(max(e.t)) AS last_seen,
        coalesce(sum(r.n), 0) AS retried_non_retryable
-FROM e LEFT JOIN retries r ON r.error_id = e.id
+FROM errors_in_range e LEFT JOIN retries_per_error r ON r.error_id = e.id
 GROUP BY e.status, CASE WHEN e.transport THEN e.error ELSE e.rname END, e.category_id
 ORDER BY responses DESC;
 
@@ -88,9 +88,9 @@ WITH errors_by_key AS (
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
          s.status, coalesce(s.rname, s.error, '') AS reason,
          coalesce((SELECT name FROM categories WHERE id = s.category_id), 'unknown') AS category, count(*) AS responses
-  FROM e s
+  FROM errors_in_range s
   GROUP BY k, s.status, coalesce(s.rname, s.error), s.category_id
-), rows AS (
+), bucket_rows AS (
   SELECT x.k, x.status, x.reason, x.category, x.responses, coalesce(t.bucket_responses, 0) AS bucket_responses
   FROM errors_by_key x LEFT JOIN bucket_totals t ON t.k = x.k
   UNION ALL
@@ -99,5 +99,5 @@ WITH errors_by_key AS (
 )
 SELECT by_label(k, :by) AS bucket, status, reason, category, responses, bucket_responses,
        round(1.0 * responses / nullif(bucket_responses, 0), 6) AS share
-FROM rows
+FROM bucket_rows
 ORDER BY k, responses DESC;

@@ -19,10 +19,10 @@ whole_hours(lo, hi) AS (
   FROM (SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE :since END AS x)
 ), record_edges(lo, hi) AS (
   SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
-), hourly AS (
+), hourly_counts AS (
   SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses, h.gone FROM hourly_responses h, whole_hours w
   WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
-), edges AS (
+), edge_counts AS (
   SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
          1 AS responses, s.status = 410 AS gone
@@ -37,10 +37,10 @@ whole_hours(lo, hi) AS (
 -- tokens_gone: distinct tokens whose first 410 response (over all history) is in the range.
 -- sends_after_gone: responses to a token later than its first 410, with no registration of the
 -- token between that 410's APNs timestamp (or, without one, the 410's time) and the send.
-WITH counts AS (
+WITH totals AS (
   SELECT coalesce(sum(responses), 0) AS responses, coalesce(sum(gone), 0) AS gone
-  FROM (SELECT responses, gone FROM hourly UNION ALL SELECT responses, gone FROM edges)
-), gone AS (
+  FROM (SELECT responses, gone FROM hourly_counts UNION ALL SELECT responses, gone FROM edge_counts)
+), after_first_410 AS (
   -- Driven from the few tokens that have a 410 (token_facts), through the (token_id, t) index.
   SELECT f.token_id, f.first_410, coalesce(f.first_410_ts, f.first_410) AS gone_ts, s.time_ms AS t, s.status
   FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.time_ms >= f.first_410
@@ -48,14 +48,14 @@ WITH counts AS (
     AND s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
-SELECT counts.responses, counts.gone,
-       round(1.0 * counts.gone / nullif(counts.responses, 0), 6) AS gone_rate,
-       (SELECT count(DISTINCT token_id) FROM gone WHERE status = 410 AND t = first_410) AS tokens_gone,
-       (SELECT count(*) FROM gone g
+SELECT totals.responses, totals.gone,
+       round(1.0 * totals.gone / nullif(totals.responses, 0), 6) AS gone_rate,
+       (SELECT count(DISTINCT token_id) FROM after_first_410 WHERE status = 410 AND t = first_410) AS tokens_gone,
+       (SELECT count(*) FROM after_first_410 g
          WHERE g.t > g.first_410
            AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = g.token_id
                            AND x.time_ms > g.gone_ts AND x.time_ms <= g.t)) AS sends_after_gone
-FROM counts;
+FROM totals;
 
 -- section: by_bucket
 -- Additive columns (they sum to the summary): responses, gone, tokens_gone (distinct tokens whose
@@ -65,11 +65,11 @@ FROM counts;
 -- responses are shown with zeros. With --by topic|env|app_version|push_type|reason, bucket is
 -- that value instead of a time (app_version: of the token's latest registration; a token's first
 -- 410 counts in the bucket of that response), with the same sums.
-WITH rows AS (
+WITH bucket_counts AS (
   SELECT k AS b, sum(responses) AS responses, sum(gone) AS gone
-  FROM (SELECT k, responses, gone FROM hourly UNION ALL SELECT k, responses, gone FROM edges)
+  FROM (SELECT k, responses, gone FROM hourly_counts UNION ALL SELECT k, responses, gone FROM edge_counts)
   GROUP BY b
-), tg AS (
+), tokens_410_by_bucket AS (
   SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
                 CASE WHEN :by = 'app_version' THEN f.reg_app_version_id END) AS b,
          count(DISTINCT s.token_id) AS tokens_with_410,
@@ -81,5 +81,5 @@ WITH rows AS (
 )
 SELECT by_label(r.b, :by) AS bucket, r.responses, r.gone, round(1.0 * r.gone / r.responses, 6) AS gone_rate,
        coalesce(tg.tokens_gone, 0) AS tokens_gone, coalesce(tg.tokens_with_410, 0) AS tokens_with_410
-FROM rows r LEFT JOIN tg ON tg.b = r.b
+FROM bucket_counts r LEFT JOIN tokens_410_by_bucket tg ON tg.b = r.b
 ORDER BY r.b;
