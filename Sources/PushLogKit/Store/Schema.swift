@@ -55,18 +55,7 @@ public enum Schema {
 
         -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
         -- and reports name a response by it. The app's record tables are keyed by their identity.
-        CREATE TABLE sends(
-            id INTEGER PRIMARY KEY,
-            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-            kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
-            token_id INTEGER, apns_id BLOB, env_id INTEGER, topic_id INTEGER, push_type_id INTEGER, priority INTEGER,
-            collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
-            content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
-            aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
-            status INTEGER, reason_id INTEGER, category_id INTEGER, apns_ts INTEGER, apns_unique_id TEXT,
-            latency_ms REAL, attempt INTEGER, error TEXT,
-            UNIQUE(time_ms, line_hash)
-        );
+        \(sendsDDL)
         \(registers.ddl)
         CREATE TABLE settings(
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
@@ -222,19 +211,10 @@ public enum Schema {
         func dim(_ table: String, _ column: String, _ alias: String) -> String {
             "(SELECT name FROM \(table) WHERE id = \(alias).\(column))"
         }
-        /// RFC 3339 as rfc3339() writes it (milliseconds only when there are some), in plain SQL.
-        func iso(_ alias: String) -> String {
-            "strftime(CASE WHEN \(alias).time_ms % 1000 = 0 THEN '%Y-%m-%dT%H:%M:%SZ' ELSE '%Y-%m-%dT%H:%M:%fZ' END, \(alias).time_ms / 1000.0, 'unixepoch')"
-        }
+        let iso = isoTime
         return """
             CREATE VIEW responses AS SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL;
-            CREATE VIEW sends_v AS SELECT s.id, s.time_ms, \(iso("s")) AS time, s.line_hash, s.source_id, s.line, s.kind,
-              s.token_id, (SELECT token FROM tokens WHERE id = s.token_id) AS token, \(apnsText("s.apns_id")) AS apns_id,
-              \(dim("envs", "env_id", "s")) AS env, \(dim("topics", "topic_id", "s")) AS topic,
-              \(dim("push_types", "push_type_id", "s")) AS push_type, s.priority, s.collapse_id, s.expiration, s.payload_bytes,
-              s.content_available, s.mutable_content, s.has_alert, s.has_sound, s.has_badge, s.aps_category, s.thread_id,
-              s.interruption_level, s.relevance, s.custom_keys, s.status, \(dim("reasons", "reason_id", "s")) AS reason,
-              \(dim("categories", "category_id", "s")) AS category, s.apns_ts, s.apns_unique_id, s.latency_ms, s.attempt, s.error
+            CREATE VIEW sends_v AS SELECT \(sendsViewSelect)
               FROM sends s;
             CREATE VIEW responses_v AS SELECT * FROM sends_v WHERE kind IN (0, 2) AND status IS NOT NULL;
             CREATE VIEW registers_v AS SELECT r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
@@ -272,10 +252,19 @@ public enum Schema {
         "dismissed", "action", "newData", "noData", "failed",
     ]
 
-    /// What makes a push a background push, on `sends` columns (push type 2 is background, a
-    /// seeded id): the condition of the background_pushes view and of its index sends_background.
+    /// The fixed id of a seeded label, push type or env (id = position in its list + 1), for SQL
+    /// and partial indexes that must name a value without a lookup.
+    static func labelID(_ name: String) -> Int64 { seededID(name, seededLabels) }
+    static func pushTypeID(_ name: String) -> Int64 { seededID(name, seededPushTypes) }
+    static func seededID(_ name: String, _ list: [String]) -> Int64 {
+        guard let i = list.firstIndex(of: name) else { preconditionFailure("\(name) is not a seeded value") }
+        return Int64(i + 1)
+    }
+
+    /// What makes a push a background push, on `sends` columns: the condition of the
+    /// background_pushes view and of its index sends_background.
     static let backgroundRule =
-        "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+        "push_type_id = \(pushTypeID("background")) OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
 
     /// A background push answered by APNs, as the view and its partial index both spell it (the
     /// planner uses the index only for a query that names the same terms).
@@ -283,12 +272,12 @@ public enum Schema {
 
     /// `background_pushes`: the background pushes APNs answered (as silent counts them), read from sends
     /// through sends_background, in the columns of the table it replaced (and the sends id).
-    /// receipt_ms: the first background receipt (label 9, seeded) for an accepted push's apns-id.
+    /// receipt_ms: the first background receipt (the seeded label `background`) for an accepted push's apns-id.
     static let backgroundPushesView = """
         CREATE VIEW background_pushes AS SELECT \(hourOf("time_ms")) AS hour, coalesce(token_id, 0) AS token_id, time_ms, line_hash,
           status, priority, coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0) AS with_alert, topic_id, env_id,
           CASE WHEN status = 200 AND apns_id IS NOT NULL THEN
-            (SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt_id = 9) END AS receipt_ms, id
+            (SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt_id = \(labelID("background"))) END AS receipt_ms, id
           FROM sends WHERE \(backgroundWhere);
         """
 
