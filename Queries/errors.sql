@@ -24,8 +24,8 @@ errors_in_range AS (
   UNION ALL
   SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.status,
          (SELECT name FROM reasons WHERE id = s.reason_id), s.error, s.category_id, 1
-  FROM sends s
-  WHERE s.category_id = 10 AND s.time_ms >= :since AND s.time_ms < :until  -- 10: transport (a fixed id; the partial index sends_transport)
+  FROM transport_failures s
+  WHERE s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
 

@@ -62,20 +62,19 @@ WITH RECURSIVE five_minutes(k) AS (
   -- index (no sort of the week's sends by bucket).
   SELECT :since / 300000 UNION ALL SELECT k + 1 FROM five_minutes WHERE k < (:until - 1) / 300000
 ), bucket_counts AS MATERIALIZED (
-  -- attempts: responses and transport failures (category transport, a fixed id the partial index
-  -- sends_transport names); errors: those of them in the incident categories, counted from the
-  -- failures' partial indexes (sends_errors, sends_transport), which hold few rows.
+  -- attempts: responses and transport failures; errors: those of them in the incident
+  -- categories, counted from the failures' partial indexes (sends_errors, sends_transport), which
+  -- hold few rows.
   SELECT k,
-         (SELECT count(*) FROM sends
+         (SELECT count(*) FROM attempts
           WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
-            AND kind IN (0, 2) AND (status IS NOT NULL OR category_id = 10)
             AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)) AS attempts,
          (SELECT count(*) FROM responses
           WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until) AND status <> 200
             AND category_id IN (SELECT id FROM categories WHERE name IN ('auth', 'server', 'rate', 'transport'))
             AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id))
-         + (SELECT count(*) FROM sends
-            WHERE category_id = 10 AND time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
+         + (SELECT count(*) FROM transport_failures
+            WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
               AND kind IN (0, 2) AND status IS NULL
               AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)) AS errors
   FROM five_minutes

@@ -191,6 +191,25 @@ final class MigrationTests: XCTestCase {
             try rows("SELECT sql FROM sqlite_master WHERE name = 'sends_errors'", fresh))
     }
 
+    /// Version 6 had no transport_failures and attempts views: the step adds them and changes
+    /// nothing else.
+    func testVersion6MigratesWithTheAttemptViews() throws {
+        let tmp = TempDir()
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
+        let expected = try reports(fresh)
+        let db = tmp.file("v6.db")
+        try FileManager.default.copyItem(atPath: fresh, toPath: db)
+        try Database(path: db, readOnly: false).exec("DROP VIEW transport_failures; DROP VIEW attempts; PRAGMA user_version = 6;")
+        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0)
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        XCTAssertEqual(try reports(db), expected)
+        let views = "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name"
+        XCTAssertEqual(try rows(views, db), try rows(views, fresh))
+    }
+
     /// Every version before the current one has exactly one step, and each step moves forward.
     func testEveryOlderVersionHasOneStepForward() {
         for v in 0..<Schema.version {

@@ -207,6 +207,14 @@ extension Schema {
             meaning: "view: the sends rows that are APNs responses (kind 0 or 2 with a status); the one definition reports use",
             columns: sendsColumns),
         TableDoc(
+            name: "transport_failures",
+            meaning: "view: the sends rows that got no APNs answer (category transport: TLS, DNS, timeouts)",
+            columns: sendsColumns),
+        TableDoc(
+            name: "attempts",
+            meaning: "view: the responses and the transport failures of send and response records (every try to reach APNs)",
+            columns: sendsColumns),
+        TableDoc(
             name: "sends_v",
             meaning: "view: sends with the names joined back (token, env, topic, push_type, reason, category) and apns_id as text",
             columns: sendsViewColumns),

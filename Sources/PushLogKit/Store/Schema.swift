@@ -1,8 +1,8 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 6
+    public static let version: Int64 = 7
 
-    /// The tables of version 6 (docs/store.md). Record tables hold small integer ids
+    /// The tables of the current version (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
     /// and their identity (time_ms, line_hash) in their key; the `*_v` views join the text back.
     static let tables = """
@@ -239,8 +239,18 @@ public enum Schema {
               \(dim("users", "user_id", "u")) AS user
               FROM unregisters u;
             \(backgroundPushesView)
+            \(attemptViews)
             """
     }
+
+    /// Transport failures (no APNs answer: TLS, DNS, timeouts), read through their partial index
+    /// sends_transport (which names the category's fixed id), and attempts: the responses and the
+    /// transport failures of sends and response records, what an incident's error share divides by.
+    static let attemptViews = """
+        CREATE VIEW IF NOT EXISTS transport_failures AS SELECT * FROM sends WHERE category_id = \(transportCategory);
+        CREATE VIEW IF NOT EXISTS attempts AS SELECT * FROM sends
+          WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = \(transportCategory));
+        """
 
     /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
     /// envs, push types and labels in this order (id = position + 1).
@@ -360,6 +370,7 @@ public enum Schema {
             throw StoreError.schemaNewer(found: start, supported: version)
         }
         var current = start
+        var vacuum = false
         while current < version {
             guard let step = SchemaMigration.all.first(where: { $0.from.contains(current) }) else {
                 throw StoreError.schemaUnknown(found: current)
@@ -374,10 +385,11 @@ public enum Schema {
                 throw error
             }
             current = step.to
+            vacuum = vacuum || (start > 0 && step.vacuum)
         }
         // The old tables' pages are free now: give them back to the disk (a copy of the new,
         // smaller database; killed half-way, the migrated database stays as it was).
-        if start > 0 && start < version { try db.exec("VACUUM") }
+        if vacuum { try db.exec("VACUUM") }
     }
 
     /// A new database: the tables, views and indexes of the current version.

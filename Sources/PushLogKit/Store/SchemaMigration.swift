@@ -6,6 +6,8 @@ struct Migration: Sendable {
     let to: Int64
     /// What it changes, for people reading the list.
     let name: String
+    /// Whether it frees pages worth giving back to the disk (a VACUUM after the last step).
+    var vacuum = true
     let apply: @Sendable (Database) throws -> Void
 }
 
@@ -25,6 +27,7 @@ enum SchemaMigration {
         Migration(from: 1...3, to: Schema.version, name: "text columns to dimension ids", apply: fromVersion3),
         Migration(from: 4...4, to: 5, name: "registers keyed by token, receipts by apns-id", apply: fromVersion4),
         Migration(from: 5...5, to: 6, name: "retry links, background hourly, background_pushes a view", apply: fromVersion5),
+        Migration(from: 6...6, to: 7, name: "views transport_failures and attempts", vacuum: false) { try $0.exec(Schema.attemptViews) },
     ]
 
     /// Versions 1-3 (text columns, 128-bit identity): the old tables are renamed, the new ones
@@ -118,6 +121,7 @@ enum SchemaMigration {
     /// pushlog's own views (Schema.views), which the migrations drop and create again.
     static let viewNames = [
         "responses", "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v", "background_pushes",
+        "transport_failures", "attempts",
     ]
     .map { "'\($0)'" }.joined(separator: ", ")
 
