@@ -171,19 +171,10 @@ final class MigrationTests: XCTestCase {
 
     func testVersion5MigratesWithRetryLinksFoundFromTheRecords() throws {
         let tmp = TempDir()
-        let fresh = tmp.file("fresh.db")
-        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
-        let expected = try reports(fresh)
+        let (fresh, db, expected) = try olderDatabase(tmp, version: 5, changes: MigrationTests.version5Changes)
         let links = try rows("SELECT error_id, retry_id FROM retry_links ORDER BY 1, 2", fresh)
         XCTAssertFalse(links.isEmpty, "the fixtures retry some non-retryable errors")
-        let db = tmp.file("v5.db")
-        try FileManager.default.copyItem(atPath: fresh, toPath: db)
-        try Database(path: db, readOnly: false).exec("\(MigrationTests.version5Changes) PRAGMA user_version = 5;")
-        // A reader refuses the old version and says how to migrate it.
-        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0)
-        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        try migrate(db, tmp)
         XCTAssertEqual(try rows("SELECT error_id, retry_id FROM retry_links ORDER BY 1, 2", db), links)
         XCTAssertEqual(try reports(db), expected)
         XCTAssertEqual(
@@ -195,19 +186,30 @@ final class MigrationTests: XCTestCase {
     /// nothing else.
     func testVersion6MigratesWithTheAttemptViews() throws {
         let tmp = TempDir()
-        let fresh = tmp.file("fresh.db")
-        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
-        let expected = try reports(fresh)
-        let db = tmp.file("v6.db")
-        try FileManager.default.copyItem(atPath: fresh, toPath: db)
-        try Database(path: db, readOnly: false).exec("DROP VIEW transport_failures; DROP VIEW attempts; PRAGMA user_version = 6;")
-        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0)
-        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        let (fresh, db, expected) = try olderDatabase(tmp, version: 6, changes: "DROP VIEW transport_failures; DROP VIEW attempts;")
+        try migrate(db, tmp)
         XCTAssertEqual(try reports(db), expected)
         let views = "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name"
         XCTAssertEqual(try rows(views, db), try rows(views, fresh))
+    }
+
+    /// A fresh database of the report fixtures, a copy of it taken back to `version` by `changes`,
+    /// and the fresh one's reports.
+    func olderDatabase(_ tmp: TempDir, version: Int, changes: String) throws -> (fresh: String, db: String, expected: [String]) {
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
+        let db = tmp.file("v\(version).db")
+        try FileManager.default.copyItem(atPath: fresh, toPath: db)
+        try Database(path: db, readOnly: false).exec("\(changes) PRAGMA user_version = \(version);")
+        return (fresh, db, try reports(fresh))
+    }
+
+    /// A reader refuses the older database and says how to migrate it; an ingest of nothing does.
+    func migrate(_ db: String, _ tmp: TempDir, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0, file: file, line: line)
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version, file: file, line: line)
     }
 
     /// Every version before the current one has exactly one step, and each step moves forward.
