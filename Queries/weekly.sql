@@ -126,13 +126,16 @@ WITH daily_responses AS (
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour / 24
 ), daily_mismatched AS (
-  -- Per token, each env other than its registered one (a join by id: every env_id is an envs row),
-  -- read through sends_token by token, env and time.
+  -- Per token, its responses to another env than its registered one: env_id <> reg_env_id as the
+  -- two ranges below and above it of sends_token (token, env), which a <> cannot read.
   SELECT s.time_ms / 86400000 AS day, count(*) AS mismatched_sends
-  FROM token_facts f CROSS JOIN envs e ON e.id <> f.reg_env_id
-  CROSS JOIN responses s ON s.token_id = f.token_id AND s.env_id = e.id
-  WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+  FROM (SELECT s.time_ms FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.env_id < f.reg_env_id
+        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until
+          AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+        UNION ALL
+        SELECT s.time_ms FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.env_id > f.reg_env_id
+        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until
+          AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) s
   GROUP BY 1
 ), daily_over_budget AS (
   -- Over-budget sends per day from the token-hour loads (accepted background pushes) of
