@@ -23,25 +23,25 @@
 -- active in two buckets counts in both; once in the summary). rotation_rate is a ratio.
 -- Under --topic/--env only superseded_sends can be split (registrations, token runs and 410
 -- facts are per token and device, not per topic): the other columns are empty (null), not unfiltered.
-WITH active AS (
+WITH active_by_bucket AS (
   -- Distinct (device, bucket) pairs first (through the covering index registers_device), then
   -- counted per bucket: a sort of the pairs, not of every registration.
   SELECT b, count(*) AS active_devices
   FROM (SELECT DISTINCT device_id, bucket_start(time_ms, :by) AS b FROM registers
         WHERE device_id IS NOT NULL AND time_ms >= :since AND time_ms < :until)
   GROUP BY b
-), rot AS (
+), rotations_by_bucket AS (
   -- token_runs (derived at ingest) holds each device's runs of one token: a run that was
   -- superseded ends with a rotation, at the next run's first registration.
   SELECT bucket_start(superseded_at, :by) AS b, count(*) AS rotations, count(DISTINCT device_id) AS devices_rotated
   FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until GROUP BY b
-), newt AS (
+), new_tokens_by_bucket AS (
   SELECT bucket_start(first_reg, :by) AS b, count(*) AS new_tokens
   FROM token_facts WHERE first_reg >= :since AND first_reg < :until GROUP BY b
-), retired AS (
+), retired_by_bucket AS (
   SELECT bucket_start(first_410, :by) AS b, count(*) AS tokens_retired
   FROM token_facts WHERE first_410 >= :since AND first_410 < :until GROUP BY b
-), superseded AS (
+), superseded_by_bucket AS (
   -- token_stale holds, per token, the intervals in which it was superseded (derived at ingest).
   SELECT bucket_start(s.time_ms, :by) AS b, count(*) AS superseded_sends
   FROM token_stale z CROSS JOIN responses s ON s.token_id = z.token_id AND s.time_ms > z.stale_from AND s.time_ms < z.stale_until
@@ -49,7 +49,8 @@ WITH active AS (
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   GROUP BY b
 ), buckets AS (
-  SELECT b FROM active UNION SELECT b FROM rot UNION SELECT b FROM newt UNION SELECT b FROM retired UNION SELECT b FROM superseded
+  SELECT b FROM active_by_bucket UNION SELECT b FROM rotations_by_bucket UNION SELECT b FROM new_tokens_by_bucket
+  UNION SELECT b FROM retired_by_bucket UNION SELECT b FROM superseded_by_bucket
 )
 SELECT bucket(k.b, :by) AS bucket,
        CASE WHEN f.whole THEN coalesce(a.active_devices, 0) END AS active_devices,
@@ -60,17 +61,17 @@ SELECT bucket(k.b, :by) AS bucket,
        CASE WHEN f.whole THEN coalesce(r.tokens_retired, 0) END AS tokens_retired,
        coalesce(x.superseded_sends, 0) AS superseded_sends
 FROM buckets k CROSS JOIN (SELECT :topic IS NULL AND :env IS NULL AS whole) f
-LEFT JOIN active a ON a.b = k.b LEFT JOIN rot o ON o.b = k.b LEFT JOIN newt n ON n.b = k.b
-LEFT JOIN retired r ON r.b = k.b LEFT JOIN superseded x ON x.b = k.b
+LEFT JOIN active_by_bucket a ON a.b = k.b LEFT JOIN rotations_by_bucket o ON o.b = k.b LEFT JOIN new_tokens_by_bucket n ON n.b = k.b
+LEFT JOIN retired_by_bucket r ON r.b = k.b LEFT JOIN superseded_by_bucket x ON x.b = k.b
 ORDER BY k.b;
 
 -- section: summary
 -- The same figures over the whole range (devices counted once); empty under --topic/--env but superseded_sends.
-WITH a AS (
+WITH active AS (
   -- One probe of the (device_id, time_ms) index per known device, instead of sorting every registration.
   SELECT count(*) AS active_devices FROM devices d
   WHERE EXISTS (SELECT 1 FROM registers r WHERE r.device_id = d.id AND r.time_ms >= :since AND r.time_ms < :until)
-), o AS (
+), rotated AS (
   SELECT count(*) AS rotations, count(DISTINCT device_id) AS devices_rotated
   FROM token_runs WHERE superseded_at >= :since AND superseded_at < :until
 )
@@ -83,4 +84,4 @@ SELECT CASE WHEN f.whole THEN a.active_devices END AS active_devices,
           ON s.token_id = z.token_id AND s.time_ms > z.stale_from AND s.time_ms < z.stale_until
         WHERE s.time_ms >= :since AND s.time_ms < :until
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) AS superseded_sends
-FROM a, o, (SELECT :topic IS NULL AND :env IS NULL AS whole) f;
+FROM active a, rotated o, (SELECT :topic IS NULL AND :env IS NULL AS whole) f;

@@ -12,12 +12,12 @@
 -- column: mismatched_sends count unit=sends  Sends to the wrong APNs env
 -- column: bad_device_token count unit=responses  BadDeviceToken responses
 -- column: malformed_token_sends count unit=sends  Sends to malformed tokens
--- materialize: r
+-- materialize: token_envs
 
 -- common:
 -- Responses aggregated per token and env first (through the covering index sends_token),
--- then joined to each token's facts; every section reads `r`.
-per AS (
+-- then joined to each token's facts; every section reads `token_envs`.
+per_token_env AS (
   -- count(CASE ...) rather than sum(a = b): the same counts (every reader sums them under
   -- coalesce), at a fraction of the cost per row.
   SELECT s.token_id, s.env_id, count(*) AS n,
@@ -27,10 +27,10 @@ per AS (
   WHERE +s.time_ms >= :since AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   GROUP BY s.token_id, s.env_id
-), r AS (
+), token_envs AS (
   SELECT p.*, f.reg_env_id, f.reg_app_version_id, coalesce(f.malformed, 0) AS malformed,
          coalesce(f.reg_env_id IS NOT NULL AND p.env_id IS NOT NULL AND p.env_id <> f.reg_env_id, 0) AS mismatched
-  FROM per p LEFT JOIN token_facts f ON f.token_id = p.token_id
+  FROM per_token_env p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
 
 -- section: summary
@@ -42,14 +42,14 @@ SELECT coalesce(sum(n), 0) AS responses,
        coalesce(sum(bdt * mismatched), 0) AS bad_device_token_explained,
        coalesce(sum(n * malformed), 0) AS malformed_token_sends,
        coalesce(sum(env_key), 0) AS env_key_errors
-FROM r;
+FROM token_envs;
 
 -- section: by_pair
 -- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
 -- count per pair (a token sent to both envs counts in each).
 SELECT (SELECT name FROM envs WHERE id = reg_env_id) AS registered_env, (SELECT name FROM envs WHERE id = env_id) AS sent_env,
        sum(n) AS responses, count(DISTINCT token_id) AS tokens
-FROM r WHERE mismatched GROUP BY reg_env_id, env_id ORDER BY responses DESC;
+FROM token_envs WHERE mismatched GROUP BY reg_env_id, env_id ORDER BY responses DESC;
 
 -- section: by_app_version
 -- app_version is that of the token's latest registration. Every column sums to the summary's
@@ -58,13 +58,13 @@ SELECT coalesce((SELECT name FROM app_versions WHERE id = reg_app_version_id), '
        coalesce(sum(bdt), 0) AS bad_device_token,
        coalesce(sum(n * mismatched), 0) AS mismatched_sends,
        coalesce(sum(n * malformed), 0) AS malformed_token_sends
-FROM r GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;
+FROM token_envs GROUP BY 1 ORDER BY bad_device_token DESC, responses DESC;
 
 -- section: by_bucket
 -- Only with --by: the summary's figures per topic, env (sent env), app_version (of the token's
 -- latest registration), push_type or reason; the buckets add up to the summary. Its own per-token
 -- pass (keyed by the dimension too), so the sections above keep their cheaper grouping.
-WITH perk AS (
+WITH per_token_env_bucket AS (
   SELECT s.token_id, s.env_id, by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id, NULL) AS dk,
          count(*) AS n, count(CASE WHEN s.reason_id = (SELECT id FROM reasons WHERE name = 'BadDeviceToken') THEN 1 END) AS bdt,
          count(CASE WHEN s.category_id = (SELECT id FROM categories WHERE name = 'env-config') THEN 1 END) AS env_key
@@ -72,11 +72,11 @@ WITH perk AS (
   WHERE +s.time_ms >= :since AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   GROUP BY s.token_id, s.env_id, dk
-), rk AS (
+), token_env_buckets AS (
   SELECT p.*, coalesce((SELECT name FROM app_versions WHERE id = f.reg_app_version_id), '(unknown)') AS app_version,
          coalesce(f.malformed, 0) AS malformed,
          coalesce(f.reg_env_id IS NOT NULL AND p.env_id IS NOT NULL AND p.env_id <> f.reg_env_id, 0) AS mismatched
-  FROM perk p LEFT JOIN token_facts f ON f.token_id = p.token_id
+  FROM per_token_env_bucket p LEFT JOIN token_facts f ON f.token_id = p.token_id
 )
 SELECT CASE WHEN :by = 'app_version' THEN app_version ELSE dk END AS bucket,
        sum(n) AS responses,
@@ -85,4 +85,4 @@ SELECT CASE WHEN :by = 'app_version' THEN app_version ELSE dk END AS bucket,
        coalesce(sum(bdt * mismatched), 0) AS bad_device_token_explained,
        coalesce(sum(n * malformed), 0) AS malformed_token_sends,
        coalesce(sum(env_key), 0) AS env_key_errors
-FROM rk GROUP BY 1 ORDER BY responses DESC, bucket;
+FROM token_env_buckets GROUP BY 1 ORDER BY responses DESC, bucket;

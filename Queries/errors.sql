@@ -12,12 +12,12 @@
 -- column: first_seen,last_seen time
 -- column: bucket_responses count per=bucket unit=responses
 -- column: share rate over=bucket_responses
--- materialize: e
+-- materialize: errors_in_range
 
 -- common:
 -- Failures and transport failures in the range, two scans so each uses its partial index; read
 -- once for both sections. rname: the reason's name; transport: from the second scan.
-e AS (
+errors_in_range AS (
   SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.status,
          (SELECT name FROM reasons WHERE id = s.reason_id) AS rname,
          -- the error text only where no reason names the failure: sends_errors holds every other
@@ -29,35 +29,29 @@ e AS (
   UNION ALL
   SELECT s.id, s.time_ms, s.token_id, s.topic_id, s.env_id, s.push_type_id, s.status,
          (SELECT name FROM reasons WHERE id = s.reason_id), s.error, s.category_id, 1
-  FROM sends s
-  WHERE s.category_id = 10 AND s.time_ms >= :since AND s.time_ms < :until  -- 10: transport (a fixed id; the partial index sends_transport)
+  FROM transport_failures s
+  WHERE s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
 )
 
 -- Every response of the range (accepted too) per by_bucket key: the buckets' denominators. Whole
--- UTC hours come from hourly_responses, the partial hours at the ends, [since, e1) and
--- [e2, until), from the records; buckets finer than an hour and dimensions hourly_responses lacks
--- read every response from the records (e1 = until).
-, span AS (
-  SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE min(bucket_start(:since + 3599999, 'hour'), :until) END AS e1,
-         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN 9000000000000000000 ELSE bucket_start(:since + 3599999, 'hour') END AS a,
-         CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN -9000000000000000000 ELSE bucket_start(:until, 'hour') END AS b
-), edge AS (
-  SELECT e1, max(b, e1) AS e2, a / 3600000 AS h0, b / 3600000 AS h1 FROM span
+-- UTC hours, [whole_hours.lo, whole_hours.hi), come from hourly_responses, the partial hours at the
+-- ends (the two rows of record_edges) from the records; buckets finer than an hour and dimensions
+-- hourly_responses lacks read every response from the records (no whole hours).
+, whole_hours(lo, hi) AS (
+  SELECT whole_hours_start(x, :until), whole_hours_end(x, :until)
+  FROM (SELECT CASE WHEN :by IN ('minute', '5m', 'app_version', 'push_type', 'reason') THEN :until ELSE :since END AS x)
+), record_edges(lo, hi) AS (
+  SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
 ), bucket_totals AS (
   SELECT k, sum(n) AS bucket_responses FROM (
-    SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses AS n FROM hourly_responses h, edge
-    WHERE h.hour >= edge.h0 AND h.hour < edge.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
+    SELECT by_key(:by, h.hour * 3600000, h.topic_id, h.env_id, NULL, NULL, NULL) AS k, h.responses AS n FROM hourly_responses h, whole_hours w
+    WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
     UNION ALL
     SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
                   CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END), 1
-    FROM responses s, edge
-    WHERE s.time_ms >= :since AND s.time_ms < edge.e1 AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-    UNION ALL
-    SELECT by_key(:by, s.time_ms, s.topic_id, s.env_id, s.push_type_id, s.reason_id,
-                  CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END), 1
-    FROM responses s, edge
-    WHERE s.time_ms >= edge.e2 AND s.time_ms < :until AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
+    FROM record_edges r CROSS JOIN responses s
+    WHERE s.time_ms >= r.lo AND s.time_ms < r.hi AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
   ) GROUP BY k
 )
 
@@ -74,15 +68,15 @@ e AS (
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 -- The retries are found at ingest (table retry_links): whether a response is such a retry depends
 -- only on its token's sends and registrations, never on this report's range or filters.
-WITH retries AS (
-  SELECT l.error_id, count(*) AS n FROM retry_links l WHERE l.error_id IN (SELECT id FROM e) GROUP BY l.error_id
+WITH retries_per_error AS (
+  SELECT l.error_id, count(*) AS n FROM retry_links l WHERE l.error_id IN (SELECT id FROM errors_in_range) GROUP BY l.error_id
 )
 SELECT e.status, coalesce(CASE WHEN e.transport THEN e.error ELSE e.rname END, '') AS reason,
        coalesce((SELECT name FROM categories WHERE id = e.category_id), 'unknown') AS category,
        count(*) AS responses, count(DISTINCT e.token_id) AS tokens,
        rfc3339(min(e.t)) AS first_seen, rfc3339(max(e.t)) AS last_seen,
        coalesce(sum(r.n), 0) AS retried_non_retryable
-FROM e LEFT JOIN retries r ON r.error_id = e.id
+FROM errors_in_range e LEFT JOIN retries_per_error r ON r.error_id = e.id
 GROUP BY e.status, CASE WHEN e.transport THEN e.error ELSE e.rname END, e.category_id
 ORDER BY responses DESC;
 
@@ -99,9 +93,9 @@ WITH errors_by_key AS (
                 CASE WHEN :by = 'app_version' THEN (SELECT f.reg_app_version_id FROM token_facts f WHERE f.token_id = s.token_id) END) AS k,
          s.status, coalesce(s.rname, s.error, '') AS reason,
          coalesce((SELECT name FROM categories WHERE id = s.category_id), 'unknown') AS category, count(*) AS responses
-  FROM e s
+  FROM errors_in_range s
   GROUP BY k, s.status, coalesce(s.rname, s.error), s.category_id
-), rows AS (
+), bucket_rows AS (
   SELECT x.k, x.status, x.reason, x.category, x.responses, coalesce(t.bucket_responses, 0) AS bucket_responses
   FROM errors_by_key x LEFT JOIN bucket_totals t ON t.k = x.k
   UNION ALL
@@ -110,5 +104,5 @@ WITH errors_by_key AS (
 )
 SELECT by_label(k, :by) AS bucket, status, reason, category, responses, bucket_responses,
        round(1.0 * responses / nullif(bucket_responses, 0), 6) AS share
-FROM rows
+FROM bucket_rows
 ORDER BY k, responses DESC;

@@ -13,7 +13,7 @@
 -- column: share rate
 -- column: first_seen,last_seen time
 -- column: example,example_token,detail,advice text
--- materialize: resp, resp_daily, errs, nr, bg_hours, bg, nr_retries, retried, gone, odd, jwt, daily, rule_list
+-- materialize: source_days, resp_daily, errors_in_range, non_retryable, bg_hours, background_daily, nr_retries, retried, gone, odd_tokens, provider_token_errors, daily, rule_list
 
 -- common:
 -- A response is a send or response record with a status (one attempt). Every violation is a
@@ -48,10 +48,8 @@
 -- (no APNs headers, no payloads, no priorities, no apns-id/attempt/collapse-id, only masked
 -- tokens); `detail` says which.
 --
--- weeks: the periods whose facts are told apart (here one, the range). The weekly report's
--- provider_hygiene section copies every CTE below this one (with the range starting a week
--- earlier) and splits the facts into this week and last: after editing this block, run
--- scripts/sync-weekly-hygiene.py (a test fails when the copy differs).
+-- weeks: the periods whose facts are told apart; one, the range (the weekly page runs this
+-- report once per week).
 weeks(wk, lo, hi) AS (SELECT 0, -9000000000000000000, 9000000000000000000),
 resp_rows AS NOT MATERIALIZED (
   -- The responses of the range with the flags of the per-response rules, read only around a
@@ -62,18 +60,18 @@ resp_rows AS NOT MATERIALIZED (
   FROM responses s
   WHERE s.time_ms >= :since AND s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-), hyg_edge AS (
-  -- Whole UTC hours of the range [h0, h1) are read from hygiene_hourly and background_hourly
-  -- (derived at ingest); the partial hours at its ends, [since, e1) and [e2, until), from sends
+), whole_hours(lo, hi) AS (
+  -- Whole UTC hours of the range, [lo, hi), are read from hygiene_hourly and background_hourly
+  -- (derived at ingest); the partial hours at its ends (the two rows of record_edges) from sends
   -- and the background_pushes view.
-  SELECT min(bucket_start(:since + 3599999, 'hour'), :until) AS e1,
-         max(bucket_start(:until, 'hour'), min(bucket_start(:since + 3599999, 'hour'), :until)) AS e2,
-         bucket_start(:since + 3599999, 'hour') / 3600000 AS h0, bucket_start(:until, 'hour') / 3600000 AS h1
+  SELECT whole_hours_start(:since, :until), whole_hours_end(:since, :until)
+), record_edges(lo, hi) AS (
+  SELECT :since, lo FROM whole_hours UNION ALL SELECT hi, :until FROM whole_hours
 ), hyg_rows AS (
   SELECT h.source_id AS src, h.hour / 24 AS day, h.hour, h.responses, h.with_headers, h.with_payload, h.with_ids, h.untyped,
          h.alert_logged AS alert_n, h.alert_empty AS alert_v, h.mutable_logged AS mutable_n, h.mutable_empty AS mutable_v
-  FROM hygiene_hourly h, hyg_edge e
-  WHERE h.hour >= e.h0 AND h.hour < e.h1 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
+  FROM hygiene_hourly h, whole_hours w
+  WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000 AND (:topic_id IS NULL OR h.topic_id = :topic_id) AND (:env_id IS NULL OR h.env_id = :env_id)
   UNION ALL
   SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
          s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
@@ -81,20 +79,10 @@ resp_rows AS NOT MATERIALIZED (
          s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
          coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
          coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
-  FROM responses s, hyg_edge e
-  WHERE s.time_ms >= :since AND s.time_ms < e.e1
+  FROM record_edges r CROSS JOIN responses s
+  WHERE s.time_ms >= r.lo AND s.time_ms < r.hi
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-  UNION ALL
-  SELECT coalesce(s.source_id, 0), s.time_ms / 86400000, s.time_ms / 3600000, 1,
-         s.push_type_id IS NOT NULL OR s.priority IS NOT NULL OR s.collapse_id IS NOT NULL OR s.expiration IS NOT NULL,
-         s.has_alert IS NOT NULL, s.apns_id IS NOT NULL OR s.attempt IS NOT NULL OR s.collapse_id IS NOT NULL,
-         s.push_type_id IS NULL, coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert IS NOT NULL, 0),
-         coalesce(s.push_type_id = (SELECT id FROM push_types WHERE name = 'alert') AND s.has_alert = 0 AND s.has_sound = 0 AND s.has_badge = 0, 0),
-         coalesce(s.mutable_content = 1 AND s.has_alert IS NOT NULL, 0), coalesce(s.mutable_content = 1 AND s.has_alert = 0, 0)
-  FROM responses s, hyg_edge e
-  WHERE s.time_ms >= e.e2 AND s.time_ms < :until
-    AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-), resp AS (
+), source_days AS (
   -- Per source and UTC day. headers: some response has a push_type, priority, collapse_id or
   -- expiration; payload: a payload was logged (has_alert is 0 or 1 then); ids: an apns_id,
   -- attempt or collapse_id.
@@ -110,50 +98,45 @@ resp_rows AS NOT MATERIALIZED (
   SELECT day, sum(n) AS n, sum(CASE WHEN headers THEN n END) AS header_n, sum(CASE WHEN headers THEN untyped_v END) AS untyped_v,
          max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
          sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
-  FROM resp GROUP BY day
+  FROM source_days GROUP BY day
 ), resp_ends AS (
   -- The first and last violation of each per-response rule, looked up in its first and last hour
   -- (the hour of hyg_rows with the first / last violating response).
   SELECT rule, d1, d2,
          (SELECT min(r.t) FROM resp_rows r WHERE r.t >= h1 * 3600000 AND r.t < (h1 + 1) * 3600000 AND CASE rule
-            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d1 AND headers)
+            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM source_days WHERE day = d1 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS f,
          (SELECT max(r.t) FROM resp_rows r WHERE r.t >= h2 * 3600000 AND r.t < (h2 + 1) * 3600000 AND CASE rule
-            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = d2 AND headers)
+            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM source_days WHERE day = d2 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS l
   FROM (SELECT 'missing_push_type' AS rule, min(day) AS d1, max(day) AS d2, min(untyped_h1) AS h1, max(untyped_h2) AS h2
-        FROM resp WHERE headers AND untyped_v > 0
-        UNION ALL SELECT 'alert_without_content', min(day), max(day), min(alert_h1), max(alert_h2) FROM resp WHERE alert_v > 0
-        UNION ALL SELECT 'mutable_without_alert', min(day), max(day), min(mutable_h1), max(mutable_h2) FROM resp WHERE mutable_v > 0)
+        FROM source_days WHERE headers AND untyped_v > 0
+        UNION ALL SELECT 'alert_without_content', min(day), max(day), min(alert_h1), max(alert_h2) FROM source_days WHERE alert_v > 0
+        UNION ALL SELECT 'mutable_without_alert', min(day), max(day), min(mutable_h1), max(mutable_h2) FROM source_days WHERE mutable_v > 0)
   WHERE d1 IS NOT NULL
 ), resp_first AS (
   -- The example of those rules: the first violation.
   SELECT e.rule, e.f, e.l,
          (SELECT min(r.id) FROM resp_rows r WHERE r.t = e.f AND CASE e.rule
-            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM resp WHERE day = e.d1 AND headers)
+            WHEN 'missing_push_type' THEN r.untyped AND r.src IN (SELECT src FROM source_days WHERE day = e.d1 AND headers)
             WHEN 'alert_without_content' THEN r.alert_v ELSE r.mutable_v END) AS ex
   FROM resp_ends e
 ), bg_hours AS (
   -- Background pushes as the silent report reads them, per hour: whole hours from
-  -- background_hourly, the partial hours at the ends from background_pushes (hyg_edge), each part
-  -- in its table's order (no sort of every push); no hour is in two parts.
+  -- background_hourly, the partial hours at the ends from background_pushes (record_edges), each
+  -- part in its table's order (no sort of every push); no hour is in two parts.
   SELECT b.hour, sum(b.pushes) AS n, sum(b.priorities) AS priorities, sum(b.with_alert) AS alert_v, sum(b.priority_not_5) AS p10_v
   FROM background_hourly b
-  WHERE b.hour >= (SELECT h0 FROM hyg_edge) AND b.hour < (SELECT h1 FROM hyg_edge) AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
+  WHERE b.hour >= (SELECT lo FROM whole_hours) / 3600000 AND b.hour < (SELECT hi FROM whole_hours) / 3600000
+    AND (:topic_id IS NULL OR b.topic_id = :topic_id) AND (:env_id IS NULL OR b.env_id = :env_id)
   GROUP BY b.hour
   UNION ALL
-  SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes
-  WHERE time_ms >= :since AND time_ms < (SELECT e1 FROM hyg_edge)
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-  GROUP BY hour
-  UNION ALL
-  SELECT hour, count(*), count(priority), sum(with_alert), count(CASE WHEN coalesce(priority, 10) <> 5 THEN 1 END)
-  FROM background_pushes
-  WHERE time_ms >= (SELECT e2 FROM hyg_edge) AND time_ms < :until
-    AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
-  GROUP BY hour
-), bg AS (
+  SELECT p.hour, count(*), count(p.priority), sum(p.with_alert), count(CASE WHEN coalesce(p.priority, 10) <> 5 THEN 1 END)
+  FROM record_edges r CROSS JOIN background_pushes p
+  WHERE p.time_ms >= r.lo AND p.time_ms < r.hi
+    AND (:topic_id IS NULL OR p.topic_id = :topic_id) AND (:env_id IS NULL OR p.env_id = :env_id)
+  GROUP BY p.hour
+), background_daily AS (
   SELECT hour / 24 AS day, sum(n) AS n, sum(priorities) AS priorities, sum(alert_v) AS alert_v, sum(p10_v) AS p10_v
   FROM bg_hours GROUP BY day
 ), bg_ends AS (
@@ -177,7 +160,7 @@ resp_rows AS NOT MATERIALIZED (
                   AND CASE rule WHEN 'background_with_alert' THEN b.with_alert = 1 ELSE coalesce(b.priority, 10) <> 5 END) AS ex
   FROM bg_ends
   WHERE f IS NOT NULL
-), errs AS (
+), errors_in_range AS (
   -- The errors the retry and JWT rules read, in one pass over the error index (sends_errors holds
   -- every column read here: no row lookups).
   SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.category_id, s.reason_id
@@ -186,21 +169,21 @@ resp_rows AS NOT MATERIALIZED (
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
     AND (s.category_id IN (SELECT id FROM categories WHERE never_retry = 1 OR name IN ('rate', 'server'))
          OR s.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')))
-), nr AS (
+), non_retryable AS (
   -- Non-retryable errors of the range (token-gone, token-bad, request).
   SELECT e.id, e.t
-  FROM errs e WHERE e.token_id IS NOT NULL AND e.category_id IN (SELECT id FROM categories WHERE never_retry = 1)
+  FROM errors_in_range e WHERE e.token_id IS NOT NULL AND e.category_id IN (SELECT id FROM categories WHERE never_retry = 1)
 ), nr_retries AS (
   -- Their retries, found at ingest (retry_links; the definition is errors.sql's): a retry that
   -- follows several such errors belongs to the latest one.
-  SELECT n.id AS error_id, n.t AS error_t, l.retry_id FROM nr n JOIN retry_links l ON l.error_id = n.id
-), bo_errs AS (
-  SELECT e.id, e.t FROM errs e
+  SELECT n.id AS error_id, n.t AS error_t, l.retry_id FROM non_retryable n JOIN retry_links l ON l.error_id = n.id
+), backoff_errors AS (
+  SELECT e.id, e.t FROM errors_in_range e
   WHERE e.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server')) AND e.token_id IS NOT NULL
 ), retried AS (
   -- Their first retries and whether each came too soon, found at ingest (backoff_retries, with
   -- the definition above).
-  SELECT e.id, e.t, l.retry_id AS rid, l.too_soon AS bad FROM bo_errs e JOIN backoff_retries l ON l.error_id = e.id
+  SELECT e.id, e.t, l.retry_id AS rid, l.too_soon AS bad FROM backoff_errors e JOIN backoff_retries l ON l.error_id = e.id
 ), gone AS (
   -- As gone.sends_after_gone: responses after the token's first 410 with no registration of the
   -- token between that 410's APNs timestamp (or time) and the send.
@@ -211,38 +194,38 @@ resp_rows AS NOT MATERIALIZED (
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
     AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = f.token_id
                     AND x.time_ms > coalesce(f.first_410_ts, f.first_410) AND x.time_ms <= s.time_ms)
-), odd AS (
+), odd_tokens AS (
   -- Responses to non-hex tokens, malformed (the provider's fault) or masked (the log's).
   SELECT s.id, s.time_ms AS t, s.token_id, k.masked
   FROM tokens k CROSS JOIN responses s ON s.token_id = k.id  -- from the few odd tokens, through sends_token
   WHERE k.malformed = 1 AND +s.time_ms >= :since AND +s.time_ms < :until
     AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
-), jwt AS (
-  SELECT e.id, e.t, (SELECT name FROM reasons WHERE id = e.reason_id) AS reason FROM errs e
+), provider_token_errors AS (
+  SELECT e.id, e.t, (SELECT name FROM reasons WHERE id = e.reason_id) AS reason FROM errors_in_range e
   WHERE e.reason_id IN (SELECT id FROM reasons WHERE name IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'))
 ), daily AS (
   -- Violations per rule and UTC day: count, first and last time, an example (a sends row id).
-  SELECT 'background_with_alert' AS rule, day, alert_v AS v, NULL AS f, NULL AS l, NULL AS ex FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 'background_priority_10', day, p10_v, NULL, NULL, NULL FROM bg WHERE p10_v > 0
+  SELECT 'background_with_alert' AS rule, day, alert_v AS v, NULL AS f, NULL AS l, NULL AS ex FROM background_daily WHERE alert_v > 0
+  UNION ALL SELECT 'background_priority_10', day, p10_v, NULL, NULL, NULL FROM background_daily WHERE p10_v > 0
   UNION ALL SELECT 'alert_without_content', day, alert_v, NULL, NULL, NULL FROM resp_daily WHERE alert_v > 0
   UNION ALL SELECT 'missing_push_type', day, untyped_v, NULL, NULL, NULL FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 'mutable_without_alert', day, mutable_v, NULL, NULL, NULL FROM resp_daily WHERE mutable_v > 0
   UNION ALL SELECT 'retry_without_backoff', t / 86400000, count(*), min(t), max(t), min(rid) FROM retried WHERE bad GROUP BY 2
   UNION ALL SELECT 'non_retryable_retried', error_t / 86400000, count(*), min(error_t), max(error_t), min(retry_id) FROM nr_retries GROUP BY 2
   UNION ALL SELECT 'sent_after_gone', t / 86400000, count(*), min(t), max(t), min(id) FROM gone GROUP BY 2
-  UNION ALL SELECT 'malformed_token', t / 86400000, count(*), min(t), max(t), min(id) FROM odd WHERE masked = 0 GROUP BY 2
-  UNION ALL SELECT 'provider_token_refresh', t / 86400000, count(*), min(t), max(t), min(id) FROM jwt GROUP BY 2
+  UNION ALL SELECT 'malformed_token', t / 86400000, count(*), min(t), max(t), min(id) FROM odd_tokens WHERE masked = 0 GROUP BY 2
+  UNION ALL SELECT 'provider_token_refresh', t / 86400000, count(*), min(t), max(t), min(id) FROM provider_token_errors GROUP BY 2
 ), day_facts AS (
   -- What the logs record, per UTC day: a rule without its data is not observable, and the
   -- responses each rule applies to (checked).
   SELECT day, n AS responses, header_n, headers, payload, ids, typed, alert_n, mutable_n,
          0 AS background, 0 AS bg_priorities, 0 AS masked, 0 AS retried, 0 AS nr_checked FROM resp_daily
-  UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM bg
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0, 0 FROM odd WHERE masked = 1 GROUP BY 1
+  UNION ALL SELECT day, 0, 0, 0, 0, 0, 0, 0, 0, n, priorities, 0, 0, 0 FROM background_daily
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0, 0 FROM odd_tokens WHERE masked = 1 GROUP BY 1
   UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), 0 FROM retried GROUP BY 1
-  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr GROUP BY 1
+  UNION ALL SELECT t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM non_retryable GROUP BY 1
   UNION ALL SELECT error_t / 86400000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*) FROM nr_retries
-    WHERE retry_id NOT IN (SELECT id FROM nr) GROUP BY 1
+    WHERE retry_id NOT IN (SELECT id FROM non_retryable) GROUP BY 1
 ), seen AS (
   SELECT w.wk, coalesce(sum(f.responses), 0) AS responses, coalesce(max(f.headers), 0) AS headers,
          coalesce(max(f.payload), 0) AS payload, coalesce(max(f.ids), 0) AS ids, coalesce(sum(f.typed), 0) > 0 AS typed,
@@ -307,10 +290,10 @@ SELECT l.rule,
              (SELECT 'registered by app versions ' || group_concat(v || ' (' || n || ' tokens)', ', ') FROM (
                 SELECT coalesce((SELECT name FROM app_versions WHERE id = g.app_version_id), '(unknown)') AS v,
                        count(DISTINCT g.token_id) AS n
-                FROM registers g WHERE g.token_id IN (SELECT token_id FROM odd WHERE masked = 0)
+                FROM registers g WHERE g.token_id IN (SELECT token_id FROM odd_tokens WHERE masked = 0)
                 GROUP BY 1 ORDER BY n DESC, v))
            WHEN 'provider_token_refresh' THEN
-             (SELECT group_concat(reason || ' ' || n, ', ') FROM (SELECT reason, count(*) AS n FROM jwt GROUP BY reason ORDER BY n DESC, reason))
+             (SELECT group_concat(reason || ' ' || n, ', ') FROM (SELECT reason, count(*) AS n FROM provider_token_errors GROUP BY reason ORDER BY n DESC, reason))
          END) AS detail,
        l.advice
 FROM rule_list l

@@ -19,7 +19,7 @@
 -- device that had opted in turns off. uninstalled: opted-in units not turned off whose last
 -- token got a 410 and was not registered again after the 410's timestamp. provisional: units
 -- whose first decided observation (not notDetermined) is provisional.
-WITH d AS (
+WITH unit_facts AS (
   SELECT f.opted_in, f.opted_out, f.first_decided, f.first_decided_auth, f.last_reg,
          CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = f.user_id), f.unit) ELSE f.unit END AS unit,
          coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
@@ -27,14 +27,14 @@ WITH d AS (
 ), ranked AS (
   SELECT d.*, row_number() OVER (PARTITION BY unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
               row_number() OVER (PARTITION BY unit ORDER BY first_decided NULLS LAST) AS by_first_decided
-  FROM d
+  FROM unit_facts d
 ), units AS (
   SELECT unit, min(opted_in) AS opt_in, min(opted_out) AS off,
          max(CASE WHEN by_last_reg = 1 THEN gone END) AS last_gone,
          min(first_decided) AS first_decided,
          max(CASE WHEN by_first_decided = 1 THEN first_decided_auth = 'provisional' END) AS first_provisional
   FROM ranked GROUP BY unit
-), u AS (
+), units_in_range AS (
   SELECT *, opt_in >= :since AND opt_in < :until AS in_range FROM units
 )
 SELECT coalesce(sum(in_range), 0) AS opted_in,
@@ -43,7 +43,7 @@ SELECT coalesce(sum(in_range), 0) AS opted_in,
        round(median(CASE WHEN in_range AND off IS NOT NULL THEN (off - opt_in) / 86400000.0 END), 3) AS median_days_to_off,
        coalesce(sum(in_range AND off IS NULL AND last_gone = 1), 0) AS uninstalled,
        coalesce(sum(first_provisional = 1 AND first_decided >= :since AND first_decided < :until), 0) AS provisional
-FROM u;
+FROM units_in_range;
 
 -- section: by_cohort
 -- cohort: ISO week of opt-in. opted_in, turned_off: units of the cohort (additive across cohorts).
@@ -51,7 +51,7 @@ FROM u;
 -- days before the end of the data (or of --until, when earlier), the share not turned off within
 -- 7 / 30 days of opting in. Younger units are right-censored and left out (eligible_7d /
 -- eligible_30d count the units used); a cohort with no eligible unit has no value (null), never 0.
-WITH span AS (
+WITH data_end AS (
   -- the latest registration is token_facts' (registers is keyed by token: its max is a scan)
   SELECT min(:until, (SELECT max(hi) FROM (SELECT max(time_ms) AS hi FROM sends UNION ALL SELECT max(last_reg) FROM token_facts
                                            UNION ALL SELECT max(time_ms) FROM settings))) AS data_end
@@ -59,13 +59,13 @@ WITH span AS (
   SELECT CASE WHEN :unit = 'user' THEN coalesce((SELECT name FROM users WHERE id = user_id), unit) ELSE unit END AS who,
          min(opted_in) AS opt_in, min(opted_out) AS off
   FROM device_facts GROUP BY 1
-), c AS (
+), cohort_units AS (
   SELECT iso_week_start(opt_in) AS w, opt_in, off,
          (off IS NOT NULL AND off < opt_in + 7 * 86400000) AS off7,
          opt_in + 7 * 86400000 <= span.data_end AS eligible7,
          (off IS NOT NULL AND off < opt_in + 30 * 86400000) AS off30,
          opt_in + 30 * 86400000 <= span.data_end AS eligible30
-  FROM units, span WHERE opt_in >= :since AND opt_in < :until
+  FROM units, data_end span WHERE opt_in >= :since AND opt_in < :until
 )
 SELECT iso_week(w) AS cohort, count(*) AS opted_in, sum(off IS NOT NULL) AS turned_off,
        round(1.0 * sum(off IS NOT NULL) / count(*), 6) AS turned_off_share,
@@ -73,7 +73,7 @@ SELECT iso_week(w) AS cohort, count(*) AS opted_in, sum(off IS NOT NULL) AS turn
        sum(eligible7) AS eligible_7d,
        round(1.0 * sum(eligible30 AND NOT off30) / nullif(sum(eligible30), 0), 6) AS still_on_30d_share,
        sum(eligible30) AS eligible_30d
-FROM c GROUP BY w ORDER BY w;
+FROM cohort_units GROUP BY w ORDER BY w;
 
 -- section: turn_off_rate
 -- An age-invariant rate for a period [since, until): units opted in and still on at its start
@@ -87,9 +87,9 @@ WITH units AS (
   UNION ALL
   SELECT min(opted_in), min(opted_out) FROM device_facts WHERE :unit = 'user'
   GROUP BY coalesce((SELECT name FROM users WHERE id = user_id), unit)
-), base AS (
+), on_at_start AS (
   SELECT * FROM units WHERE opt_in < :since AND (off IS NULL OR off >= :since)
 )
 SELECT count(*) AS on_at_start, coalesce(sum(coalesce(off < :until, 0)), 0) AS turned_off,
        round(1.0 * sum(coalesce(off < :until, 0)) / nullif(count(*), 0), 6) AS turn_off_rate
-FROM base;
+FROM on_at_start;

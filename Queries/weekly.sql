@@ -78,26 +78,35 @@ GROUP BY s.reason_id, s.status, s.category_id ORDER BY responses DESC LIMIT 10;
 -- An incident: 5-minute windows where auth, server, rate or transport errors (no APNs response:
 -- TLS, DNS, timeouts) are at least 3 and at least 20% of the attempts (responses and transport
 -- failures), merged when less than 15 minutes apart.
-WITH RECURSIVE ks(k) AS (
-  -- The week's 5-minute buckets, each read by its own range of the time index (no sort of the
-  -- week's sends by bucket); x packs the bucket's attempts (high 32 bits) and errors (low 32 bits).
-  SELECT :since / 300000 UNION ALL SELECT k + 1 FROM ks WHERE k < (:until - 1) / 300000
-), bx AS MATERIALIZED (
-  SELECT k, (SELECT (count(*) << 32) + count(CASE WHEN category_id IN (SELECT id FROM categories WHERE name IN ('auth', 'server', 'rate', 'transport')) THEN 1 END)
-             FROM sends WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
-               AND kind IN (0, 2) AND (status IS NOT NULL OR category_id = 10)  -- 10: transport (a fixed id)
-               AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)) AS x
-  FROM ks
-), b AS (
-  SELECT k, x >> 32 AS responses, x & 4294967295 AS errors FROM bx WHERE x > 0
-), h AS (
-  SELECT k, responses, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
-  FROM b WHERE errors >= 3 AND errors >= 0.2 * responses
-), hot AS (
-  SELECT k, responses, errors, sum(new_window) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS grp FROM h
-), w AS (
-  SELECT min(k) * 300000 AS ws, (max(k) + 1) * 300000 AS we, sum(errors) AS errors, sum(responses) AS responses
-  FROM hot GROUP BY grp
+WITH RECURSIVE five_minutes(k) AS (
+  -- The week's 5-minute buckets (k: epoch ms / 300000), each read by its own range of the time
+  -- index (no sort of the week's sends by bucket).
+  SELECT :since / 300000 UNION ALL SELECT k + 1 FROM five_minutes WHERE k < (:until - 1) / 300000
+), bucket_counts AS MATERIALIZED (
+  -- attempts: responses and transport failures; errors: those of them in the incident
+  -- categories, counted from the failures' partial indexes (sends_errors, sends_transport), which
+  -- hold few rows.
+  SELECT k,
+         (SELECT count(*) FROM attempts
+          WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
+            AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)) AS attempts,
+         (SELECT count(*) FROM responses
+          WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until) AND status <> 200
+            AND category_id IN (SELECT id FROM categories WHERE name IN ('auth', 'server', 'rate', 'transport'))
+            AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id))
+         + (SELECT count(*) FROM transport_failures
+            WHERE time_ms >= max(k * 300000, :since) AND time_ms < min((k + 1) * 300000, :until)
+              AND kind IN (0, 2) AND status IS NULL
+              AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)) AS errors
+  FROM five_minutes
+), hot_buckets AS (
+  SELECT k, attempts, errors, CASE WHEN k - lag(k) OVER (ORDER BY k) <= 3 THEN 0 ELSE 1 END AS new_window
+  FROM bucket_counts WHERE attempts > 0 AND errors >= 3 AND errors >= 0.2 * attempts
+), grouped AS (
+  SELECT k, attempts, errors, sum(new_window) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS grp FROM hot_buckets
+), incident_windows AS (
+  SELECT min(k) * 300000 AS ws, (max(k) + 1) * 300000 AS we, sum(errors) AS errors, sum(attempts) AS responses
+  FROM grouped GROUP BY grp
 )
 SELECT rfc3339(w.ws) AS window_start, rfc3339(w.we) AS window_end, (w.we - w.ws) / 60000 AS minutes,
        (SELECT (SELECT name FROM categories WHERE id = s.category_id) || ': '
@@ -107,7 +116,7 @@ SELECT rfc3339(w.ws) AS window_start, rfc3339(w.we) AS window_end, (w.we - w.ws)
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
         GROUP BY s.category_id, coalesce(s.reason_id, s.error) ORDER BY count(*) DESC LIMIT 1) AS reason,
        w.errors, w.responses, round(1.0 * w.errors / w.responses, 6) AS error_share
-FROM w ORDER BY w.ws;
+FROM incident_windows w ORDER BY w.ws;
 
 -- section: worst_app_versions
 -- app_version is that of the token's latest registration. The week's responses are counted per
@@ -131,25 +140,27 @@ GROUP BY 1 ORDER BY error_rate DESC, responses DESC LIMIT 5;
 -- filled with zeros by the runner, so an outage shows as a gap, not a shorter line. Responses and
 -- 410s per day from hourly_responses (derived at ingest; the weeks are whole hours); the sends to a
 -- token in another env than its latest registration's, through the sends_token index per token.
-WITH d AS (
+WITH daily_responses AS (
   SELECT hour / 24 AS day, sum(responses) AS responses, sum(gone) AS gone
   FROM hourly_responses
   WHERE hour >= (:since - 604800000) / 3600000 AND hour < :until / 3600000
     AND (:topic_id IS NULL OR topic_id = :topic_id) AND (:env_id IS NULL OR env_id = :env_id)
   GROUP BY hour / 24
-), mm AS (
+), daily_mismatched AS (
+  -- Per token, its responses to another env than its registered one: env_id <> reg_env_id as the
+  -- two ranges below and above it of sends_token (token, env), which a <> cannot read.
   SELECT s.time_ms / 86400000 AS day, count(*) AS mismatched_sends
-  FROM (SELECT s.time_ms FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.env_id < f.reg_env_id
-        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+  FROM (SELECT s.time_ms FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.env_id < f.reg_env_id
+        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)
         UNION ALL
-        SELECT s.time_ms FROM token_facts f CROSS JOIN sends s ON s.token_id = f.token_id AND s.env_id > f.reg_env_id
-        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until AND s.kind IN (0, 2) AND s.status IS NOT NULL
+        SELECT s.time_ms FROM token_facts f CROSS JOIN responses s ON s.token_id = f.token_id AND s.env_id > f.reg_env_id
+        WHERE s.time_ms >= :since - 604800000 AND s.time_ms < :until
           AND (:topic_id IS NULL OR s.topic_id = :topic_id) AND (:env_id IS NULL OR s.env_id = :env_id)) s
   GROUP BY 1
-), bg AS (
+), daily_over_budget AS (
   -- Over-budget sends per day from the token-hour loads (accepted background pushes) of
-  -- background_hourly (derived at ingest; the weeks are whole hours, as for d).
+  -- background_hourly (derived at ingest; the weeks are whole hours, as for daily_responses).
   SELECT day, sum(max(0, load - :budget)) AS over_budget_sends FROM (
     SELECT b.hour / 24 AS day, sum(b.accepted) AS load FROM background_hourly b
     WHERE b.hour >= (:since - 604800000) / 3600000 AND b.hour < :until / 3600000
@@ -159,4 +170,4 @@ WITH d AS (
 )
 SELECT bucket(d.day * 86400000, 'day') AS day, d.responses, round(1.0 * d.gone / d.responses, 6) AS gone_rate,
        coalesce(mm.mismatched_sends, 0) AS mismatched_sends, coalesce(bg.over_budget_sends, 0) AS over_budget_sends
-FROM d LEFT JOIN mm ON mm.day = d.day LEFT JOIN bg ON bg.day = d.day ORDER BY d.day;
+FROM daily_responses d LEFT JOIN daily_mismatched mm ON mm.day = d.day LEFT JOIN daily_over_budget bg ON bg.day = d.day ORDER BY d.day;

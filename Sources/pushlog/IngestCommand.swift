@@ -77,8 +77,8 @@ enum IngestCommand: Command {
         let db = try Store.openForWriting(path: ctx.dbPath) { version in
             migrated = true
             Console.err(
-                "pushlog: \(ctx.dbPath) has schema version \(version); migrating it to \(Schema.version) (store v3) in place, once; "
-                    + "a run stopped half-way leaves it as it was")
+                "pushlog: \(ctx.dbPath) has schema version \(version); migrating it to \(Schema.version) in place, once; "
+                    + "a run stopped half-way goes on from the last step it finished")
         }
         if migrated {
             Console.err(

@@ -52,7 +52,6 @@ enum QueryCommand: Command {
                 hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
         }
         let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
-        try QueryFunctions.register(db)
         let statements: [Statement]
         do { statements = try db.prepareEach(sql) } catch let e as StoreError {
             throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
@@ -79,8 +78,8 @@ enum QueryCommand: Command {
             return " (query is read-only: no writes, ATTACH, extensions or pragmas that change settings)"
         }
         if message.contains("no such column") || message.contains("no such table") {
-            // Names of the store before version 4 (store v2), which older notes and scripts use.
-            return " (pushlog schema lists the tables, views and columns; since store v3 the record tables hold ids"
+            // Names of schema versions 1-3, which older notes and scripts use.
+            return " (pushlog schema lists the tables, views and columns; since schema version 4 the record tables hold ids"
                 + " — topic_id, env_id, device_id, … — and time_ms, line_hash, source_id; the *_v views, e.g. sends_v, have the names)"
         }
         return ""

@@ -69,21 +69,23 @@ enum Derived {
     /// a user), keyed 'user:' and the user's name; devices are handled by DevicePass.
     static func refreshUserOnlyFacts(_ db: Database) throws {
         let key = "'user:' || (SELECT name FROM users WHERE id = user_id)"
-        let decided = "auth_id IN (1, 2, 3, 4)"  // authorized, denied, provisional, ephemeral (seeded labels)
+        let decided =
+            "auth_id IN (\(["authorized", "denied", "provisional", "ephemeral"].map { "\(Schema.labelID($0))" }.joined(separator: ", ")))"
+        let authorized = Schema.labelID("authorized"), denied = Schema.labelID("denied")
         let onlyUser = "device_id IS NULL AND user_id IS NOT NULL"
         try db.exec(
             """
             INSERT INTO device_facts(unit, user_id, opted_in, last_seen)
               SELECT unit, max(user_id), min(oi), max(lo) FROM (
-                SELECT \(key) AS unit, max(user_id) AS user_id, min(CASE WHEN auth_id = 1 THEN time_ms END) AS oi, max(time_ms) AS lo
+                SELECT \(key) AS unit, max(user_id) AS user_id, min(CASE WHEN auth_id = \(authorized) THEN time_ms END) AS oi, max(time_ms) AS lo
                 FROM registers WHERE \(onlyUser) AND auth_id IS NOT NULL GROUP BY 1
                 UNION ALL
-                SELECT \(key), max(user_id), min(CASE WHEN auth_id = 1 THEN time_ms END), max(time_ms) FROM settings WHERE \(onlyUser) GROUP BY 1)
+                SELECT \(key), max(user_id), min(CASE WHEN auth_id = \(authorized) THEN time_ms END), max(time_ms) FROM settings WHERE \(onlyUser) GROUP BY 1)
               GROUP BY unit;
             UPDATE device_facts SET opted_out = o.t FROM (
                 SELECT o.unit, min(o.t) AS t FROM (
-                  SELECT \(key) AS unit, time_ms AS t FROM registers WHERE \(onlyUser) AND auth_id = 2
-                  UNION ALL SELECT \(key), time_ms FROM settings WHERE \(onlyUser) AND auth_id = 2) AS o
+                  SELECT \(key) AS unit, time_ms AS t FROM registers WHERE \(onlyUser) AND auth_id = \(denied)
+                  UNION ALL SELECT \(key), time_ms FROM settings WHERE \(onlyUser) AND auth_id = \(denied)) AS o
                 JOIN device_facts f ON f.unit = o.unit
                 WHERE o.t > f.opted_in GROUP BY o.unit) AS o
               WHERE o.unit = device_facts.unit;
@@ -106,11 +108,7 @@ enum Derived {
         guard try db.scalarInt("SELECT 1 FROM sends INDEXED BY sends_unjoined WHERE kind = 2 AND token_id IS NULL LIMIT 1") != nil else {
             return false
         }
-        let copied = [
-            "token_id", "env_id", "topic_id", "push_type_id", "priority", "collapse_id", "expiration", "payload_bytes",
-            "content_available", "mutable_content", "has_alert", "has_sound", "has_badge", "aps_category",
-            "thread_id", "interruption_level", "custom_keys", "attempt",
-        ]
+        let copied = Schema.sendsRequestColumns
         try db.exec(
             """
             UPDATE sends SET \(copied.map { "\($0) = coalesce(sends.\($0), r.\($0))" }.joined(separator: ", "))
@@ -140,8 +138,8 @@ enum Derived {
             INSERT OR IGNORE INTO token_facts(token_id) SELECT id FROM tokens WHERE \(w.replacingOccurrences(of: "token_id", with: "id"));
             UPDATE token_facts SET malformed = 1 WHERE \(w) AND token_id IN (SELECT id FROM tokens WHERE malformed = 1);
             UPDATE token_facts SET first_410 = g.t, first_410_ts = g.ts
-              FROM (SELECT token_id, min(time_ms) AS t, apns_ts AS ts FROM sends
-                    WHERE status = 410 AND kind IN (0, 2) AND token_id IS NOT NULL AND \(w) GROUP BY token_id) AS g
+              FROM (SELECT token_id, min(time_ms) AS t, apns_ts AS ts FROM responses
+                    WHERE status = 410 AND token_id IS NOT NULL AND \(w) GROUP BY token_id) AS g
               WHERE g.token_id = token_facts.token_id;
             """)
     }

@@ -10,7 +10,8 @@ struct DevicePass {
     struct Setting { let t: Int64; let auth: Int64; let user: Int64? }
 
     /// Seeded label ids (Schema.seededLabels) of the authorization states.
-    static let authorized: Int64 = 1, denied: Int64 = 2, provisional: Int64 = 3, ephemeral: Int64 = 4
+    static let authorized = Schema.labelID("authorized"), denied = Schema.labelID("denied")
+    static let provisional = Schema.labelID("provisional"), ephemeral = Schema.labelID("ephemeral")
 
     func run() throws {
         let which = only ? "device_id IN (SELECT id FROM temp.touched_devices)" : "device_id IS NOT NULL"

@@ -48,24 +48,24 @@ enum Retries {
         WITH nr AS (
           -- Responses that must never be retried: token-gone, token-bad or request errors.
           SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.collapse_id
-          FROM sends s
-          WHERE s.status <> 200 AND s.kind IN (0, 2) AND s.token_id IS NOT NULL AND (\(filter))
+          FROM responses s
+          WHERE s.status <> 200 AND s.token_id IS NOT NULL AND (\(filter))
             AND s.category_id IN (SELECT id FROM categories WHERE never_retry = 1)
         ), nr_envs AS (
           SELECT DISTINCT s.token_id, s.env_id FROM sends s WHERE s.token_id IN (SELECT token_id FROM nr)
         )
         SELECT e.id, r.id
         FROM nr_envs v CROSS JOIN nr e ON e.token_id = v.token_id
-        CROSS JOIN sends r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
-        WHERE r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id
+        CROSS JOIN responses r ON r.token_id = e.token_id AND r.env_id IS v.env_id AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+        WHERE r.topic_id IS e.topic_id
           AND (r.apns_id = e.apns_id OR r.attempt > 1 OR r.collapse_id = e.collapse_id)
           -- not after the token registered again
           AND NOT EXISTS (SELECT 1 FROM registers x WHERE x.token_id = e.token_id AND x.time_ms > e.t AND x.time_ms <= r.time_ms)
           -- and only for the latest such error before the retry
-          AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN sends e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
+          AND NOT EXISTS (SELECT 1 FROM nr_envs v2 JOIN responses e2 ON e2.token_id = v2.token_id AND e2.env_id IS v2.env_id
                             AND e2.time_ms >= e.t AND e2.time_ms < r.time_ms
                           JOIN categories c2 ON c2.id = e2.category_id AND c2.never_retry = 1
-                          WHERE v2.token_id = e.token_id AND e2.kind IN (0, 2) AND e2.status IS NOT NULL AND e2.status <> 200
+                          WHERE v2.token_id = e.token_id AND e2.status <> 200
                             AND (e2.time_ms > e.t OR e2.id > e.id) AND e2.topic_id IS e.topic_id
                             AND (r.apns_id = e2.apns_id OR r.attempt > 1 OR r.collapse_id = e2.collapse_id));
         """
@@ -80,21 +80,21 @@ enum Retries {
     static func insertBackoff(errorsWhere filter: String) -> String {
         func firstRetry(_ envs: String) -> String {
             """
-            SELECT min(r.time_ms) FROM sends r WHERE r.token_id = e.token_id AND \(envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
-              AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
+            SELECT min(r.time_ms) FROM responses r WHERE r.token_id = e.token_id AND \(envs) AND r.time_ms > e.t AND r.time_ms <= e.t + 3600000
+              AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
             """
         }
         func previousAttempt(_ envs: String) -> String {
             """
-            SELECT max(p.time_ms) FROM sends p WHERE p.token_id = e.token_id AND \(envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000
-              AND p.kind IN (0, 2) AND p.status IS NOT NULL AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
+            SELECT max(p.time_ms) FROM responses p WHERE p.token_id = e.token_id AND \(envs) AND p.time_ms < e.t AND p.time_ms >= e.t - 3600000
+              AND p.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
               AND p.topic_id IS e.topic_id AND (p.apns_id = e.apns_id OR e.attempt > 1)
             """
         }
         func retryID(_ envs: String) -> String {
             """
-            SELECT min(r.id) FROM sends r WHERE r.token_id = e.token_id AND \(envs) AND r.time_ms = e.rt
-              AND r.kind IN (0, 2) AND r.status IS NOT NULL AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
+            SELECT min(r.id) FROM responses r WHERE r.token_id = e.token_id AND \(envs) AND r.time_ms = e.rt
+              AND r.topic_id IS e.topic_id AND (r.apns_id = e.apns_id OR r.attempt > 1)
             """
         }
         let known = "r.env_id IN (SELECT id FROM envs)", none = "r.env_id IS NULL"
@@ -103,8 +103,8 @@ enum Retries {
             INSERT INTO backoff_retries(error_id, retry_id, too_soon)
             WITH bo_errs AS (
               SELECT s.id, s.time_ms AS t, s.token_id, s.topic_id, s.apns_id, s.attempt
-              FROM sends s
-              WHERE s.status <> 200 AND s.kind IN (0, 2) AND s.token_id IS NOT NULL AND (\(filter))
+              FROM responses s
+              WHERE s.status <> 200 AND s.token_id IS NOT NULL AND (\(filter))
                 AND s.category_id IN (SELECT id FROM categories WHERE name IN ('rate', 'server'))
             ), timed AS MATERIALIZED (
               SELECT e.id, e.t, e.token_id, e.topic_id, e.apns_id,

@@ -100,13 +100,9 @@ extension EventBuilder {
     /// APNs push types are lower case (`apns-push-type: alert`); a log that writes `Alert` means the
     /// same, and the rules that test for alert or background pushes must see it. Others stay as logged.
     func normalizePushType(_ v: ByteSlice) -> ByteSlice {
-        for t in EventBuilder.pushTypes where v.equalsASCII(t) { return store(t) }
+        for t in PushType.names where v.equalsASCII(t) { return store(t) }
         return v
     }
-    static let pushTypes: [StaticString] = [
-        "alert", "background", "voip", "complication", "fileprovider", "mdm", "location", "liveactivity", "pushtotalk",
-        "controls", "widgets",
-    ]
 
     func normalizeAuth(_ v: ByteSlice) -> ByteSlice? {
         if v.equalsASCII("authorized") || v.equalsASCII("2") { return store("authorized") }

@@ -10,7 +10,7 @@ struct SyslogPrefix {
     init(mtimeMs: Int64) {
         self.mtimeMs = mtimeMs
         let days = Int(mtimeMs / 86_400_000)
-        year = SyslogPrefix.civilYear(days: days)
+        year = CivilDate.date(days: days).y
     }
 
     static let months: [String] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -67,18 +67,6 @@ struct SyslogPrefix {
     func twoDigits(_ b: ByteSlice, _ i: Int) -> Int? {
         guard let a = digit(b[i]), let c = digit(b[i + 1]) else { return nil }
         return a * 10 + c
-    }
-
-    /// The proleptic Gregorian year of a day count since 1970-01-01.
-    static func civilYear(days: Int) -> Int {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return yoe + era * 400 + (m <= 2 ? 1 : 0)
     }
 
     /// True when the line starts with a syslog prefix (detection).

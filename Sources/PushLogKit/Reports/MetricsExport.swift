@@ -18,7 +18,8 @@ public struct MetricFamily: Sendable {
 /// The KPIs of `pushlog metrics`: responses and 410s by topic and env, the gone rate, the accepted
 /// share, errors by category, the over-budget background share, mismatched sends, the turn-off
 /// rate, rejected lines and the age of the newest record. The figures that reports also give
-/// (mismatched sends, over-budget share) are taken from those reports, so the two always agree.
+/// (gone rate, accepted share, mismatched sends, over-budget share) are taken from those reports,
+/// so the two always agree.
 public struct MetricsExport {
     let runner: ReportRunner
     let db: Database
@@ -65,16 +66,25 @@ public struct MetricsExport {
             responses.samples.append((labels, r)); accepted.samples.append((labels, a)); gone.samples.append((labels, g))
         }
         out += [responses, accepted, gone]
-        // Rates are left out when nothing was answered in the window: an absent series, not 0.
+        // The rates are the reports' own figures (as rounded there), left out when nothing was
+        // answered in the window: an absent series, not 0.
+        let params = ReportParams(since: since, until: until, budget: budget)
         if total.responses > 0 {
-            out.append(
-                MetricFamily(
-                    name: "pushlog_gone_rate", help: "410 responses / responses in the window (gone report)",
-                    samples: [([], total.gone / total.responses)]))
-            out.append(
-                MetricFamily(
-                    name: "pushlog_accepted_share", help: "Accepted (200) responses / responses in the window",
-                    samples: [([], total.accepted / total.responses)]))
+            if let def = runner.catalog.report("gone"),
+                let v = try runner.run(def, params: params, only: ["summary"]).section("summary")?.first("gone_rate")?.asDouble
+            {
+                out.append(
+                    MetricFamily(
+                        name: "pushlog_gone_rate", help: "410 responses / responses in the window (gone report)", samples: [([], v)]))
+            }
+            if let def = runner.catalog.report("weekly"),
+                let v = try runner.run(def, params: params, only: ["basics"]).section("basics")?.first("accepted_share")?.asDouble
+            {
+                out.append(
+                    MetricFamily(
+                        name: "pushlog_accepted_share", help: "Accepted (200) responses / responses in the window (weekly report)",
+                        samples: [([], v)]))
+            }
         }
 
         var errors = MetricFamily(
@@ -101,7 +111,6 @@ public struct MetricsExport {
         out.append(errors)
 
         // From the reports themselves.
-        let params = ReportParams(since: since, until: until, budget: budget)
         if let def = runner.catalog.report("silent"), let s = try runner.run(def, params: params, only: ["summary"]).section("summary") {
             if let v = s.first("over_budget_share")?.asDouble {
                 out.append(

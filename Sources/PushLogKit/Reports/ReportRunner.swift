@@ -8,8 +8,6 @@ public final class ReportRunner {
     public init(db: Database, catalog: QueryCatalog? = nil) throws {
         self.db = db
         self.catalog = try catalog ?? QueryCatalog()
-        try QueryFunctions.register(db)
-        try BucketFunctions.register(db)
     }
 
     public func run(name: String, params: ReportParams) throws -> ResultDocument {

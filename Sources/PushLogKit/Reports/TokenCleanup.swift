@@ -52,8 +52,7 @@ public struct TokenCleanup {
                (SELECT name FROM topics WHERE id = spell.topic_id) AS topic,
                rfc3339(first_t) AS first_410, rfc3339(spell.t) AS latest_410, rfc3339(spell.ts) AS apns_timestamp,
                (SELECT name FROM reasons WHERE id = spell.reason_id) AS reason,
-               (SELECT rfc3339(max(s.time_ms)) FROM sends s WHERE s.token_id = spell.token_id AND s.status = 200
-                  AND s.kind IN (0, 2)) AS last_accepted,
+               (SELECT rfc3339(max(s.time_ms)) FROM responses s WHERE s.token_id = spell.token_id AND s.status = 200) AS last_accepted,
                (SELECT count(*) FROM responses s WHERE s.token_id = spell.token_id AND s.time_ms > first_t) AS sends_since_410,
                spell.t AS evidence_t
         FROM spell JOIN tokens k ON k.id = spell.token_id
@@ -86,8 +85,7 @@ public struct TokenCleanup {
           WHERE s.status <> 200 AND s.token_id IS NOT NULL
             AND s.reason_id IN (SELECT id FROM reasons WHERE name COLLATE NOCASE IN ('BadDeviceToken', 'DeviceTokenNotForTopic'))
         ), ok AS (
-          SELECT token_id, (SELECT max(s.time_ms) FROM sends s WHERE s.token_id = x.token_id AND s.status = 200
-                              AND s.kind IN (0, 2)) AS t
+          SELECT token_id, (SELECT max(s.time_ms) FROM responses s WHERE s.token_id = x.token_id AND s.status = 200) AS t
           FROM (SELECT DISTINCT token_id FROM e) x
         ), since_ok AS (
           SELECT e.token_id, count(*) AS n, min(e.t) AS first_t, max(e.t) AS t, e.reason_id, e.topic_id, ok.t AS ok_t

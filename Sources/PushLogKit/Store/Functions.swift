@@ -1,7 +1,8 @@
 import CSQLite
 import Foundation
 
-/// Deterministic SQL functions the reports need and SQLite lacks.
+/// The SQL functions reports and ad-hoc queries use and SQLite lacks, registered on every
+/// connection Store opens: these here, `--by` (BucketFunctions) and `time_ms` (TimeFunctions).
 enum Functions {
     typealias Scalar = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
 
@@ -16,6 +17,8 @@ enum Functions {
     }
 
     static func register(_ db: Database) throws {
+        try BucketFunctions.register(db)
+        try TimeFunctions.register(db)
         // apns_key(text) -> the stored form of an apns-id (ApnsIDKey): a blob for a UUID, else the text.
         try define(db, "apns_key", 1) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) == SQLITE_TEXT, let p = sqlite3_value_text(argv[0]) else {
@@ -86,6 +89,17 @@ enum Functions {
             }
             sqlite3_result_int64(ctx, TimeFormat.floorDiv(ms, step) * step)
         }
+        // whole_hours_start(since, until) / whole_hours_end(since, until): the whole UTC hours of
+        // [since, until) are [start, end); start = end when there are none. A report reads those
+        // hours from a derived hourly table and [since, start) and [end, until) from the records.
+        try define(db, "whole_hours_start", 2) { ctx, _, argv in
+            guard let argv, let range = Functions.wholeHours(argv) else { sqlite3_result_null(ctx); return }
+            sqlite3_result_int64(ctx, range.start)
+        }
+        try define(db, "whole_hours_end", 2) { ctx, _, argv in
+            guard let argv, let range = Functions.wholeHours(argv) else { sqlite3_result_null(ctx); return }
+            sqlite3_result_int64(ctx, range.end)
+        }
         // rfc3339(ms) -> '2026-11-02T14:00:00.000Z'
         try define(db, "rfc3339", 1) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }
@@ -118,6 +132,20 @@ enum Functions {
     }
 
     static let units: Set<String> = ["minute", "5m", "hour", "day", "week"]
+
+    /// The whole UTC hours of [since, until) (arguments 0 and 1, integers) as [start, end):
+    /// start is the first hour boundary at or after since (until when that is later), end the
+    /// last boundary at or before until (start when that is earlier). Nil for a NULL argument.
+    static func wholeHours(_ argv: UnsafeMutablePointer<OpaquePointer?>) -> (start: Int64, end: Int64)? {
+        guard sqlite3_value_type(argv[0]) != SQLITE_NULL, sqlite3_value_type(argv[1]) != SQLITE_NULL else { return nil }
+        let since = sqlite3_value_int64(argv[0])
+        let until = sqlite3_value_int64(argv[1])
+        let hour: Int64 = 3_600_000
+        let floor = TimeFormat.floorDiv(since, hour) * hour
+        let ceiling = floor < since && floor <= Int64.max - hour ? floor + hour : floor
+        let start = min(max(ceiling, since), until)
+        return (start, max(TimeFormat.floorDiv(until, hour) * hour, start))
+    }
 
     /// The argument as epoch milliseconds: an integer, or text or a real that is one. Anything
     /// else ('2026-11-10', a bucket label) sets an error naming the function and returns nil:

@@ -8,47 +8,6 @@ extension Schema {
         public let columns: [(String, String)]
     }
 
-    /// The columns of `sends`, which the `responses` view has too.
-    static let sendsColumns: [(String, String)] = [
-        ("id", "row id"), ("time_ms", "record time, epoch ms UTC (rfc3339(time_ms) to read it)"),
-        ("line_hash", "64-bit hash of the record's line: (time_ms, line_hash) is the record's identity"),
-        ("source_id", "sources.id of the file it came from"), ("line", "line number in that file"),
-        ("kind", "0 send (request and response in one), 1 request only, 2 response only"),
-        ("token_id", "tokens.id of the device token"),
-        (
-            "apns_id",
-            "apns-id header: 16 bytes for a UUID (any case), else the text as logged; compare with apns_key('…') (through the index: substr(apns_id, 1, 8) = substr(apns_key('…'), 1, 8) AND apns_id = apns_key('…')), read with apns_text(apns_id)"
-        ),
-        ("env_id", "envs.id: production or sandbox"), ("topic_id", "topics.id: apns-topic (bundle id)"),
-        ("push_type_id", "push_types.id: apns-push-type"),
-        ("priority", "apns-priority (NULL: APNs' default 10)"), ("collapse_id", "apns-collapse-id"),
-        ("expiration", "apns-expiration, epoch seconds"), ("payload_bytes", "payload size in bytes"),
-        ("content_available", "aps.content-available = 1"), ("mutable_content", "aps.mutable-content = 1"),
-        ("has_alert", "aps.alert present"), ("has_sound", "aps.sound present"), ("has_badge", "aps.badge present"),
-        ("aps_category", "aps.category"), ("thread_id", "aps.thread-id"), ("interruption_level", "aps.interruption-level"),
-        ("relevance", "aps.relevance-score"), ("custom_keys", "custom top-level payload keys, comma-separated"),
-        ("status", "HTTP status of the APNs response (NULL: no response, e.g. a transport error)"),
-        ("reason_id", "reasons.id: APNs reason (Unregistered, BadDeviceToken, …)"),
-        ("category_id", "categories.id of the reason's category (docs/reports.md: APNs reasons)"),
-        ("apns_ts", "timestamp of a 410 body, epoch ms"), ("apns_unique_id", "apns-unique-id header (sandbox)"),
-        ("latency_ms", "response latency in ms"), ("attempt", "attempt number as logged (2 = first retry)"),
-        ("error", "transport error text when there was no APNs response"),
-    ]
-
-    /// The columns of `sends_v`, which `responses_v` has too.
-    static let sendsViewColumns: [(String, String)] = [
-        ("id", "sends.id"), ("time_ms", "record time, epoch ms"), ("time", "the same as RFC 3339 text"), ("line_hash", "line hash"),
-        ("source_id", "sources.id"), ("line", "line number"), ("kind", "0 send, 1 request, 2 response"), ("token_id", "tokens.id"),
-        ("token", "the token"), ("apns_id", "apns-id as logged"), ("env", "env"), ("topic", "topic"), ("push_type", "push type"),
-        ("priority", "apns-priority"), ("collapse_id", "apns-collapse-id"), ("expiration", "apns-expiration"),
-        ("payload_bytes", "payload size"), ("content_available", "aps.content-available = 1"),
-        ("mutable_content", "aps.mutable-content = 1"), ("has_alert", "aps.alert present"), ("has_sound", "aps.sound present"),
-        ("has_badge", "aps.badge present"), ("aps_category", "aps.category"), ("thread_id", "aps.thread-id"),
-        ("interruption_level", "aps.interruption-level"), ("relevance", "aps.relevance-score"), ("custom_keys", "custom keys"),
-        ("status", "HTTP status"), ("reason", "APNs reason"), ("category", "reason category"), ("apns_ts", "410 timestamp"),
-        ("apns_unique_id", "apns-unique-id"), ("latency_ms", "latency"), ("attempt", "attempt"), ("error", "transport error"),
-    ]
-
     public static let docs: [TableDoc] = [
         TableDoc(
             name: "sends",
@@ -246,6 +205,14 @@ extension Schema {
         TableDoc(
             name: "responses",
             meaning: "view: the sends rows that are APNs responses (kind 0 or 2 with a status); the one definition reports use",
+            columns: sendsColumns),
+        TableDoc(
+            name: "transport_failures",
+            meaning: "view: the sends rows that got no APNs answer (category transport: TLS, DNS, timeouts)",
+            columns: sendsColumns),
+        TableDoc(
+            name: "attempts",
+            meaning: "view: the responses and the transport failures of send and response records (every try to reach APNs)",
             columns: sendsColumns),
         TableDoc(
             name: "sends_v",

@@ -1,8 +1,8 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 6
+    public static let version: Int64 = 7
 
-    /// The tables of version 6 (docs/store.md). Record tables hold small integer ids
+    /// The tables of the current version (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
     /// and their identity (time_ms, line_hash) in their key; the `*_v` views join the text back.
     static let tables = """
@@ -55,18 +55,7 @@ public enum Schema {
 
         -- sends keeps a row id: its secondary indexes carry it (4 bytes) instead of the identity (14),
         -- and reports name a response by it. The app's record tables are keyed by their identity.
-        CREATE TABLE sends(
-            id INTEGER PRIMARY KEY,
-            time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
-            kind INTEGER NOT NULL,               -- 0 send, 1 request, 2 response
-            token_id INTEGER, apns_id BLOB, env_id INTEGER, topic_id INTEGER, push_type_id INTEGER, priority INTEGER,
-            collapse_id TEXT, expiration INTEGER, payload_bytes INTEGER,
-            content_available INTEGER, mutable_content INTEGER, has_alert INTEGER, has_sound INTEGER, has_badge INTEGER,
-            aps_category TEXT, thread_id TEXT, interruption_level TEXT, relevance REAL, custom_keys TEXT,
-            status INTEGER, reason_id INTEGER, category_id INTEGER, apns_ts INTEGER, apns_unique_id TEXT,
-            latency_ms REAL, attempt INTEGER, error TEXT,
-            UNIQUE(time_ms, line_hash)
-        );
+        \(sendsDDL)
         \(registers.ddl)
         CREATE TABLE settings(
             time_ms INTEGER NOT NULL, line_hash INTEGER NOT NULL, source_id INTEGER, line INTEGER,
@@ -222,19 +211,10 @@ public enum Schema {
         func dim(_ table: String, _ column: String, _ alias: String) -> String {
             "(SELECT name FROM \(table) WHERE id = \(alias).\(column))"
         }
-        /// RFC 3339 as rfc3339() writes it (milliseconds only when there are some), in plain SQL.
-        func iso(_ alias: String) -> String {
-            "strftime(CASE WHEN \(alias).time_ms % 1000 = 0 THEN '%Y-%m-%dT%H:%M:%SZ' ELSE '%Y-%m-%dT%H:%M:%fZ' END, \(alias).time_ms / 1000.0, 'unixepoch')"
-        }
+        let iso = isoTime
         return """
             CREATE VIEW responses AS SELECT * FROM sends WHERE kind IN (0, 2) AND status IS NOT NULL;
-            CREATE VIEW sends_v AS SELECT s.id, s.time_ms, \(iso("s")) AS time, s.line_hash, s.source_id, s.line, s.kind,
-              s.token_id, (SELECT token FROM tokens WHERE id = s.token_id) AS token, \(apnsText("s.apns_id")) AS apns_id,
-              \(dim("envs", "env_id", "s")) AS env, \(dim("topics", "topic_id", "s")) AS topic,
-              \(dim("push_types", "push_type_id", "s")) AS push_type, s.priority, s.collapse_id, s.expiration, s.payload_bytes,
-              s.content_available, s.mutable_content, s.has_alert, s.has_sound, s.has_badge, s.aps_category, s.thread_id,
-              s.interruption_level, s.relevance, s.custom_keys, s.status, \(dim("reasons", "reason_id", "s")) AS reason,
-              \(dim("categories", "category_id", "s")) AS category, s.apns_ts, s.apns_unique_id, s.latency_ms, s.attempt, s.error
+            CREATE VIEW sends_v AS SELECT \(sendsViewSelect)
               FROM sends s;
             CREATE VIEW responses_v AS SELECT * FROM sends_v WHERE kind IN (0, 2) AND status IS NOT NULL;
             CREATE VIEW registers_v AS SELECT r.time_ms, \(iso("r")) AS time, r.line_hash, r.source_id, r.line,
@@ -259,26 +239,42 @@ public enum Schema {
               \(dim("users", "user_id", "u")) AS user
               FROM unregisters u;
             \(backgroundPushesView)
+            \(attemptViews)
             """
     }
+
+    /// Transport failures (no APNs answer: TLS, DNS, timeouts), read through their partial index
+    /// sends_transport (which names the category's fixed id), and attempts: the responses and the
+    /// transport failures of sends and response records, what an incident's error share divides by.
+    static let attemptViews = """
+        CREATE VIEW IF NOT EXISTS transport_failures AS SELECT * FROM sends WHERE category_id = \(transportCategory);
+        CREATE VIEW IF NOT EXISTS attempts AS SELECT * FROM sends
+          WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = \(transportCategory));
+        """
 
     /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
     /// envs, push types and labels in this order (id = position + 1).
     static let seededEnvs = ["production", "sandbox"]
-    static let seededPushTypes = [
-        "alert", "background", "voip", "complication", "fileprovider", "mdm",
-        "location", "liveactivity", "pushtotalk", "controls", "widgets",
-    ]
+    static let seededPushTypes = PushType.names.map(\.description)
     static let seededLabels = [
         "authorized", "denied", "provisional", "ephemeral", "notDetermined",
         "enabled", "disabled", "notSupported", "background", "presented", "opened",
         "dismissed", "action", "newData", "noData", "failed",
     ]
 
-    /// What makes a push a background push, on `sends` columns (push type 2 is background, a
-    /// seeded id): the condition of the background_pushes view and of its index sends_background.
+    /// The fixed id of a seeded label, push type or env (id = position in its list + 1), for SQL
+    /// and partial indexes that must name a value without a lookup.
+    static func labelID(_ name: String) -> Int64 { seededID(name, seededLabels) }
+    static func pushTypeID(_ name: String) -> Int64 { seededID(name, seededPushTypes) }
+    static func seededID(_ name: String, _ list: [String]) -> Int64 {
+        guard let i = list.firstIndex(of: name) else { preconditionFailure("\(name) is not a seeded value") }
+        return Int64(i + 1)
+    }
+
+    /// What makes a push a background push, on `sends` columns: the condition of the
+    /// background_pushes view and of its index sends_background.
     static let backgroundRule =
-        "push_type_id = 2 OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
+        "push_type_id = \(pushTypeID("background")) OR (push_type_id IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0 AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0)"
 
     /// A background push answered by APNs, as the view and its partial index both spell it (the
     /// planner uses the index only for a query that names the same terms).
@@ -286,12 +282,12 @@ public enum Schema {
 
     /// `background_pushes`: the background pushes APNs answered (as silent counts them), read from sends
     /// through sends_background, in the columns of the table it replaced (and the sends id).
-    /// receipt_ms: the first background receipt (label 9, seeded) for an accepted push's apns-id.
+    /// receipt_ms: the first background receipt (the seeded label `background`) for an accepted push's apns-id.
     static let backgroundPushesView = """
         CREATE VIEW background_pushes AS SELECT \(hourOf("time_ms")) AS hour, coalesce(token_id, 0) AS token_id, time_ms, line_hash,
           status, priority, coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0) AS with_alert, topic_id, env_id,
           CASE WHEN status = 200 AND apns_id IS NOT NULL THEN
-            (SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt_id = 9) END AS receipt_ms, id
+            (SELECT min(rc.time_ms) FROM receipts rc WHERE rc.apns_id = sends.apns_id AND rc.receipt_id = \(labelID("background"))) END AS receipt_ms, id
           FROM sends WHERE \(backgroundWhere);
         """
 
@@ -341,7 +337,7 @@ public enum Schema {
 
     static var secondaryIndexNames: [String] { secondaryIndexes.map(\.name) }
 
-    /// Indexes an earlier build of this schema had and this one does not (dropped on sight):
+    /// Indexes an earlier version of this schema had and this one does not (dropped on sight):
     /// registers_token and receipts_apns became the keys of their tables (version 5).
     static let retiredIndexes = ["registers_token", "receipts_apns"]
 
@@ -365,37 +361,41 @@ public enum Schema {
         for (name, sql) in secondaryIndexes { try PhaseTimer.measure(name) { try db.exec(sql) } }
     }
 
-    /// Brings a writable database to the current version: creates it, or migrates a database of
-    /// versions 1-5 in place (SchemaMigration), in one transaction, so a run killed half-way
-    /// leaves the old database and the next run starts over.
+    /// Brings a writable database to the current version: applies SchemaMigration.all in order
+    /// (a new database, version 0, is created whole), each step in a transaction of its own that
+    /// also sets the version it reaches.
     static func migrate(_ db: Database) throws {
-        let current = try db.scalarInt("PRAGMA user_version") ?? 0
-        if current > version {
-            throw StoreError.schemaNewer(found: current, supported: version)
+        let start = try db.scalarInt("PRAGMA user_version") ?? 0
+        if start > version {
+            throw StoreError.schemaNewer(found: start, supported: version)
         }
-        guard current < version else { return }
-        try db.exec("BEGIN IMMEDIATE")
-        do {
-            if current == 0 {
-                try create(db)
-                try createSecondaryIndexes(db)
-            } else if current == 4 {
-                try SchemaMigration.fromVersion4(db)
-                try SchemaMigration.fromVersion5(db)
-            } else if current == 5 {
-                try SchemaMigration.fromVersion5(db)
-            } else {
-                try SchemaMigration.fromStoreV2(db)
+        var current = start
+        var vacuum = false
+        while current < version {
+            guard let step = SchemaMigration.all.first(where: { $0.from.contains(current) }) else {
+                throw StoreError.schemaUnknown(found: current)
             }
-            try db.exec("PRAGMA user_version = \(version)")
-            try db.exec("COMMIT")
-        } catch {
-            try? db.exec("ROLLBACK")
-            throw error
+            try db.exec("BEGIN IMMEDIATE")
+            do {
+                try step.apply(db)
+                try db.exec("PRAGMA user_version = \(step.to)")
+                try db.exec("COMMIT")
+            } catch {
+                try? db.exec("ROLLBACK")
+                throw error
+            }
+            current = step.to
+            vacuum = vacuum || (start > 0 && step.vacuum)
         }
         // The old tables' pages are free now: give them back to the disk (a copy of the new,
         // smaller database; killed half-way, the migrated database stays as it was).
-        if current > 0 { try db.exec("VACUUM") }
+        if vacuum { try db.exec("VACUUM") }
+    }
+
+    /// A new database: the tables, views and indexes of the current version.
+    static func createCurrent(_ db: Database) throws {
+        try create(db)
+        try createSecondaryIndexes(db)
     }
 
     /// Creates the tables and views of the current version with their seeded rows.

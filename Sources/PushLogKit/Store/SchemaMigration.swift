@@ -1,32 +1,62 @@
-/// Migrates an older database to the current schema in place: store v2 (schema versions 1-3:
-/// text columns, 128-bit identity) by `fromStoreV2`, version 4 by `fromVersion4` then
-/// `fromVersion5`, version 5 by `fromVersion5`.
+/// One step of the schema: brings a database of a version in `from` to version `to`.
+struct Migration: Sendable {
+    /// The versions it applies to.
+    let from: ClosedRange<Int64>
+    /// The version the database has after it.
+    let to: Int64
+    /// What it changes, for people reading the list.
+    let name: String
+    /// Whether it frees pages worth giving back to the disk (a VACUUM after the last step).
+    var vacuum = true
+    let apply: @Sendable (Database) throws -> Void
+}
+
+/// The steps that bring a database to the current schema, in order: a new one (version 0) is
+/// created whole, an older one migrated. `Schema.migrate` applies each whose `from` holds the
+/// database's version, one transaction each (a run killed half-way leaves the last version it
+/// committed, and the next run goes on from there), until the current version. A migration changes tables, views and indexes; where derived facts change it only
+/// marks them stale (meta.derived_stale), and the ingest that opened the database rebuilds them.
 ///
-/// Each runs inside the caller's transaction. `fromStoreV2`: the old tables are renamed, the new
-/// ones created, the records copied with their ids (strings become dimension ids, UUID
-/// apns-ids 16 bytes, the identity's two hash halves folded as the writer folds them), the old
-/// tables dropped and the derived facts rebuilt. A run killed at any point rolls back to the
-/// old database.
+/// To change the schema: bump `Schema.version`, change `Schema`'s tables and views (a new
+/// database gets them from there), and append a step from the previous version here.
 enum SchemaMigration {
-    static func fromStoreV2(_ db: Database) throws {
+    static let all: [Migration] = [
+        Migration(from: 0...0, to: Schema.version, name: "a new database", apply: Schema.createCurrent),
+        // The first layout's tables hold text columns and a 128-bit identity: they are copied into
+        // the current schema, which this step creates whole (so it ends at the current version).
+        Migration(from: 1...3, to: Schema.version, name: "text columns to dimension ids", apply: fromVersion3),
+        Migration(from: 4...4, to: 5, name: "registers keyed by token, receipts by apns-id", apply: fromVersion4),
+        Migration(from: 5...5, to: 6, name: "retry links, background hourly, background_pushes a view", apply: fromVersion5),
+        Migration(from: 6...6, to: 7, name: "views transport_failures and attempts", vacuum: false) { try $0.exec(Schema.attemptViews) },
+    ]
+
+    /// Versions 1-3 (text columns, 128-bit identity): the old tables are renamed, the new ones
+    /// created, the records copied with their ids (strings become dimension ids, UUID apns-ids 16
+    /// bytes, the identity's two hash halves folded as the writer folds them) and the old tables
+    /// dropped; the derived facts are left for the ingest to rebuild.
+    static func fromVersion3(_ db: Database) throws {
         // Out of the way: every old index (their names are reused), every old table renamed.
         for index in try names(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
             try db.exec("DROP INDEX \"\(index)\"")
         }
         let old = try names(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        for table in old { try db.exec("ALTER TABLE \"\(table)\" RENAME TO \"v2_\(table)\"") }
+        for table in old { try db.exec("ALTER TABLE \"\(table)\" RENAME TO \"v3_\(table)\"") }
         try Schema.create(db)
         try copy(db)
-        for table in old { try db.exec("DROP TABLE \"v2_\(table)\"") }
+        for table in old { try db.exec("DROP TABLE \"v3_\(table)\"") }
         // The planner's statistics describe the old tables and indexes (some names are reused):
         // forget them; the ingest's closing PRAGMA optimize gathers new ones.
         if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'") == 1 {
             try db.exec("DELETE FROM sqlite_stat1")
         }
-        try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
         try Schema.createSecondaryIndexes(db)
-        try Derived.refresh(db)
-        try db.exec("UPDATE meta SET value = 0 WHERE key = 'derived_stale'")
+        try markDerivedStale(db)
+    }
+
+    /// Marks every derived fact for a rebuild: readers refuse the database until the ingest that
+    /// migrated it has rebuilt them (Ingester.finalize).
+    static func markDerivedStale(_ db: Database) throws {
+        try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
     }
 
     /// Version 4 to 5: `registers` clustered by token and `receipts` by apns-id (their covering
@@ -67,9 +97,9 @@ enum SchemaMigration {
         try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
         try db.exec("PRAGMA analysis_limit = 1000; ANALYZE registers; ANALYZE receipts; ANALYZE sends_apns")
-        // Token facts pick the latest registration by (time_ms, line_hash) now: the next finalize
-        // rebuilds every derived fact, so a migrated database answers as a fresh one.
-        try db.exec("UPDATE meta SET value = 1 WHERE key = 'derived_stale'")
+        // Token facts pick the latest registration by (time_ms, line_hash) now: rebuilt, every
+        // derived fact answers as a fresh database's.
+        try markDerivedStale(db)
     }
 
     /// Version 5 to 6: `retry_links` and `backoff_retries`, found from the records;
@@ -84,23 +114,21 @@ enum SchemaMigration {
         try Schema.dropOutdatedIndexes(db)
         try Schema.createSecondaryIndexes(db)
         try db.exec("PRAGMA analysis_limit = 1000; ANALYZE sends_errors; ANALYZE sends_background")
-        // After fromVersion4 the next finalize rebuilds every derived fact anyway.
-        if try db.scalarInt("SELECT value FROM meta WHERE key = 'derived_stale'") == 0 {
-            try Retries.rebuild(db)
-            try BackgroundHourly.rebuild(db)
-        }
+        // retry_links, backoff_retries and background_hourly are empty until rebuilt.
+        try markDerivedStale(db)
     }
 
     /// pushlog's own views (Schema.views), which the migrations drop and create again.
     static let viewNames = [
         "responses", "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v", "background_pushes",
+        "transport_failures", "attempts",
     ]
     .map { "'\($0)'" }.joined(separator: ", ")
 
     /// Push types in lower case, as the parser now writes them (EventBuilder.normalizePushType).
     static let pushType = """
-        CASE WHEN lower(push_type) IN ('alert', 'background', 'voip', 'complication', 'fileprovider', 'mdm', 'location',
-          'liveactivity', 'pushtotalk', 'controls', 'widgets') THEN lower(push_type) ELSE push_type END
+        CASE WHEN lower(push_type) IN (\(Schema.seededPushTypes.map { "'\($0)'" }.joined(separator: ", "))) THEN lower(push_type) \
+        ELSE push_type END
         """
 
     static func names(_ db: Database, _ sql: String) throws -> [String] {
@@ -116,40 +144,40 @@ enum SchemaMigration {
     static func copy(_ db: Database) throws {
         try db.exec(
             """
-            INSERT OR REPLACE INTO meta(key, value) SELECT key, value FROM v2_meta;
-            INSERT INTO sources SELECT * FROM v2_sources;
-            INSERT INTO tokens(id, token, malformed, masked) SELECT id, token, malformed, masked FROM v2_tokens;
+            INSERT OR REPLACE INTO meta(key, value) SELECT key, value FROM v3_meta;
+            INSERT INTO sources SELECT * FROM v3_sources;
+            INSERT INTO tokens(id, token, malformed, masked) SELECT id, token, malformed, masked FROM v3_tokens;
             """)
         // The dimensions, in order of first appearance by time (as the writer would have met them).
         let dims: [(String, [String])] = [
-            ("topics", ["SELECT t, topic AS v FROM v2_sends", "SELECT t, topic AS v FROM v2_registers"]),
-            ("envs", ["SELECT t, env AS v FROM v2_sends", "SELECT t, env AS v FROM v2_registers"]),
-            ("push_types", ["SELECT t, \(SchemaMigration.pushType) AS v FROM v2_sends"]),
-            ("reasons", ["SELECT t, reason AS v FROM v2_sends"]),
-            ("app_versions", ["SELECT t, app_version AS v FROM v2_registers"]),
-            ("os_versions", ["SELECT t, os_version AS v FROM v2_registers"]),
+            ("topics", ["SELECT t, topic AS v FROM v3_sends", "SELECT t, topic AS v FROM v3_registers"]),
+            ("envs", ["SELECT t, env AS v FROM v3_sends", "SELECT t, env AS v FROM v3_registers"]),
+            ("push_types", ["SELECT t, \(SchemaMigration.pushType) AS v FROM v3_sends"]),
+            ("reasons", ["SELECT t, reason AS v FROM v3_sends"]),
+            ("app_versions", ["SELECT t, app_version AS v FROM v3_registers"]),
+            ("os_versions", ["SELECT t, os_version AS v FROM v3_registers"]),
             (
                 "devices",
                 [
-                    "SELECT t, device AS v FROM v2_registers", "SELECT t, device AS v FROM v2_settings",
-                    "SELECT t, device AS v FROM v2_receipts", "SELECT t, device AS v FROM v2_unregisters",
+                    "SELECT t, device AS v FROM v3_registers", "SELECT t, device AS v FROM v3_settings",
+                    "SELECT t, device AS v FROM v3_receipts", "SELECT t, device AS v FROM v3_unregisters",
                 ]
             ),
             (
                 "users",
                 [
-                    "SELECT t, user AS v FROM v2_registers", "SELECT t, user AS v FROM v2_settings",
-                    "SELECT t, user AS v FROM v2_unregisters",
+                    "SELECT t, user AS v FROM v3_registers", "SELECT t, user AS v FROM v3_settings",
+                    "SELECT t, user AS v FROM v3_unregisters",
                 ]
             ),
             (
                 "labels",
                 [
-                    "SELECT t, auth AS v FROM v2_registers", "SELECT t, auth AS v FROM v2_settings",
-                    "SELECT t, alert_setting AS v FROM v2_settings", "SELECT t, sound_setting AS v FROM v2_settings",
-                    "SELECT t, badge_setting AS v FROM v2_settings", "SELECT t, lock_screen AS v FROM v2_settings",
-                    "SELECT t, notification_center AS v FROM v2_settings", "SELECT t, receipt AS v FROM v2_receipts",
-                    "SELECT t, result AS v FROM v2_receipts",
+                    "SELECT t, auth AS v FROM v3_registers", "SELECT t, auth AS v FROM v3_settings",
+                    "SELECT t, alert_setting AS v FROM v3_settings", "SELECT t, sound_setting AS v FROM v3_settings",
+                    "SELECT t, badge_setting AS v FROM v3_settings", "SELECT t, lock_screen AS v FROM v3_settings",
+                    "SELECT t, notification_center AS v FROM v3_settings", "SELECT t, receipt AS v FROM v3_receipts",
+                    "SELECT t, result AS v FROM v3_receipts",
                 ]
             ),
         ]
@@ -172,30 +200,30 @@ enum SchemaMigration {
                 mutable_content, has_alert, has_sound, has_badge, aps_category, thread_id, interruption_level, relevance,
                 custom_keys, status, \(dim("reasons", "reason")), \(dim("categories", "category")), apns_ts, apns_unique_id,
                 latency_ms, attempt, error
-              FROM v2_sends ORDER BY id;
+              FROM v3_sends ORDER BY id;
             INSERT OR IGNORE INTO registers(time_ms, line_hash, source_id, line, token_id, device_id, user_id, env_id,
                 app_version_id, os_version_id, auth_id, topic_id)
               SELECT t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user")), \(dim("envs", "env")),
                 \(dim("app_versions", "app_version")), \(dim("os_versions", "os_version")), \(dim("labels", "auth")),
                 \(dim("topics", "topic"))
-              FROM v2_registers ORDER BY t;
+              FROM v3_registers ORDER BY t;
             INSERT OR IGNORE INTO settings(time_ms, line_hash, source_id, line, device_id, user_id, auth_id,
                 alert_setting_id, sound_setting_id, badge_setting_id, lock_screen_id, notification_center_id)
               SELECT t, (h1 | h2) & ~(h1 & h2), src, line, \(dim("devices", "device")), \(dim("users", "user")), \(dim("labels", "auth")),
                 \(dim("labels", "alert_setting")), \(dim("labels", "sound_setting")), \(dim("labels", "badge_setting")),
                 \(dim("labels", "lock_screen")), \(dim("labels", "notification_center"))
-              FROM v2_settings ORDER BY t;
+              FROM v3_settings ORDER BY t;
             INSERT OR IGNORE INTO receipts(time_ms, line_hash, source_id, line, apns_id, device_id, token_id, receipt_id, result_id)
               SELECT t, (h1 | h2) & ~(h1 & h2), src, line, apns_key(apns_id), \(dim("devices", "device")), token_id,
                 \(dim("labels", "receipt")), \(dim("labels", "result"))
-              FROM v2_receipts ORDER BY t;
+              FROM v3_receipts ORDER BY t;
             INSERT OR IGNORE INTO unregisters(time_ms, line_hash, source_id, line, token_id, device_id, user_id)
               SELECT t, (h1 | h2) & ~(h1 & h2), src, line, token_id, \(dim("devices", "device")), \(dim("users", "user"))
-              FROM v2_unregisters ORDER BY t;
+              FROM v3_unregisters ORDER BY t;
             INSERT OR IGNORE INTO rejects(id, source_id, line, reason, text, line_hash)
-              SELECT id, src, line, reason, text, (h1 | h2) & ~(h1 & h2) FROM v2_rejects ORDER BY id;
+              SELECT id, src, line, reason, text, (h1 | h2) & ~(h1 & h2) FROM v3_rejects ORDER BY id;
             INSERT INTO apple_metrics(day, push_type, status, count, source_id)
-              SELECT day, push_type, status, count, src FROM v2_apple_metrics;
+              SELECT day, push_type, status, count, src FROM v3_apple_metrics;
             """)
     }
 }

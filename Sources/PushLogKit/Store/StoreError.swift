@@ -16,6 +16,8 @@ public enum StoreError: Error, CustomStringConvertible {
     case schemaMismatch(path: String, found: Int64, expected: Int64)
     /// The database was migrated by a newer pushlog.
     case schemaNewer(found: Int64, supported: Int64)
+    /// The database has a schema version no migration starts from.
+    case schemaUnknown(found: Int64)
     /// The writer lock file (`DB.lock`) could not be opened.
     case cannotOpenLock(path: String, reason: String)
     /// Another ingest or prune holds the writer lock and the caller asked not to wait.
@@ -40,6 +42,8 @@ public enum StoreError: Error, CustomStringConvertible {
                 "\(path) has schema version \(found), expected \(expected): run `pushlog --db \(path) ingest DIR` once to migrate it (any folder will do, even an empty one)"
         case .schemaNewer(let found, let supported):
             return "database schema \(found) is newer than this pushlog (\(supported)); upgrade pushlog"
+        case .schemaUnknown(let found):
+            return "database schema \(found) is not one pushlog wrote; it cannot be migrated"
         case .cannotOpenLock(let path, let reason): return "cannot open lock file \(path): \(reason)"
         case .busy(let db): return "the database is busy: another pushlog ingest or prune is writing to \(db)"
         case .notPushlog(let path, let tables):

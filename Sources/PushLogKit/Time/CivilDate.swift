@@ -12,6 +12,19 @@ enum CivilDate {
         return era * 146097 + doe - 719468
     }
 
+    /// The civil date of a day number (days since 1970-01-01): the inverse of `days`.
+    static func date(days z0: Int) -> (y: Int, m: Int, d: Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
     /// Epoch milliseconds of a UTC civil time.
     static func epochMs(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64 {
         let days = days(year: year, month: month, day: day)

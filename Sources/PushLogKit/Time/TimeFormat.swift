@@ -1,18 +1,5 @@
 /// Formats epoch milliseconds as UTC labels: RFC 3339, ISO weeks and report buckets.
 public enum TimeFormat {
-    /// Civil date of a day number (days since 1970-01-01).
-    static func civil(days z0: Int) -> (y: Int, m: Int, d: Int) {
-        let z = z0 + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
     @inline(__always) static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
 
     static func pad(_ v: Int, _ w: Int) -> String {
@@ -23,7 +10,7 @@ public enum TimeFormat {
     public static func rfc3339(ms: Int64, fraction: Bool = true) -> String {
         let days = Int(floorDiv(ms, 86_400_000))
         let rem = Int(ms - Int64(days) * 86_400_000)
-        let (y, m, d) = civil(days: days)
+        let (y, m, d) = CivilDate.date(days: days)
         let h = rem / 3_600_000, mi = rem / 60_000 % 60, s = rem / 1000 % 60, f = rem % 1000
         var out = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))"
         if fraction && f != 0 { out += ".\(pad(f, 3))" }
@@ -31,7 +18,7 @@ public enum TimeFormat {
     }
 
     static func day(ms: Int64) -> String {
-        let (y, m, d) = civil(days: Int(floorDiv(ms, 86_400_000)))
+        let (y, m, d) = CivilDate.date(days: Int(floorDiv(ms, 86_400_000)))
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
 
@@ -46,7 +33,7 @@ public enum TimeFormat {
     static func isoWeek(ms: Int64) -> String {
         let monday = weekStart(ms: ms)
         let thursday = monday + 3 * 86_400_000  // the ISO year is the Thursday's year
-        let (y, _, _) = civil(days: Int(floorDiv(thursday, 86_400_000)))
+        let (y, _, _) = CivilDate.date(days: Int(floorDiv(thursday, 86_400_000)))
         let jan1 = CivilDate.epochMs(year: y, month: 1, day: 1)
         let week = Int((thursday - jan1) / (7 * 86_400_000)) + 1
         return "\(pad(y, 4))-W\(pad(week, 2))"

@@ -77,6 +77,24 @@ final class DerivedTests: XCTestCase {
 
     /// A token registered twice in one millisecond: its latest registration is the one with the
     /// greater line hash (docs/reports.md), the same in every database, whatever order the lines came in.
+    /// A response logged apart from its request takes every request field of `sends` from it
+    /// (Schema.sendsRequestColumns), the payload's thread-id and relevance-score too.
+    func testASplitResponseTakesTheRequestsFields() throws {
+        let tmp = TempDir()
+        let log = tmp.file("split.ndjson")
+        try """
+        {"time":"2026-11-02T08:02:00Z","event":"request","token":"aaaa1111bbbb2222cccc3333dddd4444eeee5555ffff6666aaaa7777bbbb8888","apns_id":"00000000-0000-4000-8000-00000000000a","env":"production","push_type":"alert","priority":10,"payload":{"aps":{"alert":"hi","thread-id":"t1","relevance-score":0.5}}}
+        {"time":"2026-11-02T08:02:00.250Z","event":"response","apns_id":"00000000-0000-4000-8000-00000000000a","status":200}
+
+        """.write(toFile: log, atomically: true, encoding: .utf8)
+        let db = tmp.file("split.db")
+        XCTAssertFalse(try ingest([log], db: db).failed)
+        let c = try Store.openForReading(path: db)
+        let s = try c.prepare("SELECT token_id IS NOT NULL, priority, has_alert, thread_id, relevance FROM sends WHERE kind = 2")
+        XCTAssertTrue(try s.step())
+        XCTAssertEqual((0..<5).map { s.value($0) }, [.int(1), .int(10), .int(1), .text("t1"), .double(0.5)])
+    }
+
     func testLatestRegistrationOfATieIsTheGreaterLineHash() throws {
         let tmp = TempDir()
         let token = Self.token(7)

@@ -212,11 +212,11 @@ final class ReportTests: XCTestCase {
         XCTAssertTrue(ctes[1].sql.hasSuffix("(and a paren\n)"), ctes[1].sql)
     }
 
-    /// Materialized CTEs give the same sections as the inlined ones (env-mismatch's `r`).
+    /// Materialized CTEs give the same sections as the inlined ones (env-mismatch's `token_envs`).
     func testMaterializedCommonCTEsGiveTheSameSections() throws {
         let catalog = try QueryCatalog()
         var def = try XCTUnwrap(catalog.report("env-mismatch"))
-        XCTAssertEqual(def.materialize, ["r"])
+        XCTAssertEqual(def.materialize, ["token_envs"])
         let db = try Store.openForReading(path: ReportTests.dbPath)
         let runner = try ReportRunner(db: db, catalog: catalog)
         let with = try runner.run(def, params: ReportParams())

@@ -2,18 +2,18 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// Store v2 (schema versions 1-3) to store v3 (version 4): the in-place migration keeps every
-/// report's answer, and a kill -9 at any point of it leaves a database the next run migrates.
+/// Schema versions 1-5 to the current one: the in-place migrations keep every report's answer,
+/// and a kill -9 at any point of them leaves a database the next run migrates.
 final class MigrationTests: XCTestCase {
     /// The report runs of Tests/Fixtures/migration/runs.txt, against the JSON pushlog printed on
-    /// the store v2 database (v3-demo.sql.gz: the demo, 80 devices over 2 weeks, and nine fixture
+    /// the schema version 3 database (version3-demo.sql.gz: the demo, 80 devices over 2 weeks, and nine fixture
     /// logs, dumped with sqlite3 .dump by the last pushlog that wrote schema version 3, which also wrote NN.json;
     /// errors' bucket_responses and share, and weekly's unit parameter, were added to them since,
     /// every other figure as that pushlog wrote it).
-    func testMigratedStoreV2AnswersEveryReportAsBefore() throws {
+    func testVersion3MigratedAnswersEveryReportAsBefore() throws {
         let tmp = TempDir()
-        let db = tmp.file("v2.db")
-        try loadDump(Fixtures.path("migration/v3-demo.sql.gz"), into: db)
+        let db = tmp.file("version3.db")
+        try loadDump(Fixtures.path("migration/version3-demo.sql.gz"), into: db)
         XCTAssertEqual(try Database(path: db, readOnly: true).scalarInt("PRAGMA user_version"), 3)
         let migrate = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
         XCTAssertEqual(migrate.status, 0, migrate.stderr)  // nothing to ingest: the database is migrated on opening
@@ -42,19 +42,19 @@ final class MigrationTests: XCTestCase {
     /// uninterrupted migration gives (every report's JSON equal).
     func testKillNineDuringMigrationThenRerun() throws {
         let tmp = TempDir()
-        // A store v2 database large enough to be killed mid-way: the demo ingested by this
+        // A version 3 database large enough to be killed mid-way: the demo ingested by this
         // pushlog, written back in the old layout through the *_v views.
         _ = try DemoGenerator(smallDemo(devices: 400)).write(to: tmp.path + "/logs")
-        let v3 = tmp.file("new.db")
-        XCTAssertEqual(try Run.pushlog(["--db", v3, "ingest", "--quiet", tmp.path + "/logs"]).status, 0)
+        let current = tmp.file("new.db")
+        XCTAssertEqual(try Run.pushlog(["--db", current, "ingest", "--quiet", tmp.path + "/logs"]).status, 0)
         let old = tmp.file("old.db")
-        try writeStoreV2(from: v3, to: old)
+        try writeVersion3(from: current, to: old)
         let reference = tmp.file("ref.db")
         try FileManager.default.copyItem(atPath: old, toPath: reference)
         _ = try Run.pushlog(["--db", reference, "ingest", "--quiet", emptyDir(tmp)])
         XCTAssertEqual(try count("PRAGMA user_version", db: reference), Schema.version)
         let expected = try reports(reference)
-        XCTAssertEqual(expected, try reports(v3), "the round trip through store v2 changes nothing")
+        XCTAssertEqual(expected, try reports(current), "the round trip through version 3 changes nothing")
         for (i, delay) in [0.02, 0.08, 0.2, 0.4].enumerated() {
             let db = tmp.file("k\(i).db")
             try FileManager.default.copyItem(atPath: old, toPath: db)
@@ -84,7 +84,7 @@ final class MigrationTests: XCTestCase {
             (2, "DROP TABLE hygiene_hourly;"),
         ] {
             let db = tmp.file("v\(version).db")
-            try writeStoreV2(from: fresh, to: db)
+            try writeVersion3(from: fresh, to: db)
             try Database(path: db, readOnly: false).exec("\(drop) PRAGMA user_version = \(version)")
             XCTAssertThrowsError(try Store.openForReading(path: db))  // reports ask for an ingest first
             XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)]).status, 0)
@@ -171,24 +171,55 @@ final class MigrationTests: XCTestCase {
 
     func testVersion5MigratesWithRetryLinksFoundFromTheRecords() throws {
         let tmp = TempDir()
-        let fresh = tmp.file("fresh.db")
-        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
-        let expected = try reports(fresh)
+        let (fresh, db, expected) = try olderDatabase(tmp, version: 5, changes: MigrationTests.version5Changes)
         let links = try rows("SELECT error_id, retry_id FROM retry_links ORDER BY 1, 2", fresh)
         XCTAssertFalse(links.isEmpty, "the fixtures retry some non-retryable errors")
-        let db = tmp.file("v5.db")
-        try FileManager.default.copyItem(atPath: fresh, toPath: db)
-        try Database(path: db, readOnly: false).exec("\(MigrationTests.version5Changes) PRAGMA user_version = 5;")
-        // A reader refuses the old version and says how to migrate it.
-        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0)
-        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version)
+        try migrate(db, tmp)
         XCTAssertEqual(try rows("SELECT error_id, retry_id FROM retry_links ORDER BY 1, 2", db), links)
         XCTAssertEqual(try reports(db), expected)
         XCTAssertEqual(
             try rows("SELECT sql FROM sqlite_master WHERE name = 'sends_errors'", db),
             try rows("SELECT sql FROM sqlite_master WHERE name = 'sends_errors'", fresh))
+    }
+
+    /// Version 6 had no transport_failures and attempts views: the step adds them and changes
+    /// nothing else.
+    func testVersion6MigratesWithTheAttemptViews() throws {
+        let tmp = TempDir()
+        let (fresh, db, expected) = try olderDatabase(tmp, version: 6, changes: "DROP VIEW transport_failures; DROP VIEW attempts;")
+        try migrate(db, tmp)
+        XCTAssertEqual(try reports(db), expected)
+        let views = "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name"
+        XCTAssertEqual(try rows(views, db), try rows(views, fresh))
+    }
+
+    /// A fresh database of the report fixtures, a copy of it taken back to `version` by `changes`,
+    /// and the fresh one's reports.
+    func olderDatabase(_ tmp: TempDir, version: Int, changes: String) throws -> (fresh: String, db: String, expected: [String]) {
+        let fresh = tmp.file("fresh.db")
+        _ = try ingest([Fixtures.path("reports.ndjson"), Fixtures.path("hygiene.ndjson")], db: fresh)
+        let db = tmp.file("v\(version).db")
+        try FileManager.default.copyItem(atPath: fresh, toPath: db)
+        try Database(path: db, readOnly: false).exec("\(changes) PRAGMA user_version = \(version);")
+        return (fresh, db, try reports(fresh))
+    }
+
+    /// A reader refuses the older database and says how to migrate it; an ingest of nothing does.
+    func migrate(_ db: String, _ tmp: TempDir, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertNotEqual(try Run.pushlog(["--db", db, "report", "errors"]).status, 0, file: file, line: line)
+        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", emptyDir(tmp)])
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        XCTAssertEqual(try count("PRAGMA user_version", db: db), Schema.version, file: file, line: line)
+    }
+
+    /// Every version before the current one has exactly one step, and each step moves forward.
+    func testEveryOlderVersionHasOneStepForward() {
+        for v in 0..<Schema.version {
+            let steps = SchemaMigration.all.filter { $0.from.contains(v) }
+            XCTAssertEqual(steps.count, 1, "version \(v)")
+            XCTAssertGreaterThan(steps.first?.to ?? 0, v, "version \(v)")
+        }
+        XCTAssertTrue(SchemaMigration.all.allSatisfy { $0.to <= Schema.version && !$0.from.contains(Schema.version) })
     }
 
     func emptyDir(_ tmp: TempDir) -> String {
@@ -217,11 +248,11 @@ final class MigrationTests: XCTestCase {
         try conn.exec(String(decoding: sql, as: UTF8.self))
     }
 
-    /// The store v2 tables (schema version 3, as the pushlog of that version created them) filled from a
+    /// The tables of schema version 3 ( as the pushlog of that version created them) filled from a
     /// current database's views; the derived tables stay empty (the migration rebuilds them).
-    func writeStoreV2(from current: String, to path: String) throws {
+    func writeVersion3(from current: String, to path: String) throws {
         let conn = try Database(path: path, readOnly: false)
-        try conn.exec(MigrationTests.storeV2)
+        try conn.exec(MigrationTests.version3Tables)
         try conn.exec("ATTACH DATABASE '\(current)' AS n")
         try Functions.register(conn)
         try conn.exec(
@@ -245,7 +276,7 @@ final class MigrationTests: XCTestCase {
         try conn.exec("DETACH DATABASE n")
     }
 
-    static let storeV2 = """
+    static let version3Tables = """
         CREATE TABLE meta(key TEXT PRIMARY KEY, value);
         INSERT INTO meta(key, value) VALUES ('derived_stale', 0);
         CREATE TABLE sources(

@@ -154,7 +154,7 @@ final class StoreTests: XCTestCase {
         let tmp = TempDir(), db = tmp.file("old.db")
         do {
             let c = try Database(path: db, readOnly: false)
-            try c.exec(MigrationTests.storeV2 + "PRAGMA user_version = 3;")
+            try c.exec(MigrationTests.version3Tables + "PRAGMA user_version = 3;")
         }
         let refused = try Run.pushlog(["--db", db, "report", "gone"])
         XCTAssertEqual(refused.status, 1)

@@ -1,12 +1,12 @@
 import CSQLite
 import Foundation
 
-/// SQL helpers for ad-hoc queries and reports that need the CLI's TIME forms.
-public enum QueryFunctions {
+/// The SQL function that reads the CLI's TIME forms, for ad-hoc queries and reports.
+enum TimeFunctions {
     /// Registers `time_ms(TIME)`: the same forms as `--since` (`'2026-11-12'`, `'2026-W45'`,
     /// `'-2h'`, `'yesterday'`) to epoch milliseconds; NULL when it cannot be read. Not
     /// deterministic: relative forms count back from now.
-    public static func register(_ db: Database) throws {
+    static func register(_ db: Database) throws {
         try db.check(
             sqlite3_create_function_v2(
                 db.handle, "time_ms", 1, SQLITE_UTF8, nil,

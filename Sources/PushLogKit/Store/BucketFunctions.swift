@@ -38,7 +38,8 @@ enum BucketFunctions {
     /// The names of the dimension ids by_key meets, read from the dimension tables on first use
     /// (again when an id is new: `--watch` reruns over a growing database).
     final class Names {
-        let db: Database
+        /// Unowned: the connection holds this object (the function's user data) until it closes.
+        unowned let db: Database
         static let tables = [2: "topics", 3: "envs", 4: "push_types", 5: "reasons", 6: "app_versions"]
         var names: [Int: [Int64: String]] = [:]
         init(_ db: Database) { self.db = db }
