@@ -14,7 +14,7 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 r AS (
   SELECT s.env AS env, f.reg_env AS reg_env, coalesce(f.malformed, 0) AS malformed, s.reason AS reason, s.category AS category,
          coalesce(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env, 0) AS mismatched
-  FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+  FROM pushlog.kept_responses AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
   WHERE s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 )
@@ -30,7 +30,7 @@ SETTINGS join_use_nulls = 1;
 -- count per pair (a token sent to both envs counts in each).
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
 SELECT f.reg_env AS registered_env, s.env AS sent_env, count() AS responses, uniqExact(s.token) AS tokens
-FROM pushlog.responses AS s INNER JOIN pushlog.token_facts AS f ON f.token = s.token
+FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_facts AS f ON f.token = s.token
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   AND f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env
@@ -44,7 +44,7 @@ SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count() AS respo
        countIf(s.reason = 'BadDeviceToken') AS bad_device_token,
        countIf(coalesce(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env, 0) = 1) AS mismatched_sends,
        countIf(coalesce(f.malformed, 0) = 1) AS malformed_token_sends
-FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+FROM pushlog.kept_responses AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC

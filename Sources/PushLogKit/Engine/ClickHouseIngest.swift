@@ -35,6 +35,9 @@ public struct ClickHouseIngest {
             }
             summary.files.append(try file(SourcePaths.canonical(f.path)))
         }
+        // The facts reports read, rebuilt from the records as they now are (and after a killed
+        // run, by the next one even when it has nothing left to send).
+        try ClickHouseFacts.ensure(client)
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
