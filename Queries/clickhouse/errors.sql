@@ -29,38 +29,10 @@ e AS (
   FROM pushlog.kept_sends
   WHERE category = 'transport' AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), never AS (
-  -- Every never-retry error of any time (the later errors that take a retry over).
-  SELECT token, time_ms, source, line, topic, apns_id, collapse_id,
-         arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
-  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), pairs AS (
-  SELECT x.time_ms AS et, x.h AS eh, x.line_hash AS ek, x.source AS esrc, x.line AS eline, x.token AS token, x.topic AS topic,
-         r.time_ms AS rt, r.line_hash AS rk, r.apns_id AS r_apns, r.attempt AS r_attempt, r.collapse_id AS r_collapse
-  FROM (SELECT *, intDiv(time_ms, 3600000) AS h FROM e WHERE category IN ('token-gone', 'token-bad', 'request') AND token <> '') AS x
-  -- A retry is within the hour after the error: in the error's clock hour or the next, so each
-  -- response is joined under both its own hour and the one before (one pair each), which keeps a
-  -- token with many errors and sends from pairing all of them.
-  INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
-              WHERE token IN (SELECT token FROM never)) AS r ON r.token = x.token AND r.h = x.h
-  WHERE r.time_ms > x.time_ms AND r.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(r.topic, x.topic)
-    AND (r.apns_id = x.apns_id OR r.attempt > 1 OR r.collapse_id = x.collapse_id)
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers WHERE token IN (SELECT token FROM never) GROUP BY token
-), flagged AS (
-  -- Each pair, and whether its retry is taken over by a later never-retry error of the same token
-  -- and topic (pairs is read once: ClickHouse evaluates a CTE again at each reference).
-  SELECT p.et AS et, p.ek AS ek, p.rt AS rt, any(p.token) AS token,
-         max(coalesce(n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
-                      AND isNotDistinctFrom(n.topic, p.topic)
-                      AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id), 0)) AS taken
-  FROM pairs AS p LEFT JOIN never AS n ON n.token = p.token AND n.h = p.eh
-  GROUP BY p.et, p.ek, p.rt, p.rk
 ), retries AS (
-  SELECT f.et AS et, f.ek AS ek, count() AS n
-  FROM flagged AS f LEFT JOIN regs AS g ON g.token = f.token
-  WHERE f.taken = 0 AND NOT arrayExists(t -> t > f.et AND t <= f.rt, g.times)
-  GROUP BY f.et, f.ek
+  -- Retries per never-retry error, kept over all history (facts.sql: kept_retries).
+  SELECT et, ek, n FROM pushlog.kept_retries
+  WHERE et >= since AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM e)
 )
 SELECT e.status AS status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
        count() AS responses, uniqExactIf(e.token, e.token <> '') AS tokens,

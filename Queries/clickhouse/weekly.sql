@@ -226,56 +226,15 @@ r AS (
 ), nr AS (
   SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id FROM r
   WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), never AS (
-  SELECT token, time_ms, source, line, topic, apns_id, collapse_id,
-         arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
-  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), pairs AS (
-  -- A retry is within the hour after its error: in the error's clock hour or the next, so each
-  -- response is joined under its own hour and the one before (one pair each); likewise below.
-  SELECT x.time_ms AS et, intDiv(x.time_ms, 3600000) AS eh, x.line_hash AS ek, x.source AS esrc, x.line AS eline,
-         x.token AS token, x.topic AS topic,
-         q.time_ms AS rt, q.line_hash AS rk, q.apns_id AS r_apns, q.attempt AS r_attempt, q.collapse_id AS r_collapse
-  FROM nr AS x
-  INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
-              WHERE token IN (SELECT token FROM nr)) AS q ON q.token = x.token AND q.h = intDiv(x.time_ms, 3600000)
-  WHERE q.time_ms > x.time_ms AND q.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(q.topic, x.topic)
-    AND (q.apns_id = x.apns_id OR q.attempt > 1 OR q.collapse_id = x.collapse_id)
 ), regs AS (
   SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM never) OR token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
-), flagged AS (
-  -- Each pair, and whether its retry is taken over by a later never-retry error (pairs read once).
-  SELECT p.et AS et, p.ek AS ek, p.rt AS rt, any(p.token) AS token,
-         max(coalesce(n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
-                      AND isNotDistinctFrom(n.topic, p.topic)
-                      AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id), 0)) AS taken
-  FROM pairs AS p LEFT JOIN never AS n ON n.token = p.token AND n.h = p.eh
-  GROUP BY p.et, p.ek, p.rt, p.rk
+  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), nr_retries AS (
-  SELECT f.et AS et FROM flagged AS f LEFT JOIN regs AS g ON g.token = f.token
-  WHERE f.taken = 0 AND NOT arrayExists(t -> t > f.et AND t <= f.rt, g.times)
-), be AS (
-  -- 429 and 5xx answers: their first retry, and the 429/5xx before them (when they were a retry).
-  SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt, intDiv(time_ms, 3600000) AS h FROM r
-  WHERE status <> 200 AND category IN ('rate', 'server') AND token <> ''
-), first_retry AS (
-  SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt
-  FROM be INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
-                      WHERE token IN (SELECT token FROM be)) AS q ON q.token = be.token AND q.h = be.h
-  WHERE q.time_ms > be.et AND q.time_ms <= be.et + 3600000 AND isNotDistinctFrom(q.topic, be.topic)
-    AND (q.apns_id = be.apns_id OR q.attempt > 1)
-  GROUP BY be.et, be.ek
-), prev AS (
-  SELECT be.et AS et, be.ek AS ek, max(q.time_ms) AS pt
-  FROM be INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) + 1]) AS h FROM pushlog.kept_responses
-                      WHERE token IN (SELECT token FROM be)) AS q ON q.token = be.token AND q.h = be.h
-  WHERE q.time_ms < be.et AND q.time_ms >= be.et - 3600000 AND q.category IN ('rate', 'server')
-    AND isNotDistinctFrom(q.topic, be.topic) AND (q.apns_id = be.apns_id OR be.attempt > 1)
-  GROUP BY be.et, be.ek
+  -- Retries per never-retry error and per 429/5xx, kept over all history (facts.sql).
+  SELECT et, n FROM pushlog.kept_retries WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM nr)
 ), retried AS (
-  SELECT f.et AS et, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt - f.et <= f.et - p.pt) AS bad
-  FROM first_retry AS f LEFT JOIN prev AS p ON p.et = f.et AND p.ek = f.ek
+  SELECT et, bad FROM pushlog.kept_rate_retries
+  WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
 ), gone AS (
   SELECT r.time_ms AS t FROM r INNER JOIN (SELECT * FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
   LEFT JOIN regs AS g ON g.token = r.token
@@ -287,7 +246,7 @@ r AS (
   UNION ALL SELECT 4, day, untyped_v FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 5, day, mutable_v FROM resp_daily WHERE mutable_v > 0
   UNION ALL SELECT 6, intDiv(et, 86400000), count() FROM retried WHERE bad GROUP BY 2
-  UNION ALL SELECT 7, intDiv(et, 86400000), count() FROM nr_retries GROUP BY 2
+  UNION ALL SELECT 7, intDiv(et, 86400000), sum(n) FROM nr_retries GROUP BY 2
   UNION ALL SELECT 8, intDiv(t, 86400000), count() FROM gone GROUP BY 2
   UNION ALL SELECT 9, day, count() FROM r WHERE token_malformed = 1 AND token_masked = 0 GROUP BY 2
   UNION ALL SELECT 10, day, count() FROM r WHERE status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates') GROUP BY 2
