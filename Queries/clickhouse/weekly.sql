@@ -25,19 +25,18 @@ r AS (
   SELECT r.w AS w, count() AS responses, countIf(r.status = 200) AS accepted, countIf(r.status = 410) AS gone,
          countIf(r.category = 'auth') AS auth_errors, countIf(r.status <> 200 AND r.reason = 'TooManyRequests') AS too_many_requests,
          countIf(r.reason = 'BadDeviceToken') AS bad_device_token,
-         countIf(f.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> f.reg_env) AS mismatched_sends,
-         countIf(f.malformed = 1) AS malformed_token_sends
-  FROM r LEFT JOIN pushlog.kept_token_facts AS f ON f.token = r.token GROUP BY r.w
+         countIf(r.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> r.reg_env) AS mismatched_sends,
+         countIf(r.malformed = 1) AS malformed_token_sends
+  FROM r GROUP BY r.w
 ), regs AS (
   SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
   WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), gone AS (
-  SELECT r.w AS w, uniqExactIf(r.token, r.status = 410 AND r.time_ms = f.first_410) AS tokens_gone,
-         countIf(r.time_ms > f.first_410
-                 AND NOT arrayExists(x -> x > coalesce(f.first_410_ts, f.first_410) AND x <= r.time_ms, x.times)) AS sends_after_gone
-  FROM r INNER JOIN (SELECT * FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
-  LEFT JOIN regs AS x ON x.token = r.token
-  WHERE r.time_ms >= f.first_410 GROUP BY r.w
+  SELECT r.w AS w, uniqExactIf(r.token, r.status = 410 AND r.time_ms = r.first_410) AS tokens_gone,
+         countIf(r.time_ms > r.first_410
+                 AND NOT arrayExists(x -> x > coalesce(r.first_410_ts, r.first_410) AND x <= r.time_ms, x.times)) AS sends_after_gone
+  FROM r LEFT JOIN regs AS x ON x.token = r.token
+  WHERE r.first_410 IS NOT NULL AND r.time_ms >= r.first_410 GROUP BY r.w
 ), silent AS (
   SELECT w, sum(load) AS accepted, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
     SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.kept_background_pushes
@@ -154,10 +153,10 @@ SETTINGS join_use_nulls = 1;
 -- section: worst_app_versions
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until
-SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count() AS responses,
+SELECT coalesce(s.reg_app_version, '(unknown)') AS app_version, count() AS responses,
        countIf(s.status <> 200) AS errors, pushlog_round(countIf(s.status <> 200) / count(), 6) AS error_rate,
-       sum(s.reason = 'BadDeviceToken') AS bad_device_token, sum(coalesce(f.malformed, 0)) AS malformed_token_sends  -- NULL when no response has a reason, as SQLite's sum
-FROM pushlog.kept_responses AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
+       sum(s.reason = 'BadDeviceToken') AS bad_device_token, sum(coalesce(s.malformed, 0)) AS malformed_token_sends  -- NULL when no response has a reason, as SQLite's sum
+FROM pushlog.kept_responses AS s
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 GROUP BY app_version ORDER BY error_rate DESC, responses DESC LIMIT 5
@@ -170,8 +169,8 @@ WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) 
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until,
 d AS (
   SELECT intDiv(s.time_ms, 86400000) AS day, count() AS responses, countIf(s.status = 410) AS gone,
-         countIf(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched_sends
-  FROM pushlog.kept_responses AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
+         countIf(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env) AS mismatched_sends
+  FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since - 604800000 AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY day
@@ -236,9 +235,8 @@ r AS (
   SELECT et, bad FROM pushlog.kept_rate_retries
   WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
 ), gone AS (
-  SELECT r.time_ms AS t FROM r INNER JOIN (SELECT * FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
-  LEFT JOIN regs AS g ON g.token = r.token
-  WHERE r.time_ms > f.first_410 AND NOT arrayExists(x -> x > coalesce(f.first_410_ts, f.first_410) AND x <= r.time_ms, g.times)
+  SELECT r.time_ms AS t FROM r LEFT JOIN regs AS g ON g.token = r.token
+  WHERE r.first_410 IS NOT NULL AND r.time_ms > r.first_410 AND NOT arrayExists(x -> x > coalesce(r.first_410_ts, r.first_410) AND x <= r.time_ms, g.times)
 ), daily AS (
   SELECT 1 AS ord, day, alert_v AS v FROM bg WHERE alert_v > 0
   UNION ALL SELECT 2, day, p10_v FROM bg WHERE p10_v > 0
