@@ -125,5 +125,11 @@ CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tu
 
 CREATE OR REPLACE TABLE pushlog.kept_data_span ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.data_span;
 
+-- Tokens the hex-run mask would not catch (malformed, masked or short ones): what a report's
+-- output masks besides hex runs, read here instead of scanning every record's token per report.
+CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER BY tuple() AS
+SELECT DISTINCT token FROM pushlog.records
+WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4;
+
 -- Last: the facts are complete and match the records as kept_pending saw them.
 CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.kept_pending;
