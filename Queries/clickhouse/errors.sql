@@ -50,39 +50,38 @@ SETTINGS join_use_nulls = 1;
 -- with no response at all has bucket_responses 0. Transport failures are rows with no status and
 -- their error text as the reason.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-r AS (
-  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, coalesce(why, '') AS reason,
-         coalesce(cat, 'unknown') AS category, count() AS responses
+g AS (
+  -- One scan: every response (err 0 accepted, 1 an error) and transport failure (err 2) by bucket,
+  -- status and reason, and the buckets to fill (err -1); the rows are picked from it once below.
+  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, why, cat, err, count() AS n
   FROM (
-    SELECT time_ms, status, toNullable(toString(reason)) AS why, toNullable(toString(category)) AS cat FROM pushlog.kept_responses
-    WHERE status <> 200 AND time_ms >= since AND time_ms < until
+    SELECT time_ms, status, toNullable(toString(reason)) AS why, toNullable(toString(category)) AS cat,
+           toInt8(status <> 200) AS err FROM pushlog.kept_responses
+    WHERE time_ms >= since AND time_ms < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
     UNION ALL
-    SELECT time_ms, status, coalesce(toString(reason), error), toNullable(toString(category)) FROM pushlog.kept_sends
+    SELECT time_ms, status, coalesce(toString(reason), error), toNullable(toString(category)), toInt8(2) FROM pushlog.kept_sends
     WHERE category = 'transport' AND time_ms >= since AND time_ms < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
-  GROUP BY b, status, why, cat
-), totals AS (
-  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, count() AS bucket_responses FROM pushlog.kept_responses
-  WHERE time_ms >= since AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  GROUP BY b
-), fill AS (
+  GROUP BY b, status, why, cat, err
+  UNION ALL
   SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
-                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
+                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b,
+         NULL, NULL, NULL, toInt8(-1), toUInt64(0)
   FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
                if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
         FROM pushlog.kept_data_span)
+), w AS (
+  SELECT b, status, why, cat, err, n, sumIf(n, err IN (0, 1)) OVER (PARTITION BY b) AS bucket_responses,
+         countIf(err > 0) OVER (PARTITION BY b) AS errors, row_number() OVER (PARTITION BY b ORDER BY err) AS k
+  FROM g
 )
 SELECT bucket, status, reason, category, responses, bucket_responses,
        if(bucket_responses = 0, NULL, round(responses / bucket_responses, 6)) AS share
 FROM (
-  SELECT r.b AS b, pushlog_bucket(r.b, {by:String}) AS bucket, r.status AS status, r.reason AS reason, r.category AS category,
-         r.responses AS responses, toUInt64(coalesce(t.bucket_responses, 0)) AS bucket_responses
-  FROM r LEFT JOIN totals AS t ON t.b = r.b
-  UNION ALL
-  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0, toUInt64(bucket_responses) FROM totals WHERE b NOT IN (SELECT b FROM r)
-  UNION ALL
-  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0, toUInt64(0) FROM fill WHERE b NOT IN (SELECT b FROM r) AND b NOT IN (SELECT b FROM totals)
+  SELECT b, pushlog_bucket(b, {by:String}) AS bucket, if(err > 0, status, NULL) AS status,
+         if(err > 0, coalesce(why, ''), NULL) AS reason, if(err > 0, coalesce(cat, 'unknown'), NULL) AS category,
+         if(err > 0, n, 0) AS responses, toUInt64(bucket_responses) AS bucket_responses
+  FROM w WHERE err > 0 OR (errors = 0 AND k = 1)
 )
 ORDER BY b, responses DESC;
