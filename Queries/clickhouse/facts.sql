@@ -131,5 +131,8 @@ CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER B
 SELECT DISTINCT token FROM pushlog.records
 WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4;
 
--- Last: the facts are complete and match the records as kept_pending saw them.
-CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.kept_pending;
+-- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
+-- the version of this file that built them: pushlog writes its own one's fingerprint here, so
+-- facts built by another version (or by hand, '') are rebuilt by pushlog once before it reads them.
+CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple() AS
+SELECT *, '' AS facts_sql FROM pushlog.kept_pending;
