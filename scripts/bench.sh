@@ -3,14 +3,16 @@
 # records/s and peak RSS, unchanged re-ingest, every report's latency and a trace lookup, and —
 # when installed — DuckDB (pip `duckdb`) and the sqlite3 shell on the same rows.
 #
-#   scripts/bench.sh [--devices N] [--weeks N] [--out DIR] [--quick] [--no-peers]
+#   scripts/bench.sh [--devices N] [--weeks N] [--out DIR] [--quick] [--no-peers] [--clickhouse]
 #
 # Defaults: 20000 devices over 8 weeks (about 2.5 M records). --quick: a tiny corpus, no peers
 # (the CI smoke run). --no-peers: pushlog only (the 25 M-record scale run). Nothing here asserts a
-# time; it prints numbers for BENCHMARKS.md.
+# time; it prints numbers for BENCHMARKS.md. --clickhouse: the same corpus ingested into ClickHouse
+# too (chDB behind scripts/clickhouse_http.py, or the server $PUSHLOG_TEST_CLICKHOUSE names: its
+# database pushlog_bench is dropped first), and each report timed on both engines, interleaved.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-devices=20000; weeks=8; out=bench-out; quick=0; peers=1
+devices=20000; weeks=8; out=bench-out; quick=0; peers=1; clickhouse=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --devices) devices=$2; shift 2;;
@@ -18,7 +20,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2;;
     --quick) quick=1; shift;;
     --no-peers) peers=0; shift;;
-    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick --no-peers)" >&2; exit 2;;
+    --clickhouse) clickhouse=1; shift;;
+    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick --no-peers --clickhouse)" >&2; exit 2;;
   esac
 done
 [ $quick = 1 ] && { out="${out}-quick"; peers=0; }
@@ -84,6 +87,42 @@ tok=$($bin --db "$db" query --format csv --reveal-tokens "SELECT substr(token, 1
 timev "$bin" --db "$db" trace "$tok" > /dev/null
 read -r s _ < "$out/time.txt"
 echo "trace $tok…: ${s}s (process start included)"
+
+if [ $clickhouse = 1 ]; then
+  # ClickHouse: ingest the same corpus, then each report on both engines, one after the other
+  # in each round (the load of the machine hits both alike), median of 3 rounds.
+  if [ -n "${PUSHLOG_TEST_CLICKHOUSE:-}" ]; then
+    ch="${PUSHLOG_TEST_CLICKHOUSE%/}/pushlog_bench"
+    "$bin" --clickhouse "$ch" query "SELECT 1" > /dev/null
+    python3 - "$ch" <<'PY'
+import base64, sys, urllib.parse, urllib.request
+u = urllib.parse.urlsplit(sys.argv[1])
+req = urllib.request.Request(f"{u.scheme}://{u.hostname}:{u.port or 8123}/", data=b"DROP DATABASE IF EXISTS pushlog_bench SYNC",
+    headers={"Authorization": "Basic " + base64.b64encode(f"{urllib.parse.unquote(u.username or 'default')}:{urllib.parse.unquote(u.password or '')}".encode()).decode()})
+urllib.request.urlopen(req).read()
+PY
+  else
+    rm -rf "$out/chdb" "$out/ch.port"
+    python3 scripts/clickhouse_http.py --port-file "$out/ch.port" --path "$out/chdb" --user bench --password bench \
+      > /dev/null 2> "$out/ch-front.log" &
+    front=$!
+    trap 'kill $front 2>/dev/null || true' EXIT
+    for _ in $(seq 600); do [ -s "$out/ch.port" ] && break; sleep 0.1; done
+    ch="http://bench:bench@127.0.0.1:$(cat "$out/ch.port")/pushlog_bench"
+  fi
+  timev "$bin" --clickhouse "$ch" ingest --quiet "$corpus"
+  read -r chsecs chrss < "$out/time.txt"
+  echo "clickhouse ingest: $records records in ${chsecs}s = $(python3 -c "print(int($records/$chsecs))") records/s (SQLite: ${secs}s; the facts rebuild included); peak RSS of pushlog $((chrss / 1024)) MB"
+  for r in gone churn env-mismatch silent opt-out errors weekly; do
+    args=(report "$r" --format json); [ "$r" = weekly ] && args+=(--week "$week")
+    for _ in 1 2 3; do
+      timev "$bin" --db "$db" "${args[@]}" > /dev/null; cut -d' ' -f1 < "$out/time.txt" >> "$out/sq.$r"
+      timev "$bin" --clickhouse "$ch" "${args[@]}" > /dev/null; cut -d' ' -f1 < "$out/time.txt" >> "$out/ch.$r"
+    done
+    echo "report $r (median of 3, interleaved): SQLite $(sort -n "$out/sq.$r" | sed -n 2p)s, ClickHouse $(sort -n "$out/ch.$r" | sed -n 2p)s"
+    rm -f "$out/sq.$r" "$out/ch.$r"
+  done
+fi
 
 if [ $peers = 1 ]; then
   if python3 -c "import duckdb" 2>/dev/null; then

@@ -20,19 +20,19 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
      {topic:String} = '' AND {env:String} = '' AS whole,
 active AS (
   SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, uniqExact(device) AS active_devices
-  FROM pushlog.events WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= since AND time_ms < until GROUP BY b
+  FROM pushlog.kept_registers WHERE device IS NOT NULL AND time_ms >= since AND time_ms < until GROUP BY b
 ), rot AS (
   SELECT pushlog_bucket_start(superseded_at, {by:String}) AS b, count() AS rotations, uniqExact(device) AS devices_rotated
-  FROM pushlog.token_runs WHERE superseded_at >= since AND superseded_at < until GROUP BY b
+  FROM pushlog.kept_token_runs WHERE superseded_at >= since AND superseded_at < until GROUP BY b
 ), newt AS (
   SELECT pushlog_bucket_start(first_reg, {by:String}) AS b, count() AS new_tokens
-  FROM pushlog.token_facts WHERE first_reg >= since AND first_reg < until GROUP BY b
+  FROM pushlog.kept_token_facts WHERE first_reg >= since AND first_reg < until GROUP BY b
 ), retired AS (
   SELECT pushlog_bucket_start(first_410, {by:String}) AS b, count() AS tokens_retired
-  FROM pushlog.token_facts WHERE first_410 >= since AND first_410 < until GROUP BY b
+  FROM pushlog.kept_token_facts WHERE first_410 >= since AND first_410 < until GROUP BY b
 ), superseded AS (
   SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS superseded_sends
-  FROM pushlog.responses AS s INNER JOIN pushlog.token_stale AS z ON z.token = s.token
+  FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
   WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY b
@@ -41,7 +41,7 @@ active AS (
                       range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
   FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
                if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
-        FROM pushlog.data_span)
+        FROM pushlog.kept_data_span)
 ), parts AS (
   -- Each CTE once (ClickHouse evaluates a CTE again at each reference): one row per bucket and
   -- measure, the range's empty buckets as rows that found nothing.
@@ -79,12 +79,12 @@ SELECT if(whole, a.n, NULL) AS active_devices, if(whole, f.new_tokens, NULL) AS 
        if(whole, o.rotations, NULL) AS rotations, if(whole, o.devices_rotated, NULL) AS devices_rotated,
        if(whole AND active_devices > 0, pushlog_round(devices_rotated / active_devices, 6), NULL) AS rotation_rate,
        if(whole, f.tokens_retired, NULL) AS tokens_retired, x.superseded_sends AS superseded_sends
-FROM (SELECT uniqExact(device) AS n FROM pushlog.events
-      WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= since AND time_ms < until) AS a
+FROM (SELECT uniqExact(device) AS n FROM pushlog.kept_registers
+      WHERE device IS NOT NULL AND time_ms >= since AND time_ms < until) AS a
 CROSS JOIN (SELECT countIf(first_reg >= since AND first_reg < until) AS new_tokens,
-                   countIf(first_410 >= since AND first_410 < until) AS tokens_retired FROM pushlog.token_facts) AS f
-CROSS JOIN (SELECT count() AS rotations, uniqExact(device) AS devices_rotated FROM pushlog.token_runs
+                   countIf(first_410 >= since AND first_410 < until) AS tokens_retired FROM pushlog.kept_token_facts) AS f
+CROSS JOIN (SELECT count() AS rotations, uniqExact(device) AS devices_rotated FROM pushlog.kept_token_runs
             WHERE superseded_at >= since AND superseded_at < until) AS o
-CROSS JOIN (SELECT count() AS superseded_sends FROM pushlog.responses AS s INNER JOIN pushlog.token_stale AS z ON z.token = s.token
+CROSS JOIN (SELECT count() AS superseded_sends FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
             WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
               AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})) AS x;

@@ -12,9 +12,9 @@
 -- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 r AS (
-  SELECT s.env AS env, f.reg_env AS reg_env, coalesce(f.malformed, 0) AS malformed, s.reason AS reason, s.category AS category,
-         coalesce(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env, 0) AS mismatched
-  FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+  SELECT s.env AS env, s.reg_env AS reg_env, coalesce(s.malformed, 0) AS malformed, s.reason AS reason, s.category AS category,
+         coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) AS mismatched
+  FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 )
@@ -29,22 +29,22 @@ SETTINGS join_use_nulls = 1;
 -- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
 -- count per pair (a token sent to both envs counts in each).
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
-SELECT f.reg_env AS registered_env, s.env AS sent_env, count() AS responses, uniqExact(s.token) AS tokens
-FROM pushlog.responses AS s INNER JOIN pushlog.token_facts AS f ON f.token = s.token
+SELECT s.reg_env AS registered_env, s.env AS sent_env, count() AS responses, uniqExact(s.token) AS tokens
+FROM pushlog.kept_responses AS s
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
-  AND f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env
+  AND s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env
 GROUP BY registered_env, sent_env ORDER BY responses DESC;
 
 -- section: by_app_version
 -- app_version is that of the token's latest registration. Every column sums to the summary's
 -- column of the same name.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
-SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count() AS responses,
+SELECT coalesce(s.reg_app_version, '(unknown)') AS app_version, count() AS responses,
        countIf(s.reason = 'BadDeviceToken') AS bad_device_token,
-       countIf(coalesce(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env, 0) = 1) AS mismatched_sends,
-       countIf(coalesce(f.malformed, 0) = 1) AS malformed_token_sends
-FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+       countIf(coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) = 1) AS mismatched_sends,
+       countIf(coalesce(s.malformed, 0) = 1) AS malformed_token_sends
+FROM pushlog.kept_responses AS s
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC

@@ -21,40 +21,18 @@
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 e AS (
   SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, toNullable(toString(reason)) AS reason, category
-  FROM pushlog.responses
+  FROM pushlog.kept_responses
   WHERE status <> 200 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   UNION ALL
   SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, error, category
-  FROM pushlog.sends
+  FROM pushlog.kept_sends
   WHERE category = 'transport' AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), never AS (
-  -- Every never-retry error of any time (the later errors that take a retry over).
-  SELECT token, time_ms, source, line, topic, apns_id, collapse_id FROM pushlog.responses
-  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), pairs AS (
-  SELECT x.time_ms AS et, x.line_hash AS ek, x.source AS esrc, x.line AS eline, x.token AS token, x.topic AS topic,
-         r.time_ms AS rt, r.line_hash AS rk, r.apns_id AS r_apns, r.attempt AS r_attempt, r.collapse_id AS r_collapse
-  FROM (SELECT * FROM e WHERE category IN ('token-gone', 'token-bad', 'request') AND token <> '') AS x
-  INNER JOIN pushlog.responses AS r ON r.token = x.token
-  WHERE r.time_ms > x.time_ms AND r.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(r.topic, x.topic)
-    AND (r.apns_id = x.apns_id OR r.attempt > 1 OR r.collapse_id = x.collapse_id)
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
-), taken AS (
-  -- Pairs whose retry belongs to a later never-retry error of the same token and topic.
-  SELECT DISTINCT p.et, p.ek, p.rt, p.rk
-  FROM pairs AS p INNER JOIN never AS n ON n.token = p.token
-  WHERE n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
-    AND isNotDistinctFrom(n.topic, p.topic)
-    AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id)
 ), retries AS (
-  SELECT p.et AS et, p.ek AS ek, count() AS n
-  FROM pairs AS p LEFT JOIN regs AS g ON g.token = p.token
-  WHERE NOT arrayExists(t -> t > p.et AND t <= p.rt, g.times)
-    AND (p.et, p.ek, p.rt, p.rk) NOT IN (SELECT et, ek, rt, rk FROM taken)
-  GROUP BY p.et, p.ek
+  -- Retries per never-retry error, kept over all history (facts.sql: kept_retries).
+  SELECT et, ek, n FROM pushlog.kept_retries
+  WHERE et >= since AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM e)
 )
 SELECT e.status AS status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
        count() AS responses, uniqExactIf(e.token, e.token <> '') AS tokens,
@@ -72,39 +50,38 @@ SETTINGS join_use_nulls = 1;
 -- with no response at all has bucket_responses 0. Transport failures are rows with no status and
 -- their error text as the reason.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-r AS (
-  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, coalesce(why, '') AS reason,
-         coalesce(cat, 'unknown') AS category, count() AS responses
+g AS (
+  -- One scan: every response (err 0 accepted, 1 an error) and transport failure (err 2) by bucket,
+  -- status and reason, and the buckets to fill (err -1); the rows are picked from it once below.
+  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, why, cat, err, count() AS n
   FROM (
-    SELECT time_ms, status, toNullable(toString(reason)) AS why, toNullable(toString(category)) AS cat FROM pushlog.responses
-    WHERE status <> 200 AND time_ms >= since AND time_ms < until
+    SELECT time_ms, status, toNullable(toString(reason)) AS why, toNullable(toString(category)) AS cat,
+           toInt8(status <> 200) AS err FROM pushlog.kept_responses
+    WHERE time_ms >= since AND time_ms < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
     UNION ALL
-    SELECT time_ms, status, coalesce(toString(reason), error), toNullable(toString(category)) FROM pushlog.sends
+    SELECT time_ms, status, coalesce(toString(reason), error), toNullable(toString(category)), toInt8(2) FROM pushlog.kept_sends
     WHERE category = 'transport' AND time_ms >= since AND time_ms < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
-  GROUP BY b, status, why, cat
-), totals AS (
-  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, count() AS bucket_responses FROM pushlog.responses
-  WHERE time_ms >= since AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  GROUP BY b
-), fill AS (
+  GROUP BY b, status, why, cat, err
+  UNION ALL
   SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
-                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
+                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b,
+         NULL, NULL, NULL, toInt8(-1), toUInt64(0)
   FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
                if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
-        FROM pushlog.data_span)
+        FROM pushlog.kept_data_span)
+), w AS (
+  SELECT b, status, why, cat, err, n, sumIf(n, err IN (0, 1)) OVER (PARTITION BY b) AS bucket_responses,
+         countIf(err > 0) OVER (PARTITION BY b) AS errors, row_number() OVER (PARTITION BY b ORDER BY err) AS k
+  FROM g
 )
 SELECT bucket, status, reason, category, responses, bucket_responses,
        if(bucket_responses = 0, NULL, round(responses / bucket_responses, 6)) AS share
 FROM (
-  SELECT r.b AS b, pushlog_bucket(r.b, {by:String}) AS bucket, r.status AS status, r.reason AS reason, r.category AS category,
-         r.responses AS responses, toUInt64(coalesce(t.bucket_responses, 0)) AS bucket_responses
-  FROM r LEFT JOIN totals AS t ON t.b = r.b
-  UNION ALL
-  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0, toUInt64(bucket_responses) FROM totals WHERE b NOT IN (SELECT b FROM r)
-  UNION ALL
-  SELECT b, pushlog_bucket(b, {by:String}), NULL, NULL, NULL, 0, toUInt64(0) FROM fill WHERE b NOT IN (SELECT b FROM r) AND b NOT IN (SELECT b FROM totals)
+  SELECT b, pushlog_bucket(b, {by:String}) AS bucket, if(err > 0, status, NULL) AS status,
+         if(err > 0, coalesce(why, ''), NULL) AS reason, if(err > 0, coalesce(cat, 'unknown'), NULL) AS category,
+         if(err > 0, n, 0) AS responses, toUInt64(bucket_responses) AS bucket_responses
+  FROM w WHERE err > 0 OR (errors = 0 AND k = 1)
 )
 ORDER BY b, responses DESC;

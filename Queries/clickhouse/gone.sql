@@ -15,17 +15,17 @@
 -- timestamp (or, without one, the 410's time) and the send.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 r AS (
-  SELECT token, time_ms, status FROM pushlog.responses
+  SELECT token, time_ms, status, first_410, first_410_ts FROM pushlog.kept_responses
   WHERE time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
+  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), g AS (
-  SELECT r.token AS token, r.time_ms AS t, r.status AS status, f.first_410 AS first_410,
-         coalesce(f.first_410_ts, f.first_410) AS gone_ts, x.times AS times
-  FROM r INNER JOIN (SELECT * FROM pushlog.token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
-  LEFT JOIN regs AS x ON x.token = r.token
-  WHERE r.time_ms >= f.first_410
+  SELECT r.token AS token, r.time_ms AS t, r.status AS status, r.first_410 AS first_410,
+         coalesce(r.first_410_ts, r.first_410) AS gone_ts, x.times AS times
+  FROM r LEFT JOIN regs AS x ON x.token = r.token
+  WHERE r.first_410 IS NOT NULL AND r.time_ms >= r.first_410
 )
 -- One aggregate per CTE: ClickHouse evaluates a CTE again at each reference.
 SELECT a.responses AS responses, a.gone AS gone, if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
@@ -43,8 +43,8 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 r AS (
   SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS responses, countIf(s.status = 410) AS gone,
          uniqExactIf(s.token, s.status = 410 AND s.token <> '') AS tokens_with_410,
-         uniqExactIf(s.token, s.status = 410 AND s.token <> '' AND s.time_ms = f.first_410) AS tokens_gone
-  FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+         uniqExactIf(s.token, s.status = 410 AND s.token <> '' AND s.time_ms = s.first_410) AS tokens_gone
+  FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY b
@@ -53,7 +53,7 @@ r AS (
                       range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
   FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
                if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
-        FROM pushlog.data_span)
+        FROM pushlog.kept_data_span)
 ), k AS (SELECT b FROM fill UNION DISTINCT SELECT b FROM r)
 SELECT pushlog_bucket(k.b, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
        if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,

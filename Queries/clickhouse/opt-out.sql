@@ -7,7 +7,7 @@
 -- param: unit=device  device or user, {unit:String}
 
 -- section: summary
--- Observations are the auth of register and settings records (pushlog.device_facts). A device opts
+-- Observations are the auth of register and settings records (the device facts). A device opts
 -- in at its first authorized observation and turns off at its first later denied one. A user opts
 -- in when its first device does and turns off when a device that had opted in turns off.
 -- uninstalled: opted-in units not turned off whose last token got a 410 and was not registered
@@ -16,7 +16,7 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 d AS (
   SELECT f.*, if({unit:String} = 'user', coalesce(f.user, f.dkey), f.dkey) AS unit,
          coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
-  FROM pushlog.device_facts AS f LEFT JOIN pushlog.token_facts AS t ON t.token = f.last_token
+  FROM pushlog.kept_device_facts AS f LEFT JOIN pushlog.kept_token_facts AS t ON t.token = f.last_token
 ), ranked AS (
   SELECT *, row_number() OVER (PARTITION BY unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
             row_number() OVER (PARTITION BY unit ORDER BY fd_t ASC NULLS LAST) AS by_first_decided
@@ -42,10 +42,10 @@ SETTINGS join_use_nulls = 1;
 -- 7 / 30 days of opting in. Younger units are right-censored and left out (eligible_7d /
 -- eligible_30d count the units used); a cohort with no eligible unit has no value (null), never 0.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-(SELECT least(until, hi) FROM pushlog.data_span) AS data_end,
+(SELECT least(until, hi) FROM pushlog.kept_data_span) AS data_end,
 units AS (
   SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.device_facts GROUP BY unit
+  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
 ), c AS (
   SELECT pushlog_bucket_start(opt_in, 'week') AS w, opt_in, off,
          coalesce(off IS NOT NULL AND off < opt_in + 7 * 86400000, 0) AS off7, opt_in + 7 * 86400000 <= data_end AS eligible7,
@@ -70,6 +70,6 @@ SELECT count() AS on_at_start, countIf(off < until) AS turned_off,
        if(on_at_start = 0, NULL, pushlog_round(turned_off / on_at_start, 6)) AS turn_off_rate
 FROM (
   SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.device_facts GROUP BY unit
+  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
 )
 WHERE opt_in < since AND (off IS NULL OR off >= since);

@@ -1,10 +1,12 @@
 -- title: pushlog records in ClickHouse
--- description: The table `pushlog export` rows go into, and the views the reports in this folder
--- description: read: deduplicated records, responses joined to their requests, and the facts
--- description: pushlog derives at ingest (per token, per device, background pushes) computed with
+-- description: The table `pushlog export` rows go into, and the views that compute from it what
+-- description: the reports read: deduplicated records, responses joined to their requests, and the
+-- description: facts pushlog derives at ingest (per token, per device, background pushes), with
 -- description: window functions and aggregates over the raw records. Idempotent (IF NOT EXISTS).
+-- description: The reports read these facts as facts.sql keeps them, rebuilt after each load.
 -- Load:  clickhouse-client --queries-file Queries/clickhouse/schema.sql
 --        pushlog export logs/ | clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow'
+--        clickhouse-client --queries-file Queries/clickhouse/facts.sql
 
 CREATE DATABASE IF NOT EXISTS pushlog;
 

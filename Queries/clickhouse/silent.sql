@@ -10,12 +10,12 @@
 
 -- section: summary
 -- A background push: push_type background, or no push_type with content-available and no
--- alert, sound or badge; counted when APNs answered it (pushlog.background_pushes). Load of a token-hour:
+-- alert, sound or badge; counted when APNs answered it (pushlog.kept_background_pushes). Load of a token-hour:
 -- accepted background pushes to the token in one UTC clock hour. over_budget_sends = sum of
 -- max(0, load - budget). priority_not_5: a missing priority is APNs' default, 10.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 bg AS (
-  SELECT * FROM pushlog.background_pushes WHERE t >= since AND t < until
+  SELECT * FROM pushlog.kept_background_pushes WHERE t >= since AND t < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), hours AS (
   SELECT count() AS token_hours, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends
@@ -28,7 +28,7 @@ SELECT b.background_sends AS background_sends, b.accepted AS accepted, h.token_h
 FROM (SELECT count() AS background_sends, countIf(status = 200) AS accepted, countIf(coalesce(priority, 10) <> 5) AS priority_not_5,
              sum(with_alert) AS with_alert FROM bg) AS b
 CROSS JOIN hours AS h
-CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.responses
+CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.kept_responses
             WHERE time_ms >= since AND time_ms < until AND status <> 200 AND reason = 'TooManyRequests'
               AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS q;
 
@@ -42,7 +42,7 @@ SELECT multiIf(load = 1, '1', load = 2, '2', load = 3, '3', load <= 6, '4-6', '7
        pushlog_round(quantileExactInclusive(0.5)((rt - t) / 1000.0), 3) AS median_lag_s
 FROM (
   SELECT t, rt, count() OVER (PARTITION BY hour, token) AS load
-  FROM pushlog.background_pushes
+  FROM pushlog.kept_background_pushes
   WHERE status = 200 AND t >= since AND t < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 )

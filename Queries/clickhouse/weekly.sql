@@ -18,44 +18,44 @@ WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) 
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS ws0, {topic:String} = '' AND {env:String} = '' AS whole,
 weeks AS (SELECT arrayJoin([0, 1]) AS w, ws0 - w * 604800000 AS ws),
 r AS (
-  SELECT s.*, if(s.time_ms >= ws0, 0, 1) AS w FROM pushlog.responses AS s
+  SELECT s.*, if(s.time_ms >= ws0, 0, 1) AS w FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= ws0 - 604800000 AND s.time_ms < ws0 + 604800000
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 ), basics AS (
   SELECT r.w AS w, count() AS responses, countIf(r.status = 200) AS accepted, countIf(r.status = 410) AS gone,
          countIf(r.category = 'auth') AS auth_errors, countIf(r.status <> 200 AND r.reason = 'TooManyRequests') AS too_many_requests,
          countIf(r.reason = 'BadDeviceToken') AS bad_device_token,
-         countIf(f.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> f.reg_env) AS mismatched_sends,
-         countIf(f.malformed = 1) AS malformed_token_sends
-  FROM r LEFT JOIN pushlog.token_facts AS f ON f.token = r.token GROUP BY r.w
+         countIf(r.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> r.reg_env) AS mismatched_sends,
+         countIf(r.malformed = 1) AS malformed_token_sends
+  FROM r GROUP BY r.w
 ), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
+  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), gone AS (
-  SELECT r.w AS w, uniqExactIf(r.token, r.status = 410 AND r.time_ms = f.first_410) AS tokens_gone,
-         countIf(r.time_ms > f.first_410
-                 AND NOT arrayExists(x -> x > coalesce(f.first_410_ts, f.first_410) AND x <= r.time_ms, x.times)) AS sends_after_gone
-  FROM r INNER JOIN (SELECT * FROM pushlog.token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
-  LEFT JOIN regs AS x ON x.token = r.token
-  WHERE r.time_ms >= f.first_410 GROUP BY r.w
+  SELECT r.w AS w, uniqExactIf(r.token, r.status = 410 AND r.time_ms = r.first_410) AS tokens_gone,
+         countIf(r.time_ms > r.first_410
+                 AND NOT arrayExists(x -> x > coalesce(r.first_410_ts, r.first_410) AND x <= r.time_ms, x.times)) AS sends_after_gone
+  FROM r LEFT JOIN regs AS x ON x.token = r.token
+  WHERE r.first_410 IS NOT NULL AND r.time_ms >= r.first_410 GROUP BY r.w
 ), silent AS (
   SELECT w, sum(load) AS accepted, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
-    SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.background_pushes
+    SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.kept_background_pushes
     WHERE status = 200 AND t >= ws0 - 604800000 AND t < ws0 + 604800000
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
     GROUP BY w, hour, token)
   GROUP BY w
 ), active AS (
-  SELECT if(time_ms >= ws0, 0, 1) AS w, uniqExact(device) AS active_devices FROM pushlog.events
-  WHERE kind = 'register' AND device IS NOT NULL AND time_ms >= ws0 - 604800000 AND time_ms < ws0 + 604800000 GROUP BY w
+  SELECT if(time_ms >= ws0, 0, 1) AS w, uniqExact(device) AS active_devices FROM pushlog.kept_registers
+  WHERE device IS NOT NULL AND time_ms >= ws0 - 604800000 AND time_ms < ws0 + 604800000 GROUP BY w
 ), rotated AS (
-  SELECT if(superseded_at >= ws0, 0, 1) AS w, uniqExact(device) AS devices_rotated FROM pushlog.token_runs
+  SELECT if(superseded_at >= ws0, 0, 1) AS w, uniqExact(device) AS devices_rotated FROM pushlog.kept_token_runs
   WHERE superseded_at >= ws0 - 604800000 AND superseded_at < ws0 + 604800000 GROUP BY w
 ), stale AS (
-  SELECT r.w AS w, count() AS superseded_sends FROM r INNER JOIN pushlog.token_stale AS z ON z.token = r.token
+  SELECT r.w AS w, count() AS superseded_sends FROM r INNER JOIN pushlog.kept_token_stale AS z ON z.token = r.token
   WHERE r.time_ms > z.from_t AND r.time_ms < z.to_t GROUP BY r.w
 ), units AS (
   SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.device_facts GROUP BY unit
+  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
 ), turnoff AS (
   SELECT weeks.w AS w, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
          countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
@@ -105,7 +105,7 @@ SETTINGS join_use_nulls = 1;
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until,
 r AS (
-  SELECT * FROM pushlog.responses WHERE time_ms >= since AND time_ms < until
+  SELECT * FROM pushlog.kept_responses WHERE time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 )
 SELECT coalesce(reason, '(none)') AS reason, status, category, count() AS responses,
@@ -122,7 +122,7 @@ WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) 
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until,
 b AS (
   SELECT intDiv(time_ms, 300000) AS k, count() AS responses, countIf(category IN ('auth', 'server', 'rate', 'transport')) AS errors
-  FROM pushlog.sends
+  FROM pushlog.kept_sends
   WHERE kind IN ('send', 'response') AND (status IS NOT NULL OR category = 'transport') AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY k
@@ -139,7 +139,7 @@ b AS (
   -- The most frequent category and reason (or error text) of each window, over every send row.
   SELECT ws, argMax(label, n) AS reason FROM (
     SELECT w.ws AS ws, concat(s.category, ': ', coalesce(toString(s.reason), s.error)) AS label, count() AS n
-    FROM w CROSS JOIN pushlog.sends AS s
+    FROM w CROSS JOIN pushlog.kept_sends AS s
     WHERE s.time_ms >= w.ws AND s.time_ms < w.we AND s.category IN ('auth', 'server', 'rate', 'transport')
       AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
     GROUP BY ws, s.category, coalesce(toString(s.reason), s.error))
@@ -153,10 +153,10 @@ SETTINGS join_use_nulls = 1;
 -- section: worst_app_versions
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until
-SELECT coalesce(f.reg_app_version, '(unknown)') AS app_version, count() AS responses,
+SELECT coalesce(s.reg_app_version, '(unknown)') AS app_version, count() AS responses,
        countIf(s.status <> 200) AS errors, pushlog_round(countIf(s.status <> 200) / count(), 6) AS error_rate,
-       sum(s.reason = 'BadDeviceToken') AS bad_device_token, sum(coalesce(f.malformed, 0)) AS malformed_token_sends  -- NULL when no response has a reason, as SQLite's sum
-FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+       sum(s.reason = 'BadDeviceToken') AS bad_device_token, sum(coalesce(s.malformed, 0)) AS malformed_token_sends  -- NULL when no response has a reason, as SQLite's sum
+FROM pushlog.kept_responses AS s
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 GROUP BY app_version ORDER BY error_rate DESC, responses DESC LIMIT 5
@@ -169,14 +169,14 @@ WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) 
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until,
 d AS (
   SELECT intDiv(s.time_ms, 86400000) AS day, count() AS responses, countIf(s.status = 410) AS gone,
-         countIf(f.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> f.reg_env) AS mismatched_sends
-  FROM pushlog.responses AS s LEFT JOIN pushlog.token_facts AS f ON f.token = s.token
+         countIf(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env) AS mismatched_sends
+  FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since - 604800000 AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY day
 ), bg AS (
   SELECT intDiv(hour, 24) AS day, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
-    SELECT hour, token, count() AS load FROM pushlog.background_pushes
+    SELECT hour, token, count() AS load FROM pushlog.kept_background_pushes
     WHERE status = 200 AND t >= since - 604800000 AND t < until
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
     GROUP BY hour, token)
@@ -197,7 +197,7 @@ SETTINGS join_use_nulls = 1;
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until, since - 604800000 AS lo,
 r AS (
-  SELECT *, intDiv(time_ms, 86400000) AS day FROM pushlog.responses
+  SELECT *, intDiv(time_ms, 86400000) AS day FROM pushlog.kept_responses
   WHERE time_ms >= lo AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), resp AS (
@@ -219,56 +219,24 @@ r AS (
 ), bg AS (
   SELECT intDiv(hour, 24) AS day, count() AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
          countIf(coalesce(priority, 10) <> 5) AS p10_v
-  FROM pushlog.background_pushes
+  FROM pushlog.kept_background_pushes
   WHERE t >= lo AND t < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY day
 ), nr AS (
   SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id FROM r
   WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), never AS (
-  SELECT token, time_ms, source, line, topic, apns_id, collapse_id FROM pushlog.responses
-  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), pairs AS (
-  SELECT x.time_ms AS et, x.line_hash AS ek, x.source AS esrc, x.line AS eline, x.token AS token, x.topic AS topic,
-         q.time_ms AS rt, q.line_hash AS rk, q.apns_id AS r_apns, q.attempt AS r_attempt, q.collapse_id AS r_collapse
-  FROM nr AS x INNER JOIN pushlog.responses AS q ON q.token = x.token
-  WHERE q.time_ms > x.time_ms AND q.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(q.topic, x.topic)
-    AND (q.apns_id = x.apns_id OR q.attempt > 1 OR q.collapse_id = x.collapse_id)
 ), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.events WHERE kind = 'register' GROUP BY token
-), taken AS (
-  SELECT DISTINCT p.et, p.ek, p.rt, p.rk
-  FROM pairs AS p INNER JOIN never AS n ON n.token = p.token
-  WHERE n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
-    AND isNotDistinctFrom(n.topic, p.topic) AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id)
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
+  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), nr_retries AS (
-  SELECT p.et AS et, p.rt AS rt, p.rk AS rk
-  FROM pairs AS p LEFT JOIN regs AS g ON g.token = p.token
-  WHERE NOT arrayExists(t -> t > p.et AND t <= p.rt, g.times)
-    AND (p.et, p.ek, p.rt, p.rk) NOT IN (SELECT et, ek, rt, rk FROM taken)
-), be AS (
-  -- 429 and 5xx answers: their first retry, and the 429/5xx before them (when they were a retry).
-  SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt FROM r
-  WHERE status <> 200 AND category IN ('rate', 'server') AND token <> ''
-), first_retry AS (
-  SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt
-  FROM be INNER JOIN pushlog.responses AS q ON q.token = be.token
-  WHERE q.time_ms > be.et AND q.time_ms <= be.et + 3600000 AND isNotDistinctFrom(q.topic, be.topic)
-    AND (q.apns_id = be.apns_id OR q.attempt > 1)
-  GROUP BY be.et, be.ek
-), prev AS (
-  SELECT be.et AS et, be.ek AS ek, max(q.time_ms) AS pt
-  FROM be INNER JOIN pushlog.responses AS q ON q.token = be.token
-  WHERE q.time_ms < be.et AND q.time_ms >= be.et - 3600000 AND q.category IN ('rate', 'server')
-    AND isNotDistinctFrom(q.topic, be.topic) AND (q.apns_id = be.apns_id OR be.attempt > 1)
-  GROUP BY be.et, be.ek
+  -- Retries per never-retry error and per 429/5xx, kept over all history (facts.sql).
+  SELECT et, n FROM pushlog.kept_retries WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM nr)
 ), retried AS (
-  SELECT f.et AS et, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt - f.et <= f.et - p.pt) AS bad
-  FROM first_retry AS f LEFT JOIN prev AS p ON p.et = f.et AND p.ek = f.ek
+  SELECT et, bad FROM pushlog.kept_rate_retries
+  WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
 ), gone AS (
-  SELECT r.time_ms AS t FROM r INNER JOIN (SELECT * FROM pushlog.token_facts WHERE first_410 IS NOT NULL) AS f ON f.token = r.token
-  LEFT JOIN regs AS g ON g.token = r.token
-  WHERE r.time_ms > f.first_410 AND NOT arrayExists(x -> x > coalesce(f.first_410_ts, f.first_410) AND x <= r.time_ms, g.times)
+  SELECT r.time_ms AS t FROM r LEFT JOIN regs AS g ON g.token = r.token
+  WHERE r.first_410 IS NOT NULL AND r.time_ms > r.first_410 AND NOT arrayExists(x -> x > coalesce(r.first_410_ts, r.first_410) AND x <= r.time_ms, g.times)
 ), daily AS (
   SELECT 1 AS ord, day, alert_v AS v FROM bg WHERE alert_v > 0
   UNION ALL SELECT 2, day, p10_v FROM bg WHERE p10_v > 0
@@ -276,7 +244,7 @@ r AS (
   UNION ALL SELECT 4, day, untyped_v FROM resp_daily WHERE untyped_v > 0
   UNION ALL SELECT 5, day, mutable_v FROM resp_daily WHERE mutable_v > 0
   UNION ALL SELECT 6, intDiv(et, 86400000), count() FROM retried WHERE bad GROUP BY 2
-  UNION ALL SELECT 7, intDiv(et, 86400000), count() FROM nr_retries GROUP BY 2
+  UNION ALL SELECT 7, intDiv(et, 86400000), sum(n) FROM nr_retries GROUP BY 2
   UNION ALL SELECT 8, intDiv(t, 86400000), count() FROM gone GROUP BY 2
   UNION ALL SELECT 9, day, count() FROM r WHERE token_malformed = 1 AND token_masked = 0 GROUP BY 2
   UNION ALL SELECT 10, day, count() FROM r WHERE status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates') GROUP BY 2
@@ -333,7 +301,7 @@ WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) 
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since,
 units AS (
   SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.device_facts GROUP BY unit
+  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
 ), weeks AS (SELECT arrayJoin(range(0, 8)) AS k, since - (7 - k) * 604800000 AS ws),
 rates AS (
   SELECT weeks.k AS k, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,

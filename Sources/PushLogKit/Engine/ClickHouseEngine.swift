@@ -7,8 +7,11 @@ public final class ClickHouseEngine: ReportEngine {
     public let client: ClickHouseClient
     let reports: [String: ReportDefinition]
 
+    /// Rebuilds the kept facts first when the records changed since they were built
+    /// (ClickHouseFacts), so every report reads facts that match the records.
     public init(_ client: ClickHouseClient) throws {
         self.client = client
+        try ClickHouseFacts.ensure(client)
         var defs: [String: ReportDefinition] = [:]
         for (name, bytes) in ClickHouseQueries.reports {
             let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
@@ -52,7 +55,7 @@ public final class ClickHouseEngine: ReportEngine {
     }
 
     public func dataSpan() throws -> (Int64, Int64)? {
-        let t = try client.table("span", sql: "SELECT lo, hi, n FROM \(client.url.database).data_span")
+        let t = try client.table("span", sql: "SELECT lo, hi, n FROM `\(client.url.database)`.kept_data_span")
         guard let row = t.rows.first, case .int(let n) = row[2], n > 0, case .int(let lo) = row[0], case .int(let hi) = row[1] else {
             return nil
         }
@@ -60,8 +63,11 @@ public final class ClickHouseEngine: ReportEngine {
     }
 
     public func latestRecord() throws -> Int64? {
+        let db = client.url.database
         let t = try client.table(
-            "latest", sql: "SELECT maxOrNull(time_ms) FROM \(client.url.database).events WHERE kind IN ('send', 'response', 'register')")
+            "latest",
+            sql: "SELECT maxOrNull(time_ms) FROM (SELECT time_ms FROM `\(db)`.kept_sends WHERE kind IN ('send', 'response') "
+                + "UNION ALL SELECT time_ms FROM `\(db)`.kept_registers)")
         guard case .int(let v)? = t.rows.first?.first else { return nil }
         return v
     }

@@ -11,6 +11,7 @@ enum ClickHouseQueries {
         "weekly": PackageResources.ch_weekly_sql,
     ]
     static let schema: [UInt8] = PackageResources.ch_schema_sql
+    static let facts: [UInt8] = PackageResources.ch_facts_sql
 
     /// The files name their tables `pushlog.NAME`; a server whose database has another name
     /// (the URL's path) gets that name instead. The name is checked to be an identifier.
@@ -25,6 +26,16 @@ enum ClickHouseQueries {
             sql = sql.replacingOccurrences(
                 of: "CREATE DATABASE IF NOT EXISTS pushlog;", with: "CREATE DATABASE IF NOT EXISTS `\(database)`;")
         }
+        return statements(sql)
+    }
+
+    /// The statements that rebuild the kept facts (facts.sql), in order.
+    static func factsStatements(database: String) -> [String] {
+        statements(qualified(String(decoding: facts, as: UTF8.self), database: database))
+    }
+
+    /// A file's statements, comments dropped.
+    static func statements(_ sql: String) -> [String] {
         let lines = sql.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
             guard let r = line.range(of: "--") else { return line }
             return line[..<r.lowerBound]

@@ -49,8 +49,8 @@ final class ClickHouseEngineTests: XCTestCase {
     func testBuiltInQueriesAreTheFilesOfQueriesClickhouse() throws {
         let dir = Fixtures.root.appendingPathComponent("Queries/clickhouse").path
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sql") }
-        XCTAssertEqual(Set(files.map { String($0.dropLast(4)) }), Set(ClickHouseQueries.reports.keys).union(["schema"]))
-        for f in files where f != "schema.sql" {
+        XCTAssertEqual(Set(files.map { String($0.dropLast(4)) }), Set(ClickHouseQueries.reports.keys).union(["schema", "facts"]))
+        for f in files where f != "schema.sql" && f != "facts.sql" {
             let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
             XCTAssertEqual(ClickHouseQueries.reports[String(f.dropLast(4))].map { String(decoding: $0, as: UTF8.self) }, text, f)
         }
@@ -61,5 +61,24 @@ final class ClickHouseEngineTests: XCTestCase {
         let other = ClickHouseQueries.schemaStatements(database: "eu")
         XCTAssertEqual(other.first, "CREATE DATABASE IF NOT EXISTS `eu`")
         XCTAssertFalse(other.contains { $0.contains("pushlog.") })
+    }
+
+    /// The facts rebuild replaces each kept table atomically, ends with kept_state (what marks the
+    /// facts complete), and every table a report reads is one it builds.
+    func testFactsRebuildEndsWithItsStateAndCoversWhatReportsRead() throws {
+        let statements = ClickHouseQueries.factsStatements(database: "eu")
+        XCTAssertTrue(statements.allSatisfy { $0.hasPrefix("CREATE OR REPLACE ") && !$0.contains("pushlog.") })
+        XCTAssertTrue(try XCTUnwrap(statements.last).hasPrefix("CREATE OR REPLACE TABLE `eu`.kept_state "))
+        XCTAssertTrue(try XCTUnwrap(statements.first).hasPrefix("CREATE OR REPLACE TABLE `eu`.kept_pending "))
+        let built = Set(statements.compactMap { $0.split(separator: " ").dropFirst(4).first.map { String($0.dropFirst(5)) } })
+        for (name, bytes) in ClickHouseQueries.reports {
+            let sql = String(decoding: bytes, as: UTF8.self)
+            var rest = Substring(sql)
+            while let r = rest.range(of: "pushlog.") {
+                let table = rest[r.upperBound...].prefix { $0.isLetter || $0 == "_" }
+                XCTAssertTrue(table.hasPrefix("kept_") ? built.contains(String(table)) : table == "sources", "\(name): pushlog.\(table)")
+                rest = rest[r.upperBound...]
+            }
+        }
     }
 }

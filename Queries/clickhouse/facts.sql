@@ -1,0 +1,138 @@
+-- title: the facts pushlog keeps in ClickHouse
+-- description: Rebuilds the tables the reports read (kept_*) from the records: responses joined
+-- description: to their requests, registrations, per-token and per-device facts, token runs,
+-- description: background pushes and the data's span, each computed once by the views of
+-- description: schema.sql and stored, so a report reads stored facts instead of recomputing the
+-- description: history with FINAL. `pushlog --clickhouse URL ingest` runs it after loading, and a
+-- description: report runs it first when the records changed since (kept_state says when).
+-- Each statement replaces one table atomically (CREATE OR REPLACE): a report reads the old table
+-- or the new one, never a half-built one. The facts are a function of the records after
+-- deduplication (FINAL), so rebuilding them any number of times, after a killed or repeated
+-- load, gives the same rows: exactly once holds for them as for the records.
+-- Run by hand after loading rows yourself:  clickhouse-client --queries-file Queries/clickhouse/facts.sql
+
+-- What the rebuild starts from: the raw row count and the newest `sources` row. Read first, so
+-- rows inserted while it runs make the next check see the facts as out of date.
+CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple() AS
+SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(version) FROM pushlog.sources) AS sources_version;
+
+CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token AS SELECT * FROM pushlog.token_facts;
+
+-- Responses, requests and sends (the `sends` view: split responses completed from their request),
+-- each with its token's facts (the latest registration's env and app version, malformed, the
+-- first 410 and its APNs timestamp; NULL for a token without facts): joined once here, so a
+-- report does not join every response it reads to the per-token facts.
+CREATE OR REPLACE TABLE pushlog.kept_sends ENGINE = MergeTree ORDER BY time_ms AS
+SELECT s.*, f.reg_env AS reg_env, f.reg_app_version AS reg_app_version, f.malformed AS malformed,
+       f.first_410 AS first_410, f.first_410_ts AS first_410_ts
+FROM pushlog.sends AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
+SETTINGS join_use_nulls = 1;
+
+-- Responses: one APNs answer each, as reports count them.
+CREATE OR REPLACE VIEW pushlog.kept_responses AS
+SELECT * FROM pushlog.kept_sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
+
+-- Registrations: token, time and device.
+CREATE OR REPLACE TABLE pushlog.kept_registers ENGINE = MergeTree ORDER BY time_ms AS
+SELECT token, time_ms, device FROM pushlog.records FINAL WHERE kind = 'register';
+
+-- Retries of never-retry errors (category token-gone, token-bad or request), per error over all
+-- history: later responses to the same token and topic within one hour (at most 3,600,000 ms
+-- later) with the same apns-id, an attempt above 1 or the same collapse-id, and no registration of
+-- the token after the error and at or before the retry; a retry that follows several such errors
+-- counts once, on the latest of them (two in one millisecond: the later in source path and line).
+-- A retry is in its error's clock hour or the next, so each response is joined under its own hour
+-- and the one before (one pair each): a token with many errors and sends is not paired whole.
+CREATE OR REPLACE TABLE pushlog.kept_retries ENGINE = MergeTree ORDER BY (et, ek) AS
+WITH never AS (
+  SELECT token, time_ms, line_hash, source, line, topic, apns_id, collapse_id FROM pushlog.kept_responses
+  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
+), pairs AS (
+  SELECT x.time_ms AS et, intDiv(x.time_ms, 3600000) AS eh, x.line_hash AS ek, x.source AS esrc, x.line AS eline,
+         x.token AS token, x.topic AS topic,
+         r.time_ms AS rt, r.line_hash AS rk, r.apns_id AS r_apns, r.attempt AS r_attempt, r.collapse_id AS r_collapse
+  FROM never AS x
+  INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
+              WHERE token IN (SELECT token FROM never)) AS r ON r.token = x.token AND r.h = intDiv(x.time_ms, 3600000)
+  WHERE r.time_ms > x.time_ms AND r.time_ms <= x.time_ms + 3600000 AND isNotDistinctFrom(r.topic, x.topic)
+    AND (r.apns_id = x.apns_id OR r.attempt > 1 OR r.collapse_id = x.collapse_id)
+), flagged AS (
+  -- Each pair, and whether its retry is taken over by a later never-retry error.
+  SELECT p.et AS et, p.ek AS ek, p.rt AS rt, any(p.token) AS token,
+         max(coalesce(n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
+                      AND isNotDistinctFrom(n.topic, p.topic)
+                      AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id), 0)) AS taken
+  FROM pairs AS p
+  LEFT JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM never) AS n
+    ON n.token = p.token AND n.h = p.eh
+  GROUP BY p.et, p.ek, p.rt, p.rk
+), regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers WHERE token IN (SELECT token FROM never) GROUP BY token
+)
+SELECT f.et AS et, f.ek AS ek, count() AS n
+FROM flagged AS f LEFT JOIN regs AS g ON g.token = f.token
+WHERE f.taken = 0 AND NOT arrayExists(t -> t > f.et AND t <= f.rt, g.times)
+GROUP BY f.et, f.ek
+SETTINGS join_use_nulls = 1;
+
+-- 429 and 5xx answers (category rate or server) and their first retry (within the hour after, same
+-- token and topic, same apns-id or an attempt above 1): bad when it came within 1 s, or no later
+-- than the gap since the 429/5xx before it (within the hour before, when the answer was a retry).
+CREATE OR REPLACE TABLE pushlog.kept_rate_retries ENGINE = MergeTree ORDER BY (et, ek) AS
+WITH be AS (
+  SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt, intDiv(time_ms, 3600000) AS h FROM pushlog.kept_responses
+  WHERE status <> 200 AND category IN ('rate', 'server') AND token <> ''
+), first_retry AS (
+  SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt
+  FROM be INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
+                      WHERE token IN (SELECT token FROM be)) AS q ON q.token = be.token AND q.h = be.h
+  WHERE q.time_ms > be.et AND q.time_ms <= be.et + 3600000 AND isNotDistinctFrom(q.topic, be.topic)
+    AND (q.apns_id = be.apns_id OR q.attempt > 1)
+  GROUP BY be.et, be.ek
+), prev AS (
+  SELECT be.et AS et, be.ek AS ek, max(q.time_ms) AS pt
+  FROM be INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) + 1]) AS h FROM pushlog.kept_responses
+                      WHERE token IN (SELECT token FROM be)) AS q ON q.token = be.token AND q.h = be.h
+  WHERE q.time_ms < be.et AND q.time_ms >= be.et - 3600000 AND q.category IN ('rate', 'server')
+    AND isNotDistinctFrom(q.topic, be.topic) AND (q.apns_id = be.apns_id OR be.attempt > 1)
+  GROUP BY be.et, be.ek
+)
+SELECT f.et AS et, f.ek AS ek, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt - f.et <= f.et - p.pt) AS bad
+FROM first_retry AS f LEFT JOIN prev AS p ON p.et = f.et AND p.ek = f.ek
+SETTINGS join_use_nulls = 1;
+
+-- Background pushes, from the responses just kept.
+CREATE OR REPLACE TABLE pushlog.kept_background_pushes ENGINE = MergeTree ORDER BY t AS
+WITH rc AS (
+  SELECT apns_id, min(time_ms) AS rt FROM pushlog.records FINAL
+  WHERE kind = 'receipt' AND receipt = 'background' AND apns_id IS NOT NULL GROUP BY apns_id
+)
+SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.status AS status, s.priority AS priority,
+       coalesce(s.has_alert = 1 OR s.has_sound = 1 OR s.has_badge = 1, 0) AS with_alert,
+       s.topic AS topic, s.env AS env, s.apns_id AS apns_id,
+       if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt
+FROM pushlog.kept_responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
+WHERE s.push_type = 'background'
+   OR (s.push_type IS NULL AND s.content_available = 1 AND coalesce(s.has_alert, 0) = 0
+       AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0)
+SETTINGS join_use_nulls = 1;
+
+CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start AS SELECT * FROM pushlog.token_runs;
+
+CREATE OR REPLACE TABLE pushlog.kept_token_stale ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.token_stale;
+
+CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.device_facts;
+
+CREATE OR REPLACE TABLE pushlog.kept_data_span ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.data_span;
+
+-- Tokens the hex-run mask would not catch (malformed, masked or short ones): what a report's
+-- output masks besides hex runs, read here instead of scanning every record's token per report.
+CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER BY tuple() AS
+SELECT DISTINCT token FROM pushlog.records
+WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4;
+
+-- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
+-- the version of this file that built them: pushlog writes its own one's fingerprint here, so
+-- facts built by another version (or by hand, '') are rebuilt by pushlog once before it reads them.
+CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple() AS
+SELECT *, '' AS facts_sql FROM pushlog.kept_pending;
