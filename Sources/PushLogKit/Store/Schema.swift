@@ -246,11 +246,17 @@ public enum Schema {
     /// Transport failures (no APNs answer: TLS, DNS, timeouts), read through their partial index
     /// sends_transport (which names the category's fixed id), and attempts: the responses and the
     /// transport failures of sends and response records, what an incident's error share divides by.
-    static let attemptViews = """
-        CREATE VIEW IF NOT EXISTS transport_failures AS SELECT * FROM sends WHERE category_id = \(transportCategory);
-        CREATE VIEW IF NOT EXISTS attempts AS SELECT * FROM sends
-          WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = \(transportCategory));
-        """
+    static let attemptViews = attemptViews(temporary: false)
+
+    /// The same views, or (`temporary`) as a reader's own TEMP views over a database that lacks them.
+    static func attemptViews(temporary: Bool) -> String {
+        let create = temporary ? "CREATE TEMP VIEW IF NOT EXISTS" : "CREATE VIEW IF NOT EXISTS"
+        return """
+            \(create) transport_failures AS SELECT * FROM sends WHERE category_id = \(transportCategory);
+            \(create) attempts AS SELECT * FROM sends
+              WHERE kind IN (0, 2) AND (status IS NOT NULL OR category_id = \(transportCategory));
+            """
+    }
 
     /// Values with fixed ids, so SQL and the partial indexes can name them without a lookup:
     /// envs, push types and labels in this order (id = position + 1).

@@ -9,6 +9,9 @@ struct Migration: Sendable {
     /// Whether it frees pages worth giving back to the disk (a VACUUM after the last step).
     var vacuum = true
     let apply: @Sendable (Database) throws -> Void
+    /// For a step that only adds views: the same views as a reader's TEMP views, so a database
+    /// that has not met the new version's first ingest yet still reads, unchanged on disk.
+    var onReader: (@Sendable (Database) throws -> Void)? = nil
 }
 
 /// The steps that bring a database to the current schema, in order: a new one (version 0) is
@@ -27,7 +30,9 @@ enum SchemaMigration {
         Migration(from: 1...3, to: Schema.version, name: "text columns to dimension ids", apply: fromVersion3),
         Migration(from: 4...4, to: 5, name: "registers keyed by token, receipts by apns-id", apply: fromVersion4),
         Migration(from: 5...5, to: 6, name: "retry links, background hourly, background_pushes a view", apply: fromVersion5),
-        Migration(from: 6...6, to: 7, name: "views transport_failures and attempts", vacuum: false) { try $0.exec(Schema.attemptViews) },
+        Migration(
+            from: 6...6, to: 7, name: "views transport_failures and attempts", vacuum: false,
+            apply: { try $0.exec(Schema.attemptViews) }, onReader: { try $0.exec(Schema.attemptViews(temporary: true)) }),
     ]
 
     /// Versions 1-3 (text columns, 128-bit identity): the old tables are renamed, the new ones
@@ -51,6 +56,21 @@ enum SchemaMigration {
         }
         try Schema.createSecondaryIndexes(db)
         try markDerivedStale(db)
+    }
+
+    /// Gives a reader of an older database the views it lacks, when every step from `version`
+    /// to the current one only adds views; false when a step changes what is stored (the
+    /// database must be migrated by an ingest first).
+    static func readAsCurrent(_ db: Database, version: Int64) throws -> Bool {
+        var steps: [Migration] = []
+        var current = version
+        while current < Schema.version {
+            guard current > 0, let step = all.first(where: { $0.from.contains(current) }), step.onReader != nil else { return false }
+            steps.append(step)
+            current = step.to
+        }
+        try db.withoutReadOnlyGuard { for step in steps { try step.onReader?(db) } }
+        return true
     }
 
     /// Marks every derived fact for a rebuild: readers refuse the database until the ingest that

@@ -53,7 +53,10 @@ public enum Store {
         try db.exec("PRAGMA temp_store=FILE")
         try refuseForeign(db, path: path)
         let v = try db.scalarInt("PRAGMA user_version") ?? 0
-        if v != Schema.version {
+        if v > Schema.version {
+            throw StoreError.schemaNewer(found: v, supported: Schema.version)
+        }
+        if v < Schema.version, try !SchemaMigration.readAsCurrent(db, version: v) {
             throw StoreError.schemaMismatch(path: path, found: v, expected: Schema.version)
         }
         // Records whose derived facts are not built yet (a bulk load running or killed, a refresh
