@@ -100,7 +100,7 @@ final class CheckingSink: RecordSink {
     func skip() {}
     func ignore() {}
     func metric(_ count: DailyCount) {}
-    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+    func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?) {
         for case .record(let kind, let fields) in entries where builder.build(kind: kind, fields: fields, lineTime: lineTime) == nil {
             precondition(builder.event.time != nil && builder.event.kind != nil, "an entry without time or kind")
         }

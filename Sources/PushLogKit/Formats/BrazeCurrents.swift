@@ -13,7 +13,7 @@ enum BrazeCurrents {
     static let send = "users.messages.pushnotification.Send"
     static let bounce = "users.messages.pushnotification.Bounce"
 
-    static func entries(_ v: JSONValue, _ when: PackedTime) -> [PackedEntry]? {
+    static func entries(_ v: JSONValue, _ when: ToolRecordTime) -> [BundledRecord]? {
         if case .array(let events)? = v.first("events"), events.contains(where: { $0.first("event_type") != nil }) {
             return events.map { one($0, when) ?? .ignore }
         }
@@ -29,7 +29,7 @@ enum BrazeCurrents {
         return nil
     }
 
-    static func one(_ r: JSONValue, _ outer: PackedTime) -> PackedEntry? {
+    static func one(_ r: JSONValue, _ outer: ToolRecordTime) -> BundledRecord? {
         let type = value(r, "event_type") ?? (value(r, "push_token_state_change_type") != nil ? tokenChange : nil)
         guard let type, type.hasPrefix("users.") else { return nil }
         guard type == tokenChange || type == send || type == bounce else { return .ignore }
@@ -38,7 +38,7 @@ enum BrazeCurrents {
         }
         guard platform == "ios" else { return .skip }
         // Currents times are epoch seconds.
-        let when = PackedTime(time: value(r, "time") ?? outer.time, fromLine: outer.fromLine)
+        let when = ToolRecordTime(time: value(r, "time") ?? outer.time, fromLine: outer.fromLine)
         var f: [(Field, String, ValueType)] = []
         let token = value(r, "push_token")
         if let token { f.append((.token, token, .string)) }

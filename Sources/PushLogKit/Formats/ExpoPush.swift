@@ -14,7 +14,7 @@ enum ExpoPush {
         "InvalidCredentials": ("InvalidProviderToken", 403),
     ]
 
-    static func entries(_ v: JSONValue, _ when: PackedTime) -> [PackedEntry]? {
+    static func entries(_ v: JSONValue, _ when: ToolRecordTime) -> [BundledRecord]? {
         guard let data = v.first("data") else { return nil }
         switch data {
         case .array(let tickets) where tickets.allSatisfy({ $0.first("status") != nil }):
@@ -30,7 +30,7 @@ enum ExpoPush {
         }
     }
 
-    static func ticket(t: JSONValue, token: String?, _ when: PackedTime) -> PackedEntry {
+    static func ticket(t: JSONValue, token: String?, _ when: ToolRecordTime) -> BundledRecord {
         let token = t.first("to", "token")?.string ?? token ?? quotedToken(t.first("message")?.string ?? "")
         if t.first("status")?.string == "ok" {
             guard let id = t.first("id")?.string, let token else { return .ignore }

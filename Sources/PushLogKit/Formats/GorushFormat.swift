@@ -19,7 +19,7 @@ final class GorushFormat: LineFormat {
     /// What a line holds: one result, or the entries of an API response.
     enum Read {
         case one(ParseOutcome)
-        case entries([PackedEntry])
+        case entries([BundledRecord])
     }
 
     func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
@@ -117,7 +117,7 @@ final class GorushFormat: LineFormat {
     /// A JSON entry, or an API response body holding several.
     func object(_ v: JSONValue, time: String?, _ builder: EventBuilder, _ lineTime: Int64?) -> Read {
         if case .array(let logs)? = v["logs"] {
-            return .entries(logs.map { packedEntry($0, time: time, lineTime: lineTime) })
+            return .entries(logs.map { bundledRecord($0, time: time, lineTime: lineTime) })
         }
         guard let type = v["type"]?.string, GorushFormat.answers.contains(type) else { return .one(.ignore) }
         if let refusal = platformRefusal((v["platform"]?.string ?? "").lowercased()) { return .one(refusal) }
@@ -130,7 +130,7 @@ final class GorushFormat: LineFormat {
     }
 
     /// One entry of an API response's `logs`: it carries no time, so the line's prefix must.
-    func packedEntry(_ e: JSONValue, time: String?, lineTime: Int64?) -> PackedEntry {
+    func bundledRecord(_ e: JSONValue, time: String?, lineTime: Int64?) -> BundledRecord {
         guard let type = e["type"]?.string, GorushFormat.answers.contains(type) else { return .ignore }
         switch platformRefusal((e["platform"]?.string ?? "").lowercased()) {
         case .skip?: return .skip

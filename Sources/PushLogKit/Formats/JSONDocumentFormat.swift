@@ -70,7 +70,7 @@ final class SpanningSink: RecordSink {
     func skip() { target!.skip() }
     func ignore() { target!.ignore() }
     func metric(_ count: DailyCount) { target!.metric(count) }
-    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+    func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?) {
         target!.entries(entries, of: span ?? self.span, lineTime: lineTime)
     }
 }

@@ -39,7 +39,7 @@ protocol RecordSink: AnyObject {
     func metric(_ count: DailyCount)
     /// The record holds several (a result summary, an API response): each entry is built and
     /// validated like a record of its own line, and identified by its place in the record.
-    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?)
+    func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?)
 }
 
 extension RecordSink {

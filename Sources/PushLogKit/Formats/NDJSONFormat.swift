@@ -1,7 +1,7 @@
 /// The canonical schema: one JSON object per line, optionally after a prefix such as a
 /// CloudWatch or docker timestamp (`2026-11-02T08:15:03.120Z {...}`) whose time is used
 /// when the object has none. A line the canonical reader rejects is tried as another tool's
-/// JSON shape (node-apn results, Expo, Braze, Pinpoint: `PackedShapes`) before it is rejected.
+/// JSON shape (node-apn results, Expo, Braze, Pinpoint: `ToolRecordShapes`) before it is rejected.
 final class NDJSONFormat: LineFormat {
     let name = "ndjson"
 
@@ -35,7 +35,7 @@ final class NDJSONFormat: LineFormat {
     /// Reports the records of another tool's shape in the object at `start`, or the canonical reject.
     func otherShape(_ line: ByteSlice, _ start: Int, _ prefixTime: Int64?, _ lineTime: Int64?, _ sink: RecordSink, reject: RejectReason) {
         guard let v = JSONValue.parse(ByteSlice(rebasing: line[start...])),
-            let entries = PackedShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: lineTime != nil)
+            let entries = ToolRecordShapes.entries(v, time: prefixTime.map { String($0) }, lineTime: lineTime != nil)
         else { return sink.reject(reject) }
         sink.entries(entries, of: nil, lineTime: lineTime)
     }

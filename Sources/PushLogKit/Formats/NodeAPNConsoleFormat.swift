@@ -77,8 +77,8 @@ final class NodeAPNConsoleFormat: LineFormat {
         let span = firstLine != number ? RecordSpan(bytes: buffer.slice, firstLine: firstLine) : nil
         guard let v = JSONValue.parseInspected(buffer.slice) else { return sink.ignore() }
         let time = prefixTime.map { String($0) }
-        let when = PackedTime(time: time, fromLine: lineTime != nil)
-        var entries: [PackedEntry]
+        let when = ToolRecordTime(time: time, fromLine: lineTime != nil)
+        var entries: [BundledRecord]
         if let code = legacyCode, let token = v.first("token")?.string, !token.isEmpty {
             entries = [NodeAPNResult.entry(.object([("device", .string(token)), ("status", .number(code))]), sent: false, when)]
         } else if let all = NodeAPNResult.entries(v, when) {

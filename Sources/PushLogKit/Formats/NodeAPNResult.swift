@@ -3,7 +3,7 @@
 /// {"device","error"}]}`. One send per entry: sent is 200; failed has APNs' status and reason,
 /// or an `error` (no APNs response: a transport failure).
 enum NodeAPNResult {
-    static func entries(_ v: JSONValue, _ when: PackedTime) -> [PackedEntry]? {
+    static func entries(_ v: JSONValue, _ when: ToolRecordTime) -> [BundledRecord]? {
         let sent = v.first("sent"), failed = v.first("failed")
         var list: [JSONValue] = []
         var ok: [Bool] = []
@@ -14,7 +14,7 @@ enum NodeAPNResult {
     }
 
     /// One entry of `sent` or `failed`.
-    static func entry(_ entry: JSONValue, sent isSent: Bool, _ when: PackedTime) -> PackedEntry {
+    static func entry(_ entry: JSONValue, sent isSent: Bool, _ when: ToolRecordTime) -> BundledRecord {
         guard let device = entry.first("device")?.string, !device.isEmpty else {
             return .reject(.unreadableShape("node-apn result entry without a device"))
         }

@@ -44,7 +44,7 @@ final class OutcomeSink: RecordSink {
     func ignore() { outcomes.append(.ignore) }
     func metric(_ count: DailyCount) { outcomes.append(.metric(count)) }
 
-    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+    func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?) {
         for entry in entries {
             switch entry {
             case .skip: outcomes.append(.skip)

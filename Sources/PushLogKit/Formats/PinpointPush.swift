@@ -5,7 +5,7 @@
 /// a failure takes its status from `statusCode` or the reason; a failure with neither never
 /// reached APNs (a transport failure, its delivery status in `error`).
 enum PinpointPush {
-    static func entries(_ v: JSONValue, _ when: PackedTime) -> [PackedEntry]? {
+    static func entries(_ v: JSONValue, _ when: ToolRecordTime) -> [BundledRecord]? {
         let scopes = [v, v.first("attributes"), v.first("metrics")].compactMap { $0 }
         func value(_ keys: String...) -> String? {
             for s in scopes { for k in keys { if let x = s.first(k)?.string, !x.isEmpty { return x } } }
@@ -13,7 +13,8 @@ enum PinpointPush {
         }
         guard let channel = value("channelType", "channel_type")?.uppercased() else { return nil }
         guard channel.hasPrefix("APNS") else { return [.skip] }
-        let time = PackedTime(time: value("event_timestamp", "eventTimestamp", "arrival_timestamp") ?? when.time, fromLine: when.fromLine)
+        let time = ToolRecordTime(
+            time: value("event_timestamp", "eventTimestamp", "arrival_timestamp") ?? when.time, fromLine: when.fromLine)
         guard let token = value("address", "token", "endpointAddress", "deviceToken") else {
             return [.reject(.unreadableShape("Pinpoint push result without a token (address)"))]
         }

@@ -207,7 +207,7 @@ final class ChunkSink: RecordSink {
     /// Several records in one line (or one multi-line object): each is its own item, identified
     /// by the record and its place in it; only the line's own item, last, moves the resume
     /// position, so a crash between them re-reads the line.
-    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+    func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?) {
         reported = true
         let record = span?.bytes ?? bytes
         let recordLine = span?.firstLine ?? line.lineNumber

@@ -88,5 +88,5 @@ final class CountingSink: RecordSink {
     func skip() {}
     func ignore() {}
     func metric(_ count: DailyCount) {}
-    func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {}
+    func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?) {}
 }

@@ -224,7 +224,7 @@ extension RealLogTests {
         XCTAssertEqual(try count("SELECT count(*) FROM rejects", db: db), 3)
     }
 
-    func testAGrownFileOfPackedLinesResumesAfterTheLastWholeLine() throws {
+    func testAGrownFileOfBundledRecordLinesResumesAfterTheLastWholeLine() throws {
         let tmp = TempDir(), db = tmp.file("p.db")
         let a = "2026-11-02T09:00:00Z {\"sent\":[{\"device\":\"\(Self.token(60))\"},{\"device\":\"\(Self.token(61))\"}],\"failed\":[]}\n"
         let b =

@@ -17,7 +17,7 @@ final class RecordSinkTests: XCTestCase {
         func skip() { calls.append("skip") }
         func ignore() { calls.append("ignore") }
         func metric(_ count: DailyCount) { calls.append("metric \(count.day) \(count.count)") }
-        func entries(_ entries: [PackedEntry], of span: RecordSpan?, lineTime: Int64?) {
+        func entries(_ entries: [BundledRecord], of span: RecordSpan?, lineTime: Int64?) {
             calls.append("entries \(entries.count)" + spanText(span))
         }
 
@@ -66,7 +66,7 @@ final class RecordSinkTests: XCTestCase {
             ["record@1:{\"time\": \"2026-11-02T08:00:00Z\",   \"event\": \"send\", \"token\": \"ab\", \"status\": 200}"])
     }
 
-    func testAPackedRecordIsReportedAsEntries() {
+    func testABundledRecordLineIsReportedAsEntries() {
         let sink = RecordingSink()
         let line =
             #"2026-11-02T09:00:00.000Z {"sent":[{"device":"0032"}],"failed":[{"device":"0033","status":"410","response":{"reason":"Unregistered"}}]}"#

@@ -1,24 +1,24 @@
 /// Other tools' JSON records that the canonical reader cannot take as they are, tried on a line
 /// it rejected (so the canonical hot path never pays for them): node-apn's whole result object,
 /// Expo tickets and receipts, Braze Currents push events, Pinpoint push results.
-enum PackedShapes {
+enum ToolRecordShapes {
     /// The records of `v`, or nil when it is none of these shapes. `time` is the record's own time
     /// or its line prefix's; `lineTime` says a syslog prefix gave one.
-    static func entries(_ v: JSONValue, time: String?, lineTime: Bool) -> [PackedEntry]? {
+    static func entries(_ v: JSONValue, time: String?, lineTime: Bool) -> [BundledRecord]? {
         let t = time ?? v.first("time", "timestamp", "ts", "@timestamp")?.string
-        let when = PackedTime(time: t, fromLine: lineTime)
+        let when = ToolRecordTime(time: t, fromLine: lineTime)
         return NodeAPNResult.entries(v, when) ?? ExpoPush.entries(v, when) ?? BrazeCurrents.entries(v, when)
             ?? PinpointPush.entries(v, when)
     }
 }
 
-/// The time a packed record gets, or the reject that says it has none.
-struct PackedTime {
+/// The time a record of another tool's shape gets, or the reject that says it has none.
+struct ToolRecordTime {
     let time: String?
     let fromLine: Bool
 
     /// `fields` with the time added, or a reject naming the shape when there is no time at all.
-    func record(_ kind: StaticString, _ fields: [(Field, String, ValueType)], shape: String) -> PackedEntry {
+    func record(_ kind: StaticString, _ fields: [(Field, String, ValueType)], shape: String) -> BundledRecord {
         if let time { return .record(kind: kind, fields: [(.time, time, .string)] + fields) }
         if fromLine { return .record(kind: kind, fields: fields) }
         return .reject(

@@ -1,6 +1,6 @@
 /// One record of a line that packs several (node-apn's result object, Expo tickets, gorush's
 /// API response), as the fields a format read from it.
-enum PackedEntry {
+enum BundledRecord {
     case record(kind: StaticString, fields: [(Field, String, ValueType)])
     /// A record of another platform.
     case skip
