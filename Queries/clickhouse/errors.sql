@@ -65,12 +65,9 @@ g AS (
       AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
   GROUP BY b, status, why, cat, err
   UNION ALL
-  SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
-                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b,
+  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b,
          NULL, NULL, NULL, toInt8(-1), toUInt64(0)
-  FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
-               if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
-        FROM pushlog.kept_data_span)
+  FROM pushlog.kept_data_span
 ), w AS (
   SELECT b, status, why, cat, err, n, sumIf(n, err IN (0, 1)) OVER (PARTITION BY b) AS bucket_responses,
          countIf(err > 0) OVER (PARTITION BY b) AS errors, row_number() OVER (PARTITION BY b ORDER BY err) AS k

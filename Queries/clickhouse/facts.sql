@@ -112,9 +112,7 @@ SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.s
        s.topic AS topic, s.env AS env, s.apns_id AS apns_id,
        if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt
 FROM pushlog.kept_responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
-WHERE s.push_type = 'background'
-   OR (s.push_type IS NULL AND s.content_available = 1 AND coalesce(s.has_alert, 0) = 0
-       AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0)
+WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge)
 SETTINGS join_use_nulls = 1;
 
 CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start AS SELECT * FROM pushlog.token_runs;

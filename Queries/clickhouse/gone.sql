@@ -49,11 +49,8 @@ r AS (
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY b
 ), fill AS (
-  SELECT arrayJoin(if(n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, {by:String}), pushlog_bucket_step({by:String})) >= 20000, [],
-                      range(pushlog_bucket_start(f0, {by:String}), f1, pushlog_bucket_step({by:String})))) AS b
-  FROM (SELECT n, if(since = -9000000000000000000, lo, since) AS f0,
-               if(until = 9000000000000000000, if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until) AS f1
-        FROM pushlog.kept_data_span)
+  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b
+  FROM pushlog.kept_data_span
 ), k AS (SELECT b FROM fill UNION DISTINCT SELECT b FROM r)
 SELECT pushlog_bucket(k.b, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
        if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,

@@ -227,6 +227,22 @@ CREATE FUNCTION IF NOT EXISTS pushlog_bucket_start AS (t, unit) -> multiIf(
   intDiv(t, 86400000) * 86400000);
 CREATE FUNCTION IF NOT EXISTS pushlog_bucket_step AS (unit) -> multiIf(
   unit = 'minute', 60000, unit = '5m', 300000, unit = 'hour', 3600000, unit = 'week', 604800000, 86400000);
+-- A background push: push_type background, or no push_type with content-available and no alert,
+-- sound or badge (what pushlog counts against the background budget).
+CREATE FUNCTION IF NOT EXISTS pushlog_is_background AS (push_type, content_available, has_alert, has_sound, has_badge) ->
+  push_type = 'background' OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0
+    AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0);
+-- Every bucket start of a report's range, for the buckets without records: [since, until) where
+-- given, else the data's span [lo, hi] (up to now when only since is given); none without data
+-- (n = 0) or past 20,000 buckets.
+CREATE FUNCTION IF NOT EXISTS pushlog_fill_from AS (since, lo) -> if(since = -9000000000000000000, lo, since);
+CREATE FUNCTION IF NOT EXISTS pushlog_fill_to AS (since, until, hi) -> if(until = 9000000000000000000,
+  if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until);
+CREATE FUNCTION IF NOT EXISTS pushlog_bucket_range AS (f0, f1, n, unit) -> if(
+  n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, unit), pushlog_bucket_step(unit)) >= 20000, [],
+  range(pushlog_bucket_start(f0, unit), f1, pushlog_bucket_step(unit)));
+CREATE FUNCTION IF NOT EXISTS pushlog_fill AS (since, until, lo, hi, n, unit) ->
+  pushlog_bucket_range(pushlog_fill_from(since, lo), pushlog_fill_to(since, until, hi), n, unit);
 CREATE FUNCTION IF NOT EXISTS pushlog_iso_week AS (t) -> concat(
   toString(toISOYear(toDate(fromUnixTimestamp64Milli(toInt64(t), 'UTC')))), '-W',
   leftPad(toString(toISOWeek(toDate(fromUnixTimestamp64Milli(toInt64(t), 'UTC')))), 2, '0'));
@@ -264,9 +280,7 @@ SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.s
        s.topic AS topic, s.env AS env, s.apns_id AS apns_id,
        if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt
 FROM pushlog.responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
-WHERE s.push_type = 'background'
-   OR (s.push_type IS NULL AND s.content_available = 1 AND coalesce(s.has_alert, 0) = 0
-       AND coalesce(s.has_sound, 0) = 0 AND coalesce(s.has_badge, 0) = 0)
+WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge)
 SETTINGS join_use_nulls = 1;
 
 -- Runs of consecutive registrations of one device with the same token (pushlog's token_runs);
