@@ -28,12 +28,13 @@ public struct QueryCatalog {
             for file in names.sorted() where file.hasSuffix(".sql") {
                 let path = dir + "/" + file
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CatalogError("cannot read \(path)") }
-                let def: ReportDefinition
+                var def: ReportDefinition
                 do { def = try ReportDefinition.parse(name: String(file.dropLast(4)), text: text, origin: path) } catch let e
                     as CatalogError
                 {
                     throw ReportFileError(description: e.description)
                 }
+                if let weekly = report("weekly") { def.takeWeeklyLayoutIfUndeclared(weekly) }
                 // A misspelt parameter (`:sinec`) would bind NULL and quietly change the figures.
                 if let e = def.undeclaredUse { throw e }
                 reports.removeAll { $0.name == def.name }  // a user file overrides a built-in of the same name
@@ -63,5 +64,19 @@ public struct QueryCatalog {
                 }
             }
         }
+    }
+}
+
+extension ReportDefinition {
+    /// A KPI page written before pages declared their trends, daily fill, headings and marks
+    /// showed the weekly page's, which the page code held then: such a page (one that declares
+    /// none of them) still gets weekly's, and weekly's column meanings where it declares none.
+    mutating func takeWeeklyLayoutIfUndeclared(_ weekly: ReportDefinition) {
+        guard isKPIPage, trends.isEmpty, fills.isEmpty, headings.isEmpty, marks == nil else { return }
+        trends = weekly.trends
+        fills = weekly.fills
+        headings = weekly.headings
+        marks = weekly.marks
+        columns.merge(weekly.columns) { own, _ in own }
     }
 }

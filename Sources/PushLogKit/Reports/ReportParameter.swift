@@ -65,6 +65,34 @@ public struct ReportParameter: Sendable {
         "by": .text, "topic": .text, "env": .text, "unit": .text, "rule": .text,
     ]
 
+    /// The older untyped form, `NAME[=DEFAULT]  HELP`, that report files written before headers
+    /// were typed use: the type is the one the parameter's option carries, and `by` and `unit`
+    /// take the values every report took then.
+    static func legacy(_ name: String, _ text: Substring) -> ReportParameter {
+        var rest = text
+        var defaultValue: String?
+        if rest.hasPrefix("=") {
+            defaultValue = String(rest.dropFirst().prefix { !$0.isWhitespace })
+            rest = rest.dropFirst(1 + defaultValue!.count)
+        }
+        let type = legacyChoices[name].map(ParameterType.oneOf) ?? bindings[name] ?? .text
+        return ReportParameter(name: name, type: type, defaultValue: defaultValue, help: rest.trimmingCharacters(in: .whitespaces))
+    }
+
+    static let legacyChoices: [String: [String]] = [
+        "by": ["minute", "5m", "hour", "day", "week", "topic", "env", "app_version", "push_type", "reason"],
+        "unit": ["device", "user"],
+    ]
+
+    /// Whether the words after a parameter's name are its help (the older form, one space
+    /// apart), not a type: the first word is no type and one space leads on to more words.
+    static func isProse(_ text: Substring) -> Bool {
+        let word = text.prefix { !$0.isWhitespace }
+        guard !word.isEmpty, !word.hasPrefix("enum("), ParameterType.parse(String(word)) == nil else { return false }
+        let after = text.dropFirst(word.count)
+        return after.hasPrefix(" ") && !after.hasPrefix("  ") && after.count > 1
+    }
+
     /// Reads the text after `-- param:`; `at` names the file and line for errors.
     static func parse(_ text: String, at place: String) throws -> ReportParameter {
         let usage = "use -- param: NAME TYPE [= DEFAULT]  HELP, TYPE one of time, week, int, text, enum(a,b,...)"
@@ -74,19 +102,8 @@ public struct ReportParameter: Sendable {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
             throw CatalogError("\(place): cannot read the parameter name; \(usage)")
         }
-        // The older untyped form, `NAME[=DEFAULT]  HELP` (two spaces before the help): the type is
-        // the one the parameter's option carries. `by` must list its values.
-        if rest.isEmpty || rest.hasPrefix("=") || rest.hasPrefix("  ") {
-            var defaultValue: String?
-            if rest.hasPrefix("=") {
-                defaultValue = String(rest.dropFirst().prefix { !$0.isWhitespace })
-                rest = rest.dropFirst(1 + defaultValue!.count)
-            }
-            guard name != "by" else {
-                throw CatalogError("\(place): parameter by must list its values: -- param: by enum(hour,day,week) = day  HELP")
-            }
-            return ReportParameter(
-                name: name, type: bindings[name] ?? .text, defaultValue: defaultValue, help: rest.trimmingCharacters(in: .whitespaces))
+        if rest.isEmpty || rest.hasPrefix("=") || rest.hasPrefix("  ") || isProse(rest.dropFirst()) {
+            return legacy(name, rest)
         }
         rest = rest.drop { $0 == " " }
         // The type: one word, or enum(...) up to its closing parenthesis.

@@ -38,12 +38,41 @@ public struct ColumnInfo: Sendable, Equatable {
 
     public init(role: Role) { self.role = role }
 
-    /// An undeclared column: a rate when named so (`_rate`, `_share`), else a count or, when
-    /// its values are text, text. Ad-hoc queries have only this.
+    /// An undeclared column (ad-hoc queries, and report files written before headers declared
+    /// columns) read by the naming conventions reports have always used: a rate when named so
+    /// (`_rate`, `_share`), a key when it names what a row is about (`bucket`, `topic`, `status`,
+    /// …), `median*` a number, `first_seen`/`last_seen` times, else a count (where a count is
+    /// not wanted, text values are never filled or compared as one). Which way is good follows
+    /// the same conventions (`accepted*`, receipts and still-on shares up; volumes neither).
     public static func inferred(_ name: String) -> ColumnInfo {
-        let rate = name.hasSuffix("_rate") || name.hasSuffix("_share") || name == "share" || name == "rate_fraction"
-        return ColumnInfo(role: rate ? .rate : .count)
+        var info: ColumnInfo
+        if name.hasSuffix("_rate") || name.hasSuffix("_share") || name == "share" || name == "rate_fraction" {
+            info = ColumnInfo(role: .rate)
+        } else if conventionalKeys.contains(name) {
+            info = ColumnInfo(role: .key)
+        } else if name.hasPrefix("median") {
+            info = ColumnInfo(role: .number)
+        } else if name == "first_seen" || name == "last_seen" {
+            info = ColumnInfo(role: .time)
+        } else {
+            info = ColumnInfo(role: .count)
+        }
+        if conventionallyUp.contains(name) {
+            info.better = .up
+        } else if conventionalVolumes.contains(name) {
+            info.better = .none
+        }
+        return info
     }
+
+    static let conventionalKeys: Set<String> = [
+        "bucket", "status", "reason", "category", "registered_env", "sent_env", "app_version", "rate", "cohort", "topic", "env",
+        "push_type", "day",
+    ]
+    static let conventionallyUp: Set<String> = ["accepted_share", "accepted", "receipt_rate", "still_on_7d_share", "still_on_30d_share"]
+    static let conventionalVolumes: Set<String> = [
+        "responses", "background_sends", "active_devices", "new_tokens", "opted_in", "on_at_start", "token_hours", "checked",
+    ]
 
     /// +1 when an increase is good, -1 when it is bad, 0 for volume.
     var sign: Int {

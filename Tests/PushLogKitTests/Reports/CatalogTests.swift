@@ -42,7 +42,6 @@ final class CatalogTests: XCTestCase {
             ("-- title: X\n-- param: since tiem  start\n-- section: s\nSELECT 1;", "/q/mine.sql:2: unknown type 'tiem'"),
             ("-- title: X\n\n-- param: by enum(hour,day) = week  b\n-- section: s\nSELECT 1;", "/q/mine.sql:3: default 'week'"),
             ("-- param: budget text  n\n-- section: s\nSELECT 1;", "/q/mine.sql:1: parameter budget is a int"),
-            ("-- param: by=day  bucket: hour or day\n-- section: s\nSELECT 1;", "/q/mine.sql:1: parameter by must list its values"),
             ("-- param: by text  bucket\n-- section: s\nSELECT 1;", "/q/mine.sql:1: parameter by must list its values"),
             ("-- column: x rat\n-- section: s\nSELECT 1;", "/q/mine.sql:1: unknown column role 'rat'"),
             ("-- column: x rate better=sideways\n-- section: s\nSELECT 1;", "/q/mine.sql:1: better=sideways"),
@@ -92,12 +91,25 @@ final class CatalogTests: XCTestCase {
         }
     }
 
-    /// The older untyped form still loads: the type is the one the option carries.
+    /// The older untyped form still loads: the type is the one the option carries, `by` and
+    /// `unit` take the values every report took, and one space may part the name from the help.
     func testUntypedParameterTakesItsOptionsType() throws {
-        let def = try parse("-- param: since  start\n-- param: budget=4  n\n-- section: s\nSELECT :since, :budget;")
+        let def = try parse(
+            """
+            -- param: since start of the range
+            -- param: budget=4  n
+            -- param: by=day  bucket: hour, day or week
+            -- param: unit=device  device or user
+            -- section: s
+            SELECT :since, :budget, :by, :unit;
+            """)
         XCTAssertEqual(def.parameter("since")?.type, .time)
+        XCTAssertEqual(def.parameter("since")?.help, "start of the range")
         XCTAssertEqual(def.parameter("budget")?.type, .int)
         XCTAssertEqual(def.paramDefaults["budget"], "4")
+        XCTAssertEqual(def.parameter("by")?.type.allowed, ReportParameter.legacyChoices["by"])
+        XCTAssertEqual(def.paramDefaults["by"], "day")
+        XCTAssertEqual(def.parameter("unit")?.type.allowed, ["device", "user"])
     }
 
     /// A KPI page whose line names a report or section the catalog lacks stops the load.
@@ -235,5 +247,54 @@ final class CatalogFileTests: XCTestCase {
         XCTAssertTrue(rate.stdout.contains("25.0%"), rate.stdout)
         XCTAssertFalse(count.stdout.contains("25.0%"), count.stdout)
         XCTAssertTrue(count.stdout.contains("0.25"), count.stdout)
+    }
+}
+
+/// Report files written before headers declared columns keep their meaning: an undeclared
+/// column reads by the naming conventions reports have always used, and a KPI page that declares
+/// no layout gets the weekly page's.
+final class UndeclaredColumnsTests: XCTestCase {
+    func testCompareMatchesRowsByAConventionalKeyColumn() {
+        let cur = ResultTable(
+            name: "by_bucket", columns: ["topic", "status", "responses", "median_latency"],
+            rows: [[.text("a"), .int(200), .int(10), .int(5)], [.text("b"), .int(410), .int(3), .int(7)]])
+        // The previous period lists b first and lacks a.
+        let prev = ResultTable(name: "by_bucket", columns: cur.columns, rows: [[.text("b"), .int(410), .int(1), .int(6)]])
+        let merged = ReportComparison.merge(cur, prev, shift: 0, by: "topic")
+        XCTAssertFalse(merged.columns.contains("status_prev"), "a key is not compared: \(merged.columns)")
+        let row = { (key: String) in merged.rows.first { $0[0] == .text(key) }! }
+        let p = merged.column("responses_prev")!, m = merged.column("median_latency_prev")!
+        XCTAssertEqual(row("b")[p], .int(1))
+        XCTAssertEqual(row("b")[m], .int(6))
+        XCTAssertEqual(row("a")[p], .int(0), "a row of one period compares against 0")
+    }
+
+    func testConventionalMeanings() {
+        XCTAssertEqual(ColumnInfo.inferred("bucket").role, .key)
+        XCTAssertEqual(ColumnInfo.inferred("reason").role, .key)
+        XCTAssertEqual(ColumnInfo.inferred("median_latency_ms").role, .number)
+        XCTAssertEqual(ColumnInfo.inferred("first_seen").role, .time)
+        XCTAssertEqual(ColumnInfo.inferred("gone_rate").role, .rate)
+        XCTAssertEqual(ColumnInfo.inferred("gone").role, .count)
+        XCTAssertEqual(ColumnInfo.inferred("accepted_share").better, .up)
+        XCTAssertEqual(ColumnInfo.inferred("responses").better, ColumnInfo.Better.none)
+        XCTAssertEqual(ColumnInfo.inferred("gone_rate").better, .down)
+    }
+
+    /// A copy of the built-in weekly page with its layout lines taken out (as pages were
+    /// written before they could declare one) lays out as weekly: incidents marked, its trend.
+    func testAKPIPageWithoutLayoutTakesWeeklys() throws {
+        let weekly = try XCTUnwrap(QueryCatalog().report("weekly"))
+        let text = String(decoding: BuiltInQueries.files["weekly"]!, as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { l in !["-- trend:", "-- fill:", "-- heading:", "-- marks:", "-- column:"].contains { l.hasPrefix($0) } }
+            .joined(separator: "\n")
+        let tmp = TempDir()
+        _ = tmp.write("myweekly.sql", text.replacingOccurrences(of: "weekly.basics", with: "myweekly.basics"))
+        let page = try XCTUnwrap(QueryCatalog(userDirectory: tmp.path).report("myweekly"))
+        XCTAssertEqual(page.marks?.section, weekly.marks?.section)
+        XCTAssertEqual(page.trends.map(\.name), weekly.trends.map(\.name))
+        XCTAssertEqual(page.headings, weekly.headings)
+        XCTAssertEqual(page.columns["auth_errors"], weekly.columns["auth_errors"])
     }
 }
