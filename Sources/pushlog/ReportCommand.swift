@@ -254,11 +254,10 @@ enum ReportCommand: Command {
     /// The command's help, and for `report NAME --help` the parameters NAME's header declares:
     /// type, default, allowed values and help.
     static func help(for argv: [String]) -> String {
-        guard let first = argv.first, !first.hasPrefix("-"),
-            let catalog = try? QueryCatalog(
-                userDirectory: argv.firstIndex(of: "--queries").flatMap { argv.indices.contains($0 + 1) ? argv[$0 + 1] : nil }
-                    ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"]),
-            let def = catalog.report(first)
+        let (name, queries) = reportAndQueries(argv)
+        guard let name,
+            let catalog = try? QueryCatalog(userDirectory: queries ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"]),
+            let def = catalog.report(name)
         else { return help }
         var s = help + "\nREPORT \(def.name):\n  \(def.title). \(def.description)\n\nPARAMETERS OF \(def.name):\n"
         if def.params.isEmpty { s += "  none\n" }
@@ -270,6 +269,29 @@ enum ReportCommand: Command {
             if let allowed = p.type.allowed { s += String(repeating: " ", count: 21) + "one of: " + allowed.joined(separator: ", ") + "\n" }
         }
         return s
+    }
+
+    /// The report named and the `--queries` folder, wherever they stand among the options.
+    static func reportAndQueries(_ argv: [String]) -> (name: String?, queries: String?) {
+        let valued = Set(optionTable.valued)
+        var name: String?
+        var queries: String?
+        var i = 0
+        while i < argv.count {
+            let a = argv[i]
+            if a.hasPrefix("--queries=") {
+                queries = String(a.dropFirst("--queries=".count))
+            } else if a == "--queries" {
+                queries = i + 1 < argv.count ? argv[i + 1] : nil
+                i += 1
+            } else if a.hasPrefix("-") {
+                if valued.contains(a) { i += 1 }
+            } else if name == nil {
+                name = a
+            }
+            i += 1
+        }
+        return (name, queries)
     }
 
     /// A parameter option the report does not declare is a usage error, with the likely fix.

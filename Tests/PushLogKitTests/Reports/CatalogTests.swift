@@ -195,6 +195,13 @@ final class CatalogFileTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("--by VALUE         the bucket of by_bucket (default day)"), help.stdout)
         XCTAssertTrue(help.stdout.contains("one of: day, week"), help.stdout)
         XCTAssertTrue(help.stdout.contains("--since TIME       start of the range"), help.stdout)
+        // Options may come before the name, as anywhere else.
+        for argv in [
+            ["report", "--queries", dir.path, "mine", "--help"], ["report", "--queries=\(dir.path)", "--by", "week", "mine", "--help"],
+        ] {
+            let r = try Run.pushlog(["--db", IngestedFixtures.reports] + argv)
+            XCTAssertTrue(r.stdout.contains("PARAMETERS OF mine"), "\(argv): \(r.stdout)")
+        }
 
         let list = try pushlog(["reports", "--format", "csv"], dir)
         XCTAssertTrue(list.stdout.contains("mine,Accepted responses,since until by,summary by_bucket,"), list.stdout)
