@@ -23,7 +23,7 @@ struct ReportComparison {
         let keys = cur.columns.indices.filter { cur.meaning(cur.columns[$0]).role == .key }
         func isText(_ v: SQLValue) -> Bool { if case .text = v { return true } else { return false } }
         let figures = cur.columns.indices.filter { c in !keys.contains(c) && !(cur.rows + prev.rows).contains { isText($0[c]) } }
-        let timeBuckets = cur.columns.contains("bucket") && (by.map { TimeBucket.units.contains($0) } ?? false)
+        let timeBuckets = cur.columns.contains("bucket") && (by.flatMap(TimeUnit.init(rawValue:)) != nil)
         func key(_ row: [SQLValue], shifted: Bool) -> [String] {
             keys.map { c in
                 let v = CellFormat.plain(row[c])
@@ -118,8 +118,6 @@ struct ReportComparison {
 
 /// Time-bucket labels back to their start (the inverse of `bucket(ms, unit)`).
 enum TimeBucket {
-    static let units: Set<String> = ["minute", "5m", "hour", "day", "week"]
-
     static func start(label: String, by: String) -> Int64? {
         switch by {
         case "week": return TimeArgument.week(label)

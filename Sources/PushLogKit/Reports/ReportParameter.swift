@@ -80,7 +80,7 @@ public struct ReportParameter: Sendable {
     }
 
     static let legacyChoices: [String: [String]] = [
-        "by": ["minute", "5m", "hour", "day", "week", "topic", "env", "app_version", "push_type", "reason"],
+        "by": TimeUnit.allCases.map(\.rawValue) + ["topic", "env", "app_version", "push_type", "reason"],
         "unit": ["device", "user"],
     ]
 

@@ -63,7 +63,7 @@ enum Functions {
             }
             let unit = String(cString: u)
             guard let ms = Functions.epochMs(ctx, argv[0], "bucket") else { return }
-            guard Functions.units.contains(unit) else {
+            guard TimeUnit(rawValue: unit) != nil else {
                 sqlite3_result_error(ctx, "bucket(): unknown unit '\(unit)'; use minute, 5m, hour, day or week", -1)
                 return
             }
@@ -130,8 +130,6 @@ enum Functions {
                     }
                 }, Functions.medianResult, nil))
     }
-
-    static let units: Set<String> = ["minute", "5m", "hour", "day", "week"]
 
     /// The whole UTC hours of [since, until) (arguments 0 and 1, integers) as [start, end):
     /// start is the first hour boundary at or after since (until when that is later), end the
