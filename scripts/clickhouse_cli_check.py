@@ -302,6 +302,76 @@ def check_kill(a, server, tmp, inputs, problems):
     server.query(f"SYSTEM START MERGES {chdb}.records")
 
 
+def check_listings(a, checked, problems, counts):
+    """tokens, trace, metrics and rejects: each with its options on both engines, the output
+    compared exactly (stdout, stderr and exit code; masked and revealed; error cases)."""
+    import sqlite3
+    for name, ch, chdb, db in checked:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        sql = lambda q: [r[0] for r in con.execute(q)]  # noqa: E731
+        lo, hi = con.execute("SELECT min(time_ms), max(time_ms) FROM sends").fetchone()
+        mid = (lo + hi) // 2 + 7 * 60000 + 123
+        after = hi + 86400000
+        cases = []
+        kinds = ["--gone", "--superseded", "--bad", "--mismatched"]
+        for kind in kinds + [" ".join(kinds)]:
+            k = kind.split()
+            cases += [["tokens"] + k + ["--format", "json"], ["tokens"] + k + ["--format", "json", "--reveal-tokens"],
+                      ["tokens"] + k + ["--since", str(mid), "--format", "json", "--reveal-tokens"]]
+        cases += [["tokens"] + kinds + ["--format", f] for f in ("tsv", "csv", "markdown", "html", "table", "ndjson")]
+        cases += [["tokens", "--gone", "--bad", "--format", "lines", "--reveal-tokens"], ["tokens", "--gone", "--format", "lines"],
+                  ["tokens", "--gone", "--since", str(after)], ["tokens"]]
+        cases += [["metrics"], ["metrics", "--since", str(mid)], ["metrics", "--since", str(lo + 3600000), "--until", str(mid), "--budget", "1"],
+                  ["metrics", "--since", str(after)]]
+        files = sql("SELECT path FROM sources WHERE id IN (SELECT source_id FROM rejects) ORDER BY id")
+        cases += [["rejects", "--format", "json"], ["rejects", "--limit", "0", "--format", "json"], ["rejects", "--limit", "2"],
+                  ["rejects", "--source", "no-such-file.log"], ["rejects", "--format", "tsv", "--limit", "0"]]
+        cases += [["rejects", "--source", f, "--format", "json"] for f in files[:2]]
+        cases += [["rejects", "--source", os.path.basename(f), "--limit", "3"] for f in files[:2]]
+        # trace: every kind of key, as people copy them from outputs and logs.
+        keys = []
+        for q in ("SELECT token FROM tokens WHERE id IN (SELECT token_id FROM token_facts WHERE first_410 IS NOT NULL) ORDER BY token LIMIT 2",
+                  "SELECT token FROM tokens WHERE id IN (SELECT token_id FROM token_runs WHERE superseded_at IS NOT NULL) ORDER BY token LIMIT 2",
+                  "SELECT token FROM tokens WHERE malformed = 1 OR length(token) < 32 ORDER BY token LIMIT 3",
+                  "SELECT name FROM devices WHERE id IN (SELECT device_id FROM settings) ORDER BY name LIMIT 2",
+                  "SELECT name FROM users ORDER BY name LIMIT 2",
+                  "SELECT name FROM users WHERE id IN (SELECT user_id FROM registers WHERE device_id IS NULL) ORDER BY name LIMIT 1",
+                  "SELECT lower(hex(apns_id)) FROM sends WHERE length(apns_id) = 16 AND kind = 2 AND status = 410 ORDER BY time_ms LIMIT 1",
+                  "SELECT lower(hex(apns_id)) FROM receipts WHERE length(apns_id) = 16 ORDER BY time_ms LIMIT 1",
+                  "SELECT apns_id FROM sends WHERE typeof(apns_id) = 'text' ORDER BY time_ms LIMIT 1"):
+            keys += [k for k in sql(q) if k]
+        full = []
+        for k in keys:
+            if len(k) == 32 and all(c in "0123456789abcdef" for c in k) and k in sql("SELECT lower(hex(apns_id)) FROM sends WHERE length(apns_id) = 16 UNION SELECT lower(hex(apns_id)) FROM receipts"):
+                uuid = f"{k[:8]}-{k[8:12]}-{k[12:16]}-{k[16:20]}-{k[20:]}"
+                full += [uuid, uuid.upper(), k[:8]]
+            else:
+                full.append(k)
+        tokens = [k for k in keys if k in sql("SELECT token FROM tokens")]
+        for t in tokens[:2]:
+            full += [t[:10], t[:8] + "…" + t[-4:]]
+        full += ["zz-no-such-key", "a", "0"]
+        for k in full:
+            cases += [["trace", k, "--format", "json"], ["trace", k, "--format", "json", "--reveal-tokens"]]
+        cases += [["trace", full[0], "--format", f] for f in ("tsv", "markdown")] + [["trace"]]
+        con.close()
+        for args in cases:
+            s = subprocess.run([a.pushlog, "--db", db] + args, capture_output=True, text=True)
+            c = subprocess.run([a.pushlog, "--clickhouse", ch] + args, capture_output=True, text=True)
+            where = f"{name} {' '.join(args)}"
+            outs = [s.stdout, c.stdout]
+            if args[0] == "metrics":  # the ages are relative to the moment each ran
+                outs = ["".join(l for l in o.splitlines(True) if not l.startswith("pushlog_seconds_since_newest_record{")) for o in outs]
+            if s.returncode != c.returncode or s.stderr != c.stderr:
+                problems.append(f"{where}: exit {s.returncode} on SQLite, {c.returncode} on ClickHouse; stderr {s.stderr.strip()[:300]!r} / {c.stderr.strip()[:300]!r}")
+            elif outs[0] != outs[1]:
+                la, lb = outs[0].splitlines(), outs[1].splitlines()
+                i = next((i for i in range(min(len(la), len(lb))) if la[i] != lb[i]), min(len(la), len(lb)))
+                problems.append(f"{where}: output differs at line {i + 1} of {len(la)}/{len(lb)}: SQLite "
+                                f"{(la[i] if i < len(la) else '<end>')[:300]!r}, ClickHouse {(lb[i] if i < len(lb) else '<end>')[:300]!r}")
+            counts["listings"] += 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pushlog", default=os.path.join(ROOT, ".build", "debug", "pushlog"))
@@ -326,18 +396,21 @@ def main():
                         ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
                          "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson")]
             fixtures = [f for f in fixtures if os.path.exists(f)]
-            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0}
+            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0, "listings": 0}
             corpora = [("demo", [logs]), ("fixtures", fixtures)]
             if a.self_test:
                 corpora = corpora[:1]
             ch = chdb_name = db = None
+            checked = []
             for name, inputs in corpora:
                 got = check_corpus(a, server, tmp, name, inputs, problems, counts)
+                checked.append((name,) + got)
                 if name == "demo":
                     ch, chdb_name, db = got
             if not a.self_test:
                 check_commands(a, server, ch, chdb_name, db, problems)
                 check_kill(a, server, tmp, [logs] + fixtures, problems)
+                check_listings(a, checked, problems, counts)
         finally:
             server.stop()
     for p in problems:
@@ -346,7 +419,8 @@ def main():
         print(f"clickhouse-cli-check: {len(problems)} differences", file=sys.stderr)
         return 1
     print(f"clickhouse-cli-check: `pushlog --clickhouse` agrees with SQLite: {counts['rows']} rows in {counts['runs']} report runs, "
-          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume")
+          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume, "
+          f"{counts['listings']} runs of tokens/trace/metrics/rejects")
     return 0
 
 
