@@ -370,6 +370,26 @@ def check_listings(a, checked, problems, counts):
                 problems.append(f"{where}: output differs at line {i + 1} of {len(la)}/{len(lb)}: SQLite "
                                 f"{(la[i] if i < len(la) else '<end>')[:300]!r}, ClickHouse {(lb[i] if i < len(lb) else '<end>')[:300]!r}")
             counts["listings"] += 1
+    # report --watch: the first frame on both engines (its header line holds the time), and the
+    # refusal of -o, with the same exit code.
+    name, ch, chdb, db = checked[0]
+    frames = []
+    for engine in (["--db", db], ["--clickhouse", ch]):
+        p = subprocess.Popen([a.pushlog] + engine + ["report", "gone", "--by", "week", "--format", "tsv", "--watch", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        blocks = out.split("\n# 20")
+        frames.append((p.returncode, blocks[0].split("\n", 1)[-1], len(blocks), err))
+    if frames[0][0] != 0 or frames[0][:2] != frames[1][:2] or frames[1][2] < 2 or frames[0][3] != frames[1][3]:
+        problems.append(f"report --watch: SQLite exit {frames[0][0]}, {frames[0][2]} frames; ClickHouse exit {frames[1][0]}, "
+                        f"{frames[1][2]} frames; first frames equal: {frames[0][1] == frames[1][1]}; stderr {frames[1][3][-300:]!r}")
+    s_, c_ = (subprocess.run([a.pushlog] + e + ["report", "gone", "--watch", "-o", "x.csv"], capture_output=True, text=True)
+              for e in (["--db", db], ["--clickhouse", ch]))
+    if (s_.returncode, s_.stderr) != (c_.returncode, c_.stderr):
+        problems.append(f"report --watch -o: SQLite exit {s_.returncode} {s_.stderr!r}, ClickHouse exit {c_.returncode} {c_.stderr!r}")
+    counts["listings"] += 2
 
 
 def main():
