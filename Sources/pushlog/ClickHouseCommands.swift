@@ -28,8 +28,6 @@ enum ClickHouseCommands {
 
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         switch cmd.name {
-        case ReportCommand.name where args.contains(where: { $0 == "--watch" || $0.hasPrefix("--watch=") }):
-            return try Watch.reportOnClickHouse(args, url)
         case ReportCommand.name: return try ReportCommand.runOnClickHouse(args, ctx, url)
         case QueryCommand.name: return try QueryCommand.runOnClickHouse(args, url)
         case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
