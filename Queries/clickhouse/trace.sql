@@ -88,28 +88,26 @@ FROM (
          toString(source) AS source, line
   FROM pushlog.kept_sends WHERE has(tokens, token) OR apns_id = a
   UNION ALL
-  SELECT time_ms, 'register', token,
-         concat('device ', coalesce(device, '?'), ' user ', coalesce(user, '?'), ' env ', coalesce(toString(env), '?'),
-                ' app ', coalesce(toString(app_version), '?'), ' auth ', coalesce(toString(auth), '?')),
+  -- The other kinds in one pass over the records.
+  SELECT time_ms, toString(kind), token,
+         multiIf(kind = 'register',
+                 concat('device ', coalesce(device, '?'), ' user ', coalesce(user, '?'), ' env ', coalesce(toString(env), '?'),
+                        ' app ', coalesce(toString(app_version), '?'), ' auth ', coalesce(toString(auth), '?')),
+                 kind = 'unregister', concat('device ', coalesce(device, '?')),
+                 kind = 'settings',
+                 if(auth IS NULL, NULL,
+                    concat('auth ', toString(auth), ' alert ', coalesce(toString(alert_setting), '?'), ' device ', coalesce(device, '?'))),
+                 if(apns_id IS NULL, NULL,
+                    concat(coalesce(toString(receipt), '?'), ' ', coalesce(toString(result), ''), ' apns-id ', assumeNotNull(apns_id)))),
          toString(source), line
   FROM pushlog.records FINAL
-  WHERE kind = 'register' AND (has(tokens, token) OR (device IS NOT NULL AND has(devices, assumeNotNull(device))) OR (device IS NULL AND user = u))
-  UNION ALL
-  SELECT time_ms, 'unregister', token, concat('device ', coalesce(device, '?')), toString(source), line
-  FROM pushlog.records FINAL
-  WHERE kind = 'unregister' AND (has(tokens, token) OR (device IS NOT NULL AND has(devices, assumeNotNull(device))))
-  UNION ALL
-  SELECT time_ms, 'settings', '',
-         if(auth IS NULL, NULL, concat('auth ', toString(auth), ' alert ', coalesce(toString(alert_setting), '?'), ' device ', coalesce(device, '?'))),
-         toString(source), line
-  FROM pushlog.records FINAL
-  WHERE kind = 'settings' AND ((device IS NOT NULL AND has(devices, assumeNotNull(device))) OR (device IS NULL AND user = u))
-  UNION ALL
-  SELECT time_ms, 'receipt', token,
-         if(apns_id IS NULL, NULL, concat(coalesce(toString(receipt), '?'), ' ', coalesce(toString(result), ''), ' apns-id ', assumeNotNull(apns_id))),
-         toString(source), line
-  FROM pushlog.records FINAL
-  WHERE kind = 'receipt' AND (apns_id = a OR apns_id IN (SELECT apns_id FROM pushlog.kept_sends WHERE (has(tokens, token) OR apns_id = a) AND apns_id IS NOT NULL))
+  WHERE kind IN ('register', 'unregister', 'settings', 'receipt') AND multiIf(
+    kind = 'register', has(tokens, token) OR (device IS NOT NULL AND has(devices, assumeNotNull(device))) OR (device IS NULL AND user = u),
+    kind = 'unregister', has(tokens, token) OR (device IS NOT NULL AND has(devices, assumeNotNull(device))),
+    kind = 'settings', (device IS NOT NULL AND has(devices, assumeNotNull(device))) OR (device IS NULL AND user = u),
+    kind = 'receipt',
+    apns_id = a OR apns_id IN (SELECT apns_id FROM pushlog.kept_sends WHERE (has(tokens, token) OR apns_id = a) AND apns_id IS NOT NULL),
+    0)
 ) AS x
 WHERE (x.token = '' OR NOT has(excluding, x.token)) AND (empty(kinds) OR has(kinds, x.kind))
 ORDER BY x.t, x.kind, x.source, x.line;
