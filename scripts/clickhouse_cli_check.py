@@ -96,8 +96,10 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         args = [] if r is None else ["--since", str(r[0]), "--until", str(r[1])]
         cases.append(("all data" if r is None else f"{r[0]}..{r[1]}", args))
     last = ["--since", str(ranges[-1][0]), "--until", str(ranges[-1][1])] if ranges[-1] else []
-    options = {"by": {"gone": ["hour", "week"], "churn": ["day"], "errors": ["day", "5m"]}.get(report, []),
-               "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"], "budget": ["1"]}
+    # Every --by value the report takes (time units and dimensions), each with --compare previous too.
+    by_values = cc.by_values(report)
+    options = {"by": by_values, "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"],
+               "budget": ["1"], "rule": cc.RULES}
     for k, values in options.items():
         if k in declared:
             cases += [(f"--{k} {v}", last + [f"--{k}", v]) for v in values]
@@ -105,8 +107,9 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         # --compare previous over whole days (a range of whole buckets), and a --fail-if each way.
         day = 86400000
         s, u = (lo // day + 3) * day, (lo // day + 10) * day
-        by = ["--by", "day"] if "by" in declared else []
-        cases.append(("--compare previous", ["--since", str(s), "--until", str(u), "--compare", "previous"] + by))
+        compare = ["--since", str(s), "--until", str(u), "--compare", "previous"]
+        cases.append(("--compare previous", compare))
+        cases += [(f"--compare previous --by {v}", compare + ["--by", v]) for v in by_values]
     return cases
 
 
@@ -168,7 +171,8 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
     lo = server.query("SELECT min(time_ms), max(time_ms) FROM events WHERE kind NOT IN ('receipt', 'unregister')", chdb)[0]
     lo, hi = int(lo[0]), int(lo[1])
     topic = server.query("SELECT coalesce((SELECT topic FROM responses WHERE topic IS NOT NULL GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')", chdb)[0][0]
-    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "weekly"]
+    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "hygiene", "reconcile",
+                                                "weekly"]
     prev = weekly_prev(a.pushlog, db) if "weekly" in reports else None
     for report in reports:
         cases = report_cases(report, a.pushlog, db, ch, topic, lo, hi)

@@ -16,6 +16,24 @@
 CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple() AS
 SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(version) FROM pushlog.sources) AS sources_version;
 
+-- `--by` a dimension (topic, env, app_version, push_type, reason) as pushlog labels it: the value,
+-- '(none)' when it is missing or empty ('(unknown)' for an app version); '' for a time unit, whose
+-- bucket is its start (pushlog_bucket_start). The reports group by both, (start, value), so one
+-- statement serves either form. Defined here, not in schema.sql: the reports need the current
+-- definition, and this file (unlike the schema) runs again whenever pushlog's version of it changes.
+CREATE OR REPLACE FUNCTION pushlog_is_dimension AS (by) -> by IN ('topic', 'env', 'app_version', 'push_type', 'reason');
+
+CREATE OR REPLACE FUNCTION pushlog_named AS (x, none) -> if(coalesce(toString(x), '') = '', none, coalesce(toString(x), ''));
+
+CREATE OR REPLACE FUNCTION pushlog_by_value AS (by, topic, env, push_type, reason, app_version) -> multiIf(
+  by = 'topic', pushlog_named(topic, '(none)'), by = 'env', pushlog_named(env, '(none)'),
+  by = 'push_type', pushlog_named(push_type, '(none)'), by = 'reason', pushlog_named(reason, '(none)'),
+  by = 'app_version', pushlog_named(app_version, '(unknown)'), '');
+
+CREATE OR REPLACE FUNCTION pushlog_by_start AS (t, by) -> if(pushlog_is_dimension(by), toInt64(0), toInt64(pushlog_bucket_start(t, by)));
+
+CREATE OR REPLACE FUNCTION pushlog_by_label AS (b, value, by) -> if(pushlog_is_dimension(by), value, pushlog_bucket(b, by));
+
 CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token AS SELECT * FROM pushlog.token_facts;
 
 -- Responses, requests and sends (the `sends` view: split responses completed from their request),
@@ -101,7 +119,8 @@ SELECT f.et AS et, f.ek AS ek, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt 
 FROM first_retry AS f LEFT JOIN prev AS p ON p.et = f.et AND p.ek = f.ek
 SETTINGS join_use_nulls = 1;
 
--- Background pushes, from the responses just kept.
+-- Background pushes, from the responses just kept (line_hash orders pushes of one millisecond,
+-- reg_app_version is the token's, for silent --by app_version).
 CREATE OR REPLACE TABLE pushlog.kept_background_pushes ENGINE = MergeTree ORDER BY t AS
 WITH rc AS (
   SELECT apns_id, min(time_ms) AS rt FROM pushlog.records FINAL
@@ -110,7 +129,8 @@ WITH rc AS (
 SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.status AS status, s.priority AS priority,
        coalesce(s.has_alert = 1 OR s.has_sound = 1 OR s.has_badge = 1, 0) AS with_alert,
        s.topic AS topic, s.env AS env, s.apns_id AS apns_id,
-       if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt
+       if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt,
+       s.line_hash AS line_hash, s.reg_app_version AS reg_app_version
 FROM pushlog.kept_responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
 WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge)
 SETTINGS join_use_nulls = 1;

@@ -4,7 +4,7 @@
 -- description: ClickHouse version of Queries/gone.sql (same sections, columns and labels).
 -- param: since  start of the range (responses by time), {since:DateTime64(3)}; 1900-01-01 = open
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
--- param: by enum(hour,day,week) = day  {by:String}
+-- param: by enum(minute,5m,hour,day,week,topic,env,app_version,push_type,reason) = day  {by:String}
 -- param: topic  only responses for this topic, {topic:String}; '' = all
 -- param: env  only responses sent to production or sandbox, {env:String}; '' = all
 
@@ -39,22 +39,26 @@ CROSS JOIN (SELECT uniqExactIf(token, status = 410 AND t = first_410) AS tokens_
 -- responses, gone, tokens_gone (first 410 over all history in the bucket) add up to the summary;
 -- tokens_with_410: distinct tokens with any 410 in the bucket. Buckets inside the range with no
 -- responses are shown with zeros (pushlog fills them after its SQL; here a range of buckets).
+-- With --by topic|env|app_version|push_type|reason, bucket is that value instead of a time
+-- (app_version: of the token's latest registration), rows ordered by it, no empty rows.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 r AS (
-  SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS responses, countIf(s.status = 410) AS gone,
+  SELECT pushlog_by_start(s.time_ms, {by:String}) AS b,
+         pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, s.reg_app_version) AS d,
+         count() AS responses, countIf(s.status = 410) AS gone,
          uniqExactIf(s.token, s.status = 410 AND s.token <> '') AS tokens_with_410,
          uniqExactIf(s.token, s.status = 410 AND s.token <> '' AND s.time_ms = s.first_410) AS tokens_gone
   FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
-  GROUP BY b
+  GROUP BY b, d
 ), fill AS (
-  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b
-  FROM pushlog.kept_data_span
-), k AS (SELECT b FROM fill UNION DISTINCT SELECT b FROM r)
-SELECT pushlog_bucket(k.b, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
+  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b, '' AS d
+  FROM pushlog.kept_data_span WHERE NOT pushlog_is_dimension({by:String})
+), k AS (SELECT b, d FROM fill UNION DISTINCT SELECT b, d FROM r)
+SELECT pushlog_by_label(k.b, k.d, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
        if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,
        coalesce(r.tokens_gone, 0) AS tokens_gone, coalesce(r.tokens_with_410, 0) AS tokens_with_410
-FROM k LEFT JOIN r ON r.b = k.b
-ORDER BY k.b
+FROM k LEFT JOIN r ON r.b = k.b AND r.d = k.d
+ORDER BY k.b, k.d
 SETTINGS join_use_nulls = 1;
