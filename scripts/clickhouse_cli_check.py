@@ -156,6 +156,15 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
             if r.get(col) != c.get(col):
                 problems.append(f"{name} sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
     counts["sources"] += len(sq)
+    # Apple's delivery metrics (reconcile): copied from SQLite when the ClickHouse ingest left the
+    # table empty, so the report's figures are compared either way; the note says which.
+    apple = json.loads(run([a.pushlog, "--db", db, "query", "SELECT day, push_type, status, count FROM apple_metrics",
+                            "--format", "json"]).stdout)["sections"]["result"]
+    if apple and not int(server.query("SELECT count() FROM apple_metrics", chdb)[0][0]):
+        server.query("INSERT INTO apple_metrics (day, push_type, status, count) FORMAT JSONEachRow\n"
+                     + "\n".join(json.dumps(r) for r in apple), chdb)
+        print(f"clickhouse-cli-check: note: {name}: {len(apple)} Apple delivery-metrics rows copied from SQLite "
+              "(the ClickHouse ingest did not fill apple_metrics)")
     # Tokens that are not hex (malformed, masked, short) are masked by their text, as on SQLite.
     irregular = [r[0] for r in server.query("SELECT DISTINCT token FROM records WHERE (token_malformed = 1 OR token_masked = 1 "
                                             "OR length(token) < 32) AND length(token) >= 4", chdb)]
@@ -328,7 +337,7 @@ def main():
             run([a.pushlog, "--db", os.path.join(tmp, "gen.db"), "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
             fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in
                         ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
-                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson")]
+                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson", "apple-metrics.csv")]
             fixtures = [f for f in fixtures if os.path.exists(f)]
             problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0}
             corpora = [("demo", [logs]), ("fixtures", fixtures)]
