@@ -20,14 +20,15 @@
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 e AS (
-  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, toNullable(toString(reason)) AS reason, category
-  FROM pushlog.kept_responses
-  WHERE status <> 200 AND time_ms >= since AND time_ms < until
+  -- From kept_errors (facts.sql): the error responses, then the transport failures.
+  SELECT time_ms, line_hash, token, status, toNullable(toString(reason)) AS reason, category
+  FROM pushlog.kept_errors
+  WHERE response = 1 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   UNION ALL
-  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, error, category
-  FROM pushlog.kept_sends
-  WHERE category = 'transport' AND time_ms >= since AND time_ms < until
+  SELECT time_ms, line_hash, token, status, error, category
+  FROM pushlog.kept_errors
+  WHERE transport = 1 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), retries AS (
   -- Retries per never-retry error, kept over all history (facts.sql: kept_retries).

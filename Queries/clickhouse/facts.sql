@@ -50,6 +50,15 @@ SETTINGS join_use_nulls = 1;
 CREATE OR REPLACE VIEW pushlog.kept_responses AS
 SELECT * FROM pushlog.kept_sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
 
+-- Errors: the responses other than 200 (response = 1) and the transport failures (transport = 1),
+-- what the errors report lists; few rows next to kept_sends.
+CREATE OR REPLACE TABLE pushlog.kept_errors ENGINE = MergeTree ORDER BY time_ms AS
+SELECT time_ms, line_hash, source, line, token, topic, env, apns_id, collapse_id, status, reason, category, error,
+       CAST(coalesce(kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200, 0), 'UInt8') AS response,
+       CAST(coalesce(category = 'transport', 0), 'UInt8') AS transport
+FROM pushlog.kept_sends
+WHERE (kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200) OR category = 'transport';
+
 -- Registrations: token, time, device and app version.
 CREATE OR REPLACE TABLE pushlog.kept_registers ENGINE = MergeTree ORDER BY time_ms AS
 SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind = 'register';
@@ -148,9 +157,35 @@ FROM pushlog.kept_responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
 WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge)
 SETTINGS join_use_nulls = 1;
 
+-- Responses to tokens APNs retired: every 410 response and every response after its token's first
+-- 410, with what gone and hygiene count of them, which depends on the token's history only, never
+-- on a report's range: first_gone (the token's first 410), after_gone (later than the first 410,
+-- with no registration of the token after that 410's APNs timestamp, or its time, and at or before
+-- the send). Few rows next to kept_sends: gone reads the tokens here, not in every response.
+CREATE OR REPLACE TABLE pushlog.kept_gone ENGINE = MergeTree ORDER BY time_ms AS
+WITH regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
+  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
+)
+SELECT s.time_ms AS time_ms, s.token AS token, s.status AS status, s.topic AS topic, s.env AS env, s.push_type AS push_type,
+       s.reason AS reason, s.reg_app_version AS reg_app_version, s.source AS source, s.line AS line, s.apns_id AS apns_id,
+       toUInt8(coalesce(s.status = 410 AND s.time_ms = s.first_410, 0)) AS first_gone,
+       toUInt8(coalesce(s.time_ms > s.first_410
+                        AND NOT arrayExists(x -> x > coalesce(s.first_410_ts, s.first_410) AND x <= s.time_ms, g.times), 0)) AS after_gone
+FROM pushlog.kept_responses AS s LEFT JOIN regs AS g ON g.token = s.token
+WHERE s.status = 410 OR (s.first_410 IS NOT NULL AND s.time_ms > s.first_410);
+
 CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start AS SELECT * FROM pushlog.token_runs;
 
 CREATE OR REPLACE TABLE pushlog.kept_token_stale ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.token_stale;
+
+-- Responses sent to a superseded token (churn's superseded_sends): one row per response and
+-- stale period of its token that holds it. Whether a response is one depends on the token's
+-- history only, so churn and weekly count these rows instead of joining every response's token.
+CREATE OR REPLACE TABLE pushlog.kept_superseded ENGINE = MergeTree ORDER BY time_ms AS
+SELECT s.time_ms AS time_ms, s.topic AS topic, s.env AS env
+FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
+WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t;
 
 CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.device_facts;
 

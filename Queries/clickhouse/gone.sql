@@ -12,28 +12,19 @@
 -- A response is a send or response record with a status (one attempt). tokens_gone: distinct
 -- tokens whose first 410 response (over all history) is in the range. sends_after_gone: responses
 -- to a token later than its first 410, with no registration of the token between that 410's APNs
--- timestamp (or, without one, the 410's time) and the send.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-r AS (
-  SELECT token, time_ms, status, first_410, first_410_ts FROM pushlog.kept_responses
-  WHERE time_ms >= since AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
-), g AS (
-  SELECT r.token AS token, r.time_ms AS t, r.status AS status, r.first_410 AS first_410,
-         coalesce(r.first_410_ts, r.first_410) AS gone_ts, x.times AS times
-  FROM r LEFT JOIN regs AS x ON x.token = r.token
-  WHERE r.first_410 IS NOT NULL AND r.time_ms >= r.first_410
-)
--- One aggregate per CTE: ClickHouse evaluates a CTE again at each reference.
+-- timestamp (or, without one, the 410's time) and the send. Both read kept_gone: the 410s and the
+-- responses after one, each with its flags (facts.sql).
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+-- One aggregate per subquery: ClickHouse evaluates a CTE again at each reference.
 SELECT a.responses AS responses, a.gone AS gone, if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
        b.tokens_gone AS tokens_gone, b.sends_after_gone AS sends_after_gone
-FROM (SELECT count() AS responses, countIf(status = 410) AS gone FROM r) AS a
-CROSS JOIN (SELECT uniqExactIf(token, status = 410 AND t = first_410) AS tokens_gone,
-                   countIf(t > first_410 AND NOT arrayExists(x -> x > gone_ts AND x <= t, times)) AS sends_after_gone
-            FROM g) AS b;
+FROM (SELECT count() AS responses, countIf(status = 410) AS gone FROM pushlog.kept_responses
+      WHERE time_ms >= since AND time_ms < until
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS a
+CROSS JOIN (SELECT uniqExactIf(token, first_gone = 1) AS tokens_gone, countIf(after_gone = 1) AS sends_after_gone
+            FROM pushlog.kept_gone
+            WHERE time_ms >= since AND time_ms < until
+              AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS b;
 
 -- section: by_bucket
 -- responses, gone, tokens_gone (first 410 over all history in the bucket) add up to the summary;
@@ -45,11 +36,18 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 r AS (
   SELECT pushlog_by_start(s.time_ms, {by:String}) AS b,
          pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, s.reg_app_version) AS d,
-         count() AS responses, countIf(s.status = 410) AS gone,
-         uniqExactIf(s.token, s.status = 410 AND s.token <> '') AS tokens_with_410,
-         uniqExactIf(s.token, s.status = 410 AND s.token <> '' AND s.time_ms = s.first_410) AS tokens_gone
+         count() AS responses, countIf(s.status = 410) AS gone
   FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since AND s.time_ms < until
+    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+  GROUP BY b, d
+), t AS (
+  -- The tokens, from the 410s alone (kept_gone).
+  SELECT pushlog_by_start(s.time_ms, {by:String}) AS b,
+         pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, s.reg_app_version) AS d,
+         uniqExactIf(s.token, s.token <> '') AS tokens_with_410, uniqExactIf(s.token, s.token <> '' AND s.first_gone = 1) AS tokens_gone
+  FROM pushlog.kept_gone AS s
+  WHERE s.status = 410 AND s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY b, d
 ), fill AS (
@@ -58,7 +56,7 @@ r AS (
 ), k AS (SELECT b, d FROM fill UNION DISTINCT SELECT b, d FROM r)
 SELECT pushlog_by_label(k.b, k.d, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
        if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,
-       coalesce(r.tokens_gone, 0) AS tokens_gone, coalesce(r.tokens_with_410, 0) AS tokens_with_410
-FROM k LEFT JOIN r ON r.b = k.b AND r.d = k.d
+       coalesce(t.tokens_gone, 0) AS tokens_gone, coalesce(t.tokens_with_410, 0) AS tokens_with_410
+FROM k LEFT JOIN r ON r.b = k.b AND r.d = k.d LEFT JOIN t ON t.b = k.b AND t.d = k.d
 ORDER BY k.b, k.d
 SETTINGS join_use_nulls = 1;

@@ -21,36 +21,50 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 r AS (
   SELECT time_ms, line_hash, source, line, token, apns_id, env, push_type, priority, collapse_id, expiration,
          mutable_content, has_alert, has_sound, has_badge, attempt, status, reason, category, token_malformed,
-         token_masked, first_410, first_410_ts, intDiv(time_ms, 86400000) AS day
+         token_masked, intDiv(time_ms, 86400000) AS day
   FROM pushlog.kept_responses
   WHERE time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
-), flagged AS (
-  -- Each response with the rules it breaks (3-5, 8-10) and whether its source logs APNs headers
-  -- that day (hdr).
-  SELECT x.*, arrayFilter(o -> o > 0, [
-           if(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1, 3, 0),
-           if(push_type IS NULL AND hdr = 1, 4, 0),
-           if(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1, 5, 0),
-           if(first_410 IS NOT NULL AND time_ms > first_410
-              AND NOT arrayExists(t -> t > coalesce(first_410_ts, first_410) AND t <= time_ms, g.times), 8, 0),
-           if(token_malformed = 1 AND token_masked = 0, 9, 0),
-           if(status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'), 10, 0)]) AS broken
-  FROM (SELECT *, max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL)
-                    OVER (PARTITION BY source, day) AS hdr
-        FROM r) AS x
-  LEFT JOIN regs AS g ON g.token = x.token
+), sd AS (
+  -- Per source and UTC day: what its responses log (APNs headers, payloads, retry ids) and the
+  -- responses each rule applies to.
+  SELECT source, day, count() AS n,
+         max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL) AS day_headers,
+         max(has_alert IS NOT NULL) AS day_payload, max(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS day_ids,
+         countIf(push_type IS NOT NULL) AS day_typed,
+         countIf(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS day_alert_n,
+         countIf(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS day_mutable_n,
+         countIf(token_malformed = 1 AND token_masked = 1) AS day_masked
+  FROM r GROUP BY source, day
+), broken AS (
+  -- The responses that break a per-response rule (3-5, 9, 10), one row per rule broken;
+  -- missing_push_type only where the source logs APNs headers that day.
+  SELECT ord, t, src, line, apns, token FROM (
+    SELECT time_ms AS t, toString(source) AS src, line, apns_id AS apns, token, day,
+           arrayJoin(arrayFilter(o -> o > 0, [
+             if(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1, 3, 0),
+             if(push_type IS NULL, 4, 0),
+             if(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1, 5, 0),
+             if(token_malformed = 1 AND token_masked = 0, 9, 0),
+             if(status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'), 10, 0)])) AS ord
+    FROM r
+    WHERE coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1 OR push_type IS NULL
+       OR coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1 OR (token_malformed = 1 AND token_masked = 0)
+       OR (status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')))
+  WHERE ord <> 4 OR (src, day) IN (SELECT toString(source), day FROM sd WHERE day_headers = 1)
 ), bg AS (
   SELECT t, source, line, apns_id, token, priority, with_alert FROM pushlog.kept_background_pushes
   WHERE t >= since AND t < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+), errs AS (
+  -- The range's error responses to a token (kept_errors), what the retry rules start from.
+  SELECT time_ms, line_hash, category FROM pushlog.kept_errors
+  WHERE response = 1 AND token <> '' AND time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), backoff AS (
   -- 429 and 5xx responses of the range with their first retry (kept over all history).
   SELECT et, bad, r_source, r_line, r_apns, r_token FROM pushlog.kept_rate_retries
   WHERE et >= since AND et < until
-    AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
+    AND (et, ek) IN (SELECT time_ms, line_hash FROM errs WHERE category IN ('rate', 'server'))
 ), links AS (
   -- Never-retry errors of the range and each of their retries (kept over all history); `again`: the
   -- retry is itself such an error of the range (not checked twice).
@@ -59,16 +73,20 @@ r AS (
            AND ({env:String} = '' OR r_env = {env:String}) AS again
   FROM pushlog.kept_retry_links
   WHERE et >= since AND et < until
-    AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request')
-                                                            AND token <> '')
+    AND (et, ek) IN (SELECT time_ms, line_hash FROM errs WHERE category IN ('token-gone', 'token-bad', 'request'))
 ), v AS (
   -- Every violation: its rule (ord), time (a retry's: its error's), and the record shown as its example.
-  SELECT arrayJoin(broken) AS ord, time_ms AS t, toString(source) AS src, line, apns_id AS apns, token FROM flagged WHERE notEmpty(broken)
+  SELECT ord, t, src, line, apns, token FROM broken
   UNION ALL
   SELECT arrayJoin(arrayFilter(o -> o > 0, [if(with_alert = 1, 1, 0), if(coalesce(priority, 10) <> 5, 2, 0)])), t, toString(source),
          line, apns_id, token FROM bg
   UNION ALL SELECT 6, et, toString(r_source), r_line, r_apns, r_token FROM backoff WHERE bad
   UNION ALL SELECT 7, et, toString(r_source), r_line, r_apns, token FROM links
+  UNION ALL
+  -- sent_after_gone, as gone.sends_after_gone (kept_gone: its flag depends on the token's history only).
+  SELECT 8, time_ms, toString(source), line, apns_id, token FROM pushlog.kept_gone
+  WHERE after_gone = 1 AND time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), file_order AS (
   -- The order pushlog stores records in: the files in the order they were ingested (the version of
   -- their final `sources` row), then their lines; files without a `sources` row (loaded from
@@ -84,15 +102,12 @@ r AS (
 ), seen AS (
   -- What the range's logs record: a rule without its data is not observable, and the responses
   -- each rule applies to (checked).
-  SELECT a.*, b.*, c.*, n.*
-  FROM (SELECT count() AS responses, max(hdr) AS headers, max(has_alert IS NOT NULL) AS payload,
-               max(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS ids,
-               countIf(push_type IS NOT NULL) > 0 AS typed, countIf(hdr = 1) AS header_responses,
-               countIf(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS alert_n,
-               countIf(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS mutable_n,
-               countIf(token_malformed = 1 AND token_masked = 1) AS masked,
-               countIf(status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> '') AS nr_errors
-        FROM flagged) AS a
+  SELECT a.*, e.*, b.*, c.*, n.*
+  FROM (SELECT sum(n) AS responses, max(day_headers) AS headers, max(day_payload) AS payload, max(day_ids) AS ids,
+               sum(day_typed) > 0 AS typed, sumIf(n, day_headers = 1) AS header_responses, sum(day_alert_n) AS alert_n,
+               sum(day_mutable_n) AS mutable_n, sum(day_masked) AS masked
+        FROM sd) AS a
+  CROSS JOIN (SELECT countIf(category IN ('token-gone', 'token-bad', 'request')) AS nr_errors FROM errs) AS e
   CROSS JOIN (SELECT count() AS background, count(priority) AS bg_priorities FROM bg) AS b
   CROSS JOIN (SELECT count() AS retried FROM backoff) AS c
   CROSS JOIN (SELECT countIf(NOT again) AS nr_retries FROM links) AS n
@@ -127,8 +142,10 @@ r AS (
 ), provider_detail AS (
   SELECT if(empty(reasons), NULL, arrayStringConcat(arrayMap(x -> concat(x.2, ' ', toString(-x.1)), arraySort(reasons)), ', ')) AS detail
   FROM (SELECT groupArray(tuple(-toInt64(n), reason)) AS reasons FROM (
-          SELECT toString(reason) AS reason, count() AS n FROM r
-          WHERE status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates') GROUP BY reason))
+          SELECT toString(reason) AS reason, count() AS n FROM pushlog.kept_errors
+          WHERE response = 1 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates') AND time_ms >= since AND time_ms < until
+            AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+          GROUP BY reason))
 )
 SELECT l.rule AS rule,
        if(l.missing IS NULL, toInt64(coalesce(t.v, 0))::Variant(Int64, String), 'not observable'::Variant(Int64, String)) AS violations,
@@ -160,36 +177,50 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 r AS (
   SELECT time_ms, line_hash, source, line, token, apns_id, env, push_type, priority, collapse_id, expiration,
          mutable_content, has_alert, has_sound, has_badge, attempt, status, reason, category, token_malformed,
-         token_masked, first_410, first_410_ts, intDiv(time_ms, 86400000) AS day
+         token_masked, intDiv(time_ms, 86400000) AS day
   FROM pushlog.kept_responses
   WHERE time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
-), flagged AS (
-  -- Each response with the rules it breaks (3-5, 8-10) and whether its source logs APNs headers
-  -- that day (hdr).
-  SELECT x.*, arrayFilter(o -> o > 0, [
-           if(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1, 3, 0),
-           if(push_type IS NULL AND hdr = 1, 4, 0),
-           if(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1, 5, 0),
-           if(first_410 IS NOT NULL AND time_ms > first_410
-              AND NOT arrayExists(t -> t > coalesce(first_410_ts, first_410) AND t <= time_ms, g.times), 8, 0),
-           if(token_malformed = 1 AND token_masked = 0, 9, 0),
-           if(status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'), 10, 0)]) AS broken
-  FROM (SELECT *, max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL)
-                    OVER (PARTITION BY source, day) AS hdr
-        FROM r) AS x
-  LEFT JOIN regs AS g ON g.token = x.token
+), sd AS (
+  -- Per source and UTC day: what its responses log (APNs headers, payloads, retry ids) and the
+  -- responses each rule applies to.
+  SELECT source, day, count() AS n,
+         max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL) AS day_headers,
+         max(has_alert IS NOT NULL) AS day_payload, max(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS day_ids,
+         countIf(push_type IS NOT NULL) AS day_typed,
+         countIf(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS day_alert_n,
+         countIf(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS day_mutable_n,
+         countIf(token_malformed = 1 AND token_masked = 1) AS day_masked
+  FROM r GROUP BY source, day
+), broken AS (
+  -- The responses that break a per-response rule (3-5, 9, 10), one row per rule broken;
+  -- missing_push_type only where the source logs APNs headers that day.
+  SELECT ord, t, src, line, apns, token FROM (
+    SELECT time_ms AS t, toString(source) AS src, line, apns_id AS apns, token, day,
+           arrayJoin(arrayFilter(o -> o > 0, [
+             if(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1, 3, 0),
+             if(push_type IS NULL, 4, 0),
+             if(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1, 5, 0),
+             if(token_malformed = 1 AND token_masked = 0, 9, 0),
+             if(status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'), 10, 0)])) AS ord
+    FROM r
+    WHERE coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1 OR push_type IS NULL
+       OR coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1 OR (token_malformed = 1 AND token_masked = 0)
+       OR (status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates')))
+  WHERE ord <> 4 OR (src, day) IN (SELECT toString(source), day FROM sd WHERE day_headers = 1)
 ), bg AS (
   SELECT t, source, line, apns_id, token, priority, with_alert FROM pushlog.kept_background_pushes
   WHERE t >= since AND t < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+), errs AS (
+  -- The range's error responses to a token (kept_errors), what the retry rules start from.
+  SELECT time_ms, line_hash, category FROM pushlog.kept_errors
+  WHERE response = 1 AND token <> '' AND time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), backoff AS (
   -- 429 and 5xx responses of the range with their first retry (kept over all history).
   SELECT et, bad, r_source, r_line, r_apns, r_token FROM pushlog.kept_rate_retries
   WHERE et >= since AND et < until
-    AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
+    AND (et, ek) IN (SELECT time_ms, line_hash FROM errs WHERE category IN ('rate', 'server'))
 ), links AS (
   -- Never-retry errors of the range and each of their retries (kept over all history); `again`: the
   -- retry is itself such an error of the range (not checked twice).
@@ -198,16 +229,20 @@ r AS (
            AND ({env:String} = '' OR r_env = {env:String}) AS again
   FROM pushlog.kept_retry_links
   WHERE et >= since AND et < until
-    AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request')
-                                                            AND token <> '')
+    AND (et, ek) IN (SELECT time_ms, line_hash FROM errs WHERE category IN ('token-gone', 'token-bad', 'request'))
 ), v AS (
   -- Every violation: its rule (ord), time (a retry's: its error's), and the record shown as its example.
-  SELECT arrayJoin(broken) AS ord, time_ms AS t, toString(source) AS src, line, apns_id AS apns, token FROM flagged WHERE notEmpty(broken)
+  SELECT ord, t, src, line, apns, token FROM broken
   UNION ALL
   SELECT arrayJoin(arrayFilter(o -> o > 0, [if(with_alert = 1, 1, 0), if(coalesce(priority, 10) <> 5, 2, 0)])), t, toString(source),
          line, apns_id, token FROM bg
   UNION ALL SELECT 6, et, toString(r_source), r_line, r_apns, r_token FROM backoff WHERE bad
   UNION ALL SELECT 7, et, toString(r_source), r_line, r_apns, token FROM links
+  UNION ALL
+  -- sent_after_gone, as gone.sends_after_gone (kept_gone: its flag depends on the token's history only).
+  SELECT 8, time_ms, toString(source), line, apns_id, token FROM pushlog.kept_gone
+  WHERE after_gone = 1 AND time_ms >= since AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), file_order AS (
   -- The order pushlog stores records in: the files in the order they were ingested (the version of
   -- their final `sources` row), then their lines; files without a `sources` row (loaded from
@@ -223,15 +258,12 @@ r AS (
 ), seen AS (
   -- What the range's logs record: a rule without its data is not observable, and the responses
   -- each rule applies to (checked).
-  SELECT a.*, b.*, c.*, n.*
-  FROM (SELECT count() AS responses, max(hdr) AS headers, max(has_alert IS NOT NULL) AS payload,
-               max(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS ids,
-               countIf(push_type IS NOT NULL) > 0 AS typed, countIf(hdr = 1) AS header_responses,
-               countIf(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS alert_n,
-               countIf(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS mutable_n,
-               countIf(token_malformed = 1 AND token_masked = 1) AS masked,
-               countIf(status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> '') AS nr_errors
-        FROM flagged) AS a
+  SELECT a.*, e.*, b.*, c.*, n.*
+  FROM (SELECT sum(n) AS responses, max(day_headers) AS headers, max(day_payload) AS payload, max(day_ids) AS ids,
+               sum(day_typed) > 0 AS typed, sumIf(n, day_headers = 1) AS header_responses, sum(day_alert_n) AS alert_n,
+               sum(day_mutable_n) AS mutable_n, sum(day_masked) AS masked
+        FROM sd) AS a
+  CROSS JOIN (SELECT countIf(category IN ('token-gone', 'token-bad', 'request')) AS nr_errors FROM errs) AS e
   CROSS JOIN (SELECT count() AS background, count(priority) AS bg_priorities FROM bg) AS b
   CROSS JOIN (SELECT count() AS retried FROM backoff) AS c
   CROSS JOIN (SELECT countIf(NOT again) AS nr_retries FROM links) AS n

@@ -29,8 +29,8 @@ SELECT b.background_sends AS background_sends, b.accepted AS accepted, h.token_h
 FROM (SELECT count() AS background_sends, countIf(status = 200) AS accepted, countIf(coalesce(priority, 10) <> 5) AS priority_not_5,
              sum(with_alert) AS with_alert FROM bg) AS b
 CROSS JOIN hours AS h
-CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.kept_responses
-            WHERE time_ms >= since AND time_ms < until AND status <> 200 AND reason = 'TooManyRequests'
+CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.kept_errors
+            WHERE response = 1 AND time_ms >= since AND time_ms < until AND reason = 'TooManyRequests'
               AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS q;
 
 -- section: by_hourly_rate
