@@ -96,8 +96,10 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         args = [] if r is None else ["--since", str(r[0]), "--until", str(r[1])]
         cases.append(("all data" if r is None else f"{r[0]}..{r[1]}", args))
     last = ["--since", str(ranges[-1][0]), "--until", str(ranges[-1][1])] if ranges[-1] else []
-    options = {"by": {"gone": ["hour", "week"], "churn": ["day"], "errors": ["day", "5m"]}.get(report, []),
-               "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"], "budget": ["1"]}
+    # Every --by value the report takes (time units and dimensions), each with --compare previous too.
+    by_values = cc.by_values(report)
+    options = {"by": by_values, "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"],
+               "budget": ["1"], "rule": cc.RULES}
     for k, values in options.items():
         if k in declared:
             cases += [(f"--{k} {v}", last + [f"--{k}", v]) for v in values]
@@ -105,8 +107,9 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         # --compare previous over whole days (a range of whole buckets), and a --fail-if each way.
         day = 86400000
         s, u = (lo // day + 3) * day, (lo // day + 10) * day
-        by = ["--by", "day"] if "by" in declared else []
-        cases.append(("--compare previous", ["--since", str(s), "--until", str(u), "--compare", "previous"] + by))
+        compare = ["--since", str(s), "--until", str(u), "--compare", "previous"]
+        cases.append(("--compare previous", compare))
+        cases += [(f"--compare previous --by {v}", compare + ["--by", v]) for v in by_values]
     return cases
 
 
@@ -153,6 +156,15 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
             if r.get(col) != c.get(col):
                 problems.append(f"{name} sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
     counts["sources"] += len(sq)
+    # Apple's delivery metrics (reconcile): copied from SQLite when the ClickHouse ingest left the
+    # table empty, so the report's figures are compared either way; the note says which.
+    apple = json.loads(run([a.pushlog, "--db", db, "query", "SELECT day, push_type, status, count FROM apple_metrics",
+                            "--format", "json"]).stdout)["sections"]["result"]
+    if apple and not int(server.query("SELECT count() FROM apple_metrics", chdb)[0][0]):
+        server.query("INSERT INTO apple_metrics (day, push_type, status, count) FORMAT JSONEachRow\n"
+                     + "\n".join(json.dumps(r) for r in apple), chdb)
+        print(f"clickhouse-cli-check: note: {name}: {len(apple)} Apple delivery-metrics rows copied from SQLite "
+              "(the ClickHouse ingest did not fill apple_metrics)")
     # Tokens that are not hex (malformed, masked, short) are masked by their text, as on SQLite.
     irregular = [r[0] for r in server.query("SELECT DISTINCT token FROM records WHERE (token_malformed = 1 OR token_masked = 1 "
                                             "OR length(token) < 32) AND length(token) >= 4", chdb)]
@@ -168,7 +180,8 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
     lo = server.query("SELECT min(time_ms), max(time_ms) FROM events WHERE kind NOT IN ('receipt', 'unregister')", chdb)[0]
     lo, hi = int(lo[0]), int(lo[1])
     topic = server.query("SELECT coalesce((SELECT topic FROM responses WHERE topic IS NOT NULL GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')", chdb)[0][0]
-    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "weekly"]
+    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "hygiene", "reconcile",
+                                                "weekly"]
     prev = weekly_prev(a.pushlog, db) if "weekly" in reports else None
     for report in reports:
         cases = report_cases(report, a.pushlog, db, ch, topic, lo, hi)
@@ -414,7 +427,7 @@ def main():
             run([a.pushlog, "--db", os.path.join(tmp, "gen.db"), "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
             fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in
                         ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
-                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson")]
+                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson", "apple-metrics.csv")]
             fixtures = [f for f in fixtures if os.path.exists(f)]
             problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0, "listings": 0}
             corpora = [("demo", [logs]), ("fixtures", fixtures)]
