@@ -70,6 +70,22 @@ public final class ClickHouseClient: Sendable {
         return box.result
     }
 
+    /// A string as the text of a `{name:String}` parameter: the server reads a parameter escaped
+    /// as in TSV, so a backslash (which a malformed token, a path or a topic may hold) would start
+    /// an escape sequence, and a tab or a newline must be written as one.
+    public static func parameter(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
     /// Runs a SELECT and reads its rows (TabSeparatedWithNamesAndTypes) as a result table.
     public func table(_ name: String, sql: String, params: [String: String] = [:], settings: [String: String] = [:]) throws
         -> ResultTable

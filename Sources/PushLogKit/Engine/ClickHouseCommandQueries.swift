@@ -33,8 +33,6 @@ public struct ClickHouseStatements {
         for (param, type) in ClickHouseEngine.placeholders(sql) {
             if type == "Array(String)" {
                 params[param] = ClickHouseStatements.array(lists[param] ?? [])
-            } else if case .text(let s)? = values[param], type == "String" || type == "Nullable(String)" {
-                params[param] = ClickHouseStatements.escaped(s)
             } else {
                 params[param] = ClickHouseEngine.text(values[param] ?? .null, as: type)
             }
@@ -47,23 +45,9 @@ public struct ClickHouseStatements {
         try run(name, values, lists: lists).rows.compactMap { if case .text(let s) = $0.first { s } else { nil } }
     }
 
-    /// A string as a parameter's text: the server reads it escaped as in TSV, so a backslash
-    /// (which a malformed token or a path may hold) would start an escape sequence.
-    static func escaped(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-
     /// A list of strings as an `Array(String)` parameter: each quoted, quotes and backslashes escaped.
     static func array(_ values: [String]) -> String {
-        "[" + values.map { "'" + escaped($0).replacingOccurrences(of: "'", with: "\\'") + "'" }.joined(separator: ",") + "]"
+        "[" + values.map { "'" + ClickHouseClient.parameter($0).replacingOccurrences(of: "'", with: "\\'") + "'" }.joined(separator: ",")
+            + "]"
     }
 }

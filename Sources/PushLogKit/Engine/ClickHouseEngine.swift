@@ -92,7 +92,8 @@ public final class ClickHouseEngine: ReportEngine {
     }
 
     /// A value as the text ClickHouse parses for a parameter of `type`. DateTime64's range
-    /// (1900 … 2299) stands for an open end, as the queries read it; a missing filter is ''.
+    /// (1900 … 2299) stands for an open end, as the queries read it; a missing filter is ''; a
+    /// string is escaped as the server reads a parameter (ClickHouseClient.parameter).
     static func text(_ v: SQLValue, as type: String) -> String {
         switch v {
         case .null: return type.hasPrefix("Nullable") ? "\\N" : (type == "String" ? "" : "0")
@@ -102,6 +103,7 @@ public final class ClickHouseEngine: ReportEngine {
             return dateTime(ms: i)
         case .int(let i): return String(i)
         case .double(let d): return String(d)
+        case .text(let s) where type.hasSuffix("String") || type.hasSuffix("String)"): return ClickHouseClient.parameter(s)
         case .text(let s): return s
         }
     }

@@ -42,6 +42,8 @@ final class ClickHouseEngineTests: XCTestCase {
         XCTAssertEqual(ClickHouseEngine.text(.int(9_000_000_000_000_000), as: "DateTime64(3)"), "2299-12-31 23:59:59.999")
         XCTAssertEqual(ClickHouseEngine.text(.int(-1), as: "DateTime64(3)"), "1969-12-31 23:59:59.999")
         XCTAssertEqual(ClickHouseEngine.text(.null, as: "String"), "")
+        // A string parameter is read escaped, as TSV: a topic with a backslash must arrive whole.
+        XCTAssertEqual(ClickHouseEngine.text(.text("com.a\\b\tc"), as: "String"), "com.a\\\\b\\tc")
         XCTAssertEqual(ClickHouseEngine.text(.null, as: "Nullable(Int64)"), "\\N")
         XCTAssertEqual(ClickHouseEngine.text(.text("it's"), as: "String"), "it's")
     }

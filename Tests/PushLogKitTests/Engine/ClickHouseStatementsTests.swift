@@ -36,8 +36,8 @@ final class ClickHouseStatementsTests: XCTestCase {
 
     /// The server reads a parameter's text escaped as in TSV, and an array's strings quoted.
     func testValuesAreEscapedAsTheServerReadsThem() {
-        XCTAssertEqual(ClickHouseStatements.escaped("a\\tb\tc\nd"), "a\\\\tb\\tc\\nd")
-        XCTAssertEqual(ClickHouseStatements.escaped("plain…é"), "plain…é")
+        XCTAssertEqual(ClickHouseClient.parameter("a\\tb\tc\nd"), "a\\\\tb\\tc\\nd")
+        XCTAssertEqual(ClickHouseClient.parameter("plain…é"), "plain…é")
         XCTAssertEqual(ClickHouseStatements.array([]), "[]")
         XCTAssertEqual(ClickHouseStatements.array(["ab", "it's", "c\\d"]), "['ab','it\\'s','c\\\\d']")
     }
