@@ -49,6 +49,8 @@ struct ReportComparison {
         // A row of one period only compares against zero (a reason new this hour: prev 0 and
         // change +N; one that stopped: now 0 and change −N), so `--fail-if` on a change sees it;
         // its bucket's own figures (the bucket's responses) are what that period's bucket had.
+        // A rate or a median of nothing has no value: empty, as in an empty bucket, except a
+        // share of a bucket that had some (a reason absent from a busy hour is 0% of it).
         let bucketColumn = cur.columns.firstIndex(of: "bucket")
         func totals(_ rows: [[SQLValue]]) -> [String: [SQLValue]] {
             guard let b = bucketColumn else { return [:] }
@@ -59,7 +61,7 @@ struct ReportComparison {
         let (curTotals, prevTotals) = (totals(cur.rows), totals(prev.rows))
         func zeroed(_ r: [SQLValue], bucket: String?, of period: [String: [SQLValue]]) -> [SQLValue] {
             var z = r
-            for c in figures { z[c] = .int(0) }
+            for c in figures { z[c] = cur.meaning(cur.columns[c]).role == .count ? .int(0) : .null }
             let other = bucket.flatMap { period[$0] }
             for c in figures where cur.meaning(cur.columns[c]).perBucket { z[c] = other?[c] ?? .int(0) }
             for c in figures {

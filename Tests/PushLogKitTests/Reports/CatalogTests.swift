@@ -263,10 +263,11 @@ final class CatalogFileTests: XCTestCase {
 final class UndeclaredColumnsTests: XCTestCase {
     func testCompareMatchesRowsByAConventionalKeyColumn() {
         let cur = ResultTable(
-            name: "by_bucket", columns: ["topic", "status", "responses", "median_latency"],
-            rows: [[.text("a"), .int(200), .int(10), .int(5)], [.text("b"), .int(410), .int(3), .int(7)]])
+            name: "by_bucket", columns: ["topic", "status", "responses", "median_latency", "gone_rate"],
+            rows: [[.text("a"), .int(200), .int(10), .int(5), .double(0.1)], [.text("b"), .int(410), .int(3), .int(7), .double(0.2)]])
         // The previous period lists b first and lacks a.
-        let prev = ResultTable(name: "by_bucket", columns: cur.columns, rows: [[.text("b"), .int(410), .int(1), .int(6)]])
+        let prev = ResultTable(
+            name: "by_bucket", columns: cur.columns, rows: [[.text("b"), .int(410), .int(1), .int(6), .double(0.5)]])
         let merged = ReportComparison.merge(cur, prev, shift: 0, by: "topic")
         XCTAssertFalse(merged.columns.contains("status_prev"), "a key is not compared: \(merged.columns)")
         let row = { (key: String) in merged.rows.first { $0[0] == .text(key) }! }
@@ -274,6 +275,10 @@ final class UndeclaredColumnsTests: XCTestCase {
         XCTAssertEqual(row("b")[p], .int(1))
         XCTAssertEqual(row("b")[m], .int(6))
         XCTAssertEqual(row("a")[p], .int(0), "a row of one period compares against 0")
+        // A rate or a median of nothing is empty, not 0%: the previous period had no rows for a.
+        XCTAssertEqual(row("a")[m], .null)
+        XCTAssertEqual(row("a")[merged.column("gone_rate_prev")!], .null)
+        XCTAssertEqual(row("a")[merged.column("gone_rate_change")!], .double(0.1))
     }
 
     func testConventionalMeanings() {
