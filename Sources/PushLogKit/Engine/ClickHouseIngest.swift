@@ -1,22 +1,25 @@
 import Foundation
 
 /// `pushlog --clickhouse URL ingest PATH...`: each file is read exactly as `ingest` reads it
-/// (formats, detection, gzip, identity, rejects), into a private scratch SQLite file that holds
-/// only that file's records, and sent to ClickHouse in batches of TSVWithNames.
+/// (formats, detection, gzip, identity, rejects) and its records go straight from the parser into
+/// TSVWithNames batches (`RecordRows`: the rows `export` writes, counted as the SQLite ingest
+/// counts them), sent on a thread of their own while the next batch is parsed and encoded.
 ///
 /// Exactly once, under a kill at any moment: a file's batches are cut the same way every time
-/// (its records in identity order, `batchRows` each), and batch K is inserted with the
+/// (its records in file order, `batchRows` each), and batch K is inserted with the
 /// `insert_deduplication_token` FINGERPRINT:K, so a batch sent again (the run died before its
 /// progress row was written) is dropped by the server. After each batch the file's row in
-/// `sources` records how many are in; a re-run resumes after them, and skips a file whose
-/// fingerprint matches a complete row without reading it. The records table also collapses
-/// a record seen twice (its key holds the record identity), which covers a file that grew and
-/// is sent again under its new fingerprint.
+/// `sources` records how many are in; a re-run reads the file again and sends only the batches
+/// after them, and skips a file whose fingerprint matches a complete row without reading it. The
+/// records table also collapses a record seen twice (its key holds the record identity), which
+/// covers a file that grew and is sent again under its new fingerprint.
 public struct ClickHouseIngest {
     public let client: ClickHouseClient
     public var options = IngestOptions()
     /// Records per insert: one block on the server (below max_insert_block_size).
     public var batchRows = 100_000
+    /// Rejected lines per insert into `rejects` (cut the same way every time too).
+    static let rejectBatch = 10_000
 
     public init(client: ClickHouseClient) { self.client = client }
 
@@ -28,13 +31,18 @@ public struct ClickHouseIngest {
         var problems: [String] = []
         let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
         summary.problems = problems
+        let inserts = InsertQueue()
+        defer { inserts.close() }
+        let pool = ChunkPool(limit: 6)
         for f in files {
             guard !f.isStdin else {
                 summary.problems.append("-: stdin cannot be resumed; ClickHouse ingest reads files (save it to a file first)")
                 continue
             }
-            summary.files.append(try file(SourcePaths.canonical(f.path)))
+            summary.files.append(try file(InputFile(path: SourcePaths.canonical(f.path), named: f.named), inserts, pool))
         }
+        try inserts.wait()
+        pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
         // run, by the next one even when it has nothing left to send).
         try ClickHouseFacts.ensure(client)
@@ -51,8 +59,12 @@ public struct ClickHouseIngest {
 
     var db: String { "`\(client.url.database)`" }
 
-    /// One file: skipped when unchanged, else read whole and its missing batches sent.
-    func file(_ path: String) throws -> FileSummary {
+    /// One file: skipped when unchanged, else read whole and its missing batches queued.
+    func file(_ f: InputFile, _ inserts: InsertQueue, _ pool: ChunkPool) throws -> FileSummary {
+        let started = Date()
+        var fs = FileSummary(path: f.path)
+        defer { fs.seconds = Date().timeIntervalSince(started) }
+        let path = f.path
         let fingerprint = try ClickHouseIngest.fingerprint(path)
         let known = try client.table(
             "source", sql: "SELECT fingerprint, batches_done, complete FROM \(db).sources FINAL WHERE path = {path:String}",
@@ -60,79 +72,119 @@ public struct ClickHouseIngest {
         var done = 0
         if let row = known.rows.first, case .text(let fp) = row[0], fp == fingerprint {
             if case .int(1) = row[2] {
-                var s = FileSummary(path: path)
-                s.unchanged = true
-                return s
+                fs.unchanged = true
+                return fs
             }
             if case .int(let n) = row[1] { done = Int(n) }
         }
-        let scratch = FileManager.default.temporaryDirectory.path + "/pushlog-clickhouse-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let local = try Store.openForWriting(path: scratch + "/records.db")
-        try local.exec("PRAGMA synchronous = OFF")  // scratch: nothing of it must survive a crash
-        var opts = options
-        opts.recordsOnly = true
-        opts.progress = nil
-        let read = try Ingester(db: local, options: opts).run(paths: [path])
-        if try ClusteredTable.staged(local) {
-            try local.exec("BEGIN IMMEDIATE")
-            try ClusteredTable.moveStaged(local)
-            try local.exec("COMMIT")
+        let opened: OpenedStream
+        switch try OpenedStream.open(f, offset: 0, lines: 0, Ingester.fileInfo(path), options: options, &fs) {
+        case .refused(let why):
+            // Not stored: a refused file is looked at again by the next run (its head only).
+            fs.refused = Redactor.redact(why)
+            fs.format = Ingester.refusedFormat
+            return fs
+        case .opened(let o): opened = o
         }
-        let summary = read.files.first ?? FileSummary(path: path)
-        if summary.refused != nil { return summary }
-        let stats = try ClickHouseIngest.stats(local)
-        let sink = BatchSink(batchRows: batchRows) { batch, rows, k in
+        let rows = RecordRows(format: .tsvWithNames)
+        rows.start(path: path)
+        let header = ExportFormat.tsvWithNames.header()
+        var batch = header
+        var inBatch = 0, sent = 0, batches = 0, rejectBatches = 0
+        let client = self.client, db = self.db
+        let format = fs.format
+        func sendBatch() throws {
+            let k = batches
+            batches += 1
+            sent += inBatch
+            defer {
+                batch.removeAll(keepingCapacity: true)
+                batch += header
+                inBatch = 0
+            }
             guard k >= done else { return }  // inserted by an earlier run
-            _ = try client.execute(
-                "INSERT INTO \(db).records FORMAT TSVWithNames", settings: ["insert_deduplication_token": "\(fingerprint):\(k)"],
-                data: Data(batch))
-            try progress(path, fingerprint, stats, batches: k + 1, rows: rows, complete: false)
+            let data = Data(batch), row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, nil)
+            let through = sent
+            try inserts.add {
+                _ = try client.execute(
+                    "INSERT INTO \(db).records FORMAT TSVWithNames", settings: ["insert_deduplication_token": "\(fingerprint):\(k)"],
+                    data: data)
+                try ClickHouseIngest.progress(client, db, row, batches: k + 1, rows: through, complete: false)
+            }
         }
-        let rows = try RecordDump.run(local, since: nil, until: nil, ordered: true, into: sink)
-        try rejects(local, path: path, fingerprint: fingerprint)
-        try progress(path, fingerprint, stats, batches: sink.batches, rows: rows, complete: summary.complete)
-        return summary
+        func sendRejects(all: Bool) throws {
+            while rows.rejects.count >= ClickHouseIngest.rejectBatch || all && !rows.rejects.isEmpty {
+                let cut = min(rows.rejects.count, ClickHouseIngest.rejectBatch)
+                let data = ClickHouseIngest.rejectRows(path, rows.rejects[..<cut])
+                rows.rejects.removeFirst(cut)
+                let token = "\(fingerprint):rejects:\(rejectBatches)"
+                rejectBatches += 1
+                try inserts.add {
+                    _ = try client.execute(
+                        "INSERT INTO \(db).rejects FORMAT JSONEachRow", settings: ["insert_deduplication_token": token], data: data)
+                }
+            }
+        }
+        let (bytes, readError) = try ParsedFile.read(opened, pool: pool) { chunk in
+            try chunk.items.withUnsafeBufferPointer { items in
+                for i in items.indices where rows.take(items[i], into: &batch) {
+                    inBatch += 1
+                    if inBatch == batchRows { try sendBatch() }
+                }
+            }
+            try sendRejects(all: false)
+        }
+        if inBatch > 0 { try sendBatch() }
+        try sendRejects(all: true)
+        rows.summarize(into: &fs)
+        fs.bytes = bytes
+        if let readError {
+            fs.complete = false
+            fs.error = "\(readError)"
+        }
+        let row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, fs.error)
+        let (total, count, complete) = (sent, batches, fs.complete)
+        try inserts.add { try ClickHouseIngest.progress(client, db, row, batches: count, rows: total, complete: complete) }
+        return fs
     }
 
-    /// What `sources` keeps of a file, as the scratch database counted it (values as text).
-    static func stats(_ local: Database) throws -> [String: String] {
-        let columns = [
-            "format", "n_send", "n_request", "n_response", "n_register", "n_settings", "n_receipt", "n_unregister", "duplicates",
-            "rejects", "skipped", "ignored", "lines", "error", "first_time_ms", "last_time_ms",
-        ]
-        let s = try local.prepare("SELECT \(columns.joined(separator: ", ")) FROM sources")
-        var out: [String: String] = [:]
-        guard try s.step() else { return out }
-        for (i, c) in columns.enumerated() {
-            out[c] = s.isNull(Int32(i)) ? (c == "format" ? "" : "\\N") : (s.string(Int32(i)) ?? "")
-        }
-        return out
+    /// What `sources` keeps of a file read so far, as the SQLite ingest counts it into its row
+    /// (values as text, for query parameters).
+    static func sourceRow(_ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?) -> [String: String]
+    {
+        let c = rows.counts
+        var row = ["path": path, "fingerprint": fingerprint, "format": format]
+        for k in EventKind.allCases { row["n_" + k.name] = "\(c.records[k])" }
+        row["duplicates"] = "\(c.duplicates)"
+        row["rejects"] = "\(c.rejects)"
+        row["skipped"] = "\(c.skipped)"
+        row["ignored"] = "\(c.ignored)"
+        row["lines"] = "\(rows.lastLine)"
+        row["error"] = error ?? "\\N"
+        row["first_time_ms"] = c.minT.map { "\($0)" } ?? "\\N"
+        row["last_time_ms"] = c.maxT.map { "\($0)" } ?? "\\N"
+        return row
     }
 
-    /// The file's rejected lines, one insert (deduplicated by the file's token).
-    func rejects(_ local: Database, path: String, fingerprint: String) throws {
-        let s = try local.prepare("SELECT line, reason, text, line_hash FROM rejects ORDER BY line, line_hash")
+    /// Rejected lines as JSONEachRow rows of the `rejects` table.
+    static func rejectRows(_ path: String, _ rejects: ArraySlice<RecordRows.Reject>) -> Data {
         var out: [UInt8] = []
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        while try s.step() {
-            out += Array("{\"source\":".utf8) + ClickHouseIngest.json(path) + Array(",\"line\":\(s.int(0)),\"reason\":".utf8)
-            out += ClickHouseIngest.json(s.string(1) ?? "") + Array(",\"text\":".utf8) + ClickHouseIngest.json(s.string(2) ?? "")
-            out += Array(",\"line_hash\":\"\(ClickHouseIngest.hex(UInt64(bitPattern: s.int(3))))\",\"time_ms\":\(now)}\n".utf8)
+        let source = json(path)
+        for r in rejects {
+            out += Array("{\"source\":".utf8) + source + Array(",\"line\":\(r.line),\"reason\":".utf8)
+            out += json(r.reason) + Array(",\"text\":".utf8) + json(r.text)
+            out += Array(",\"line_hash\":\"\(hex(UInt64(bitPattern: r.lineHash)))\",\"time_ms\":\(now)}\n".utf8)
         }
-        guard !out.isEmpty else { return }
-        _ = try client.execute(
-            "INSERT INTO \(db).rejects FORMAT JSONEachRow", settings: ["insert_deduplication_token": "\(fingerprint):rejects"],
-            data: Data(out))
+        return Data(out)
     }
 
     /// The file's row in `sources`: written after each batch and at the end.
-    func progress(_ path: String, _ fingerprint: String, _ stats: [String: String], batches: Int, rows: Int, complete: Bool) throws {
+    static func progress(_ client: ClickHouseClient, _ db: String, _ stats: [String: String], batches: Int, rows: Int, complete: Bool)
+        throws
+    {
         let now = Date().timeIntervalSince1970
         var row = stats
-        row["path"] = path
-        row["fingerprint"] = fingerprint
         row["batches_done"] = "\(batches)"
         row["rows_done"] = "\(rows)"
         row["complete"] = complete ? "1" : "0"
@@ -197,36 +249,66 @@ public struct ClickHouseIngest {
     }
 }
 
-/// Rows of a RecordDump in batches of TSVWithNames (each with its header; the server parses TSV
-/// faster than JSON): `send(bytes, rows so far, batch number)` for each full batch and the last one.
-final class BatchSink: ExportSink {
-    let encoder = RowEncoder(format: .tsvWithNames)
-    let batchRows: Int
-    let send: ([UInt8], Int, Int) throws -> Void
-    var buffer: [UInt8] = []
-    var inBatch = 0
-    var rows = 0
-    var batches = 0
+/// The inserts of an ingest, run in order on a thread of their own: the next batch is parsed
+/// and encoded while one is in flight. At most one job waits besides the one running (memory:
+/// three batches). After a job fails, the rest are dropped and the failure is thrown to the
+/// caller, so a progress row is never written for a batch that did not arrive.
+final class InsertQueue: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var jobs: [@Sendable () throws -> Void] = []
+    private var busy = false
+    private var closed = false
+    private var failure: Error?
 
-    init(batchRows: Int, send: @escaping ([UInt8], Int, Int) throws -> Void) {
-        self.batchRows = batchRows
-        self.send = send
+    init() {
+        let thread = Thread { [self] in work() }
+        thread.start()
     }
 
-    func write(_ row: Statement) throws {
-        if inBatch == 0 { buffer += ExportFormat.tsvWithNames.header() }
-        encoder.append(row, to: &buffer)
-        inBatch += 1
-        rows += 1
-        if inBatch == batchRows { try flush() }
+    /// Queues a job; blocks while another one waits. Throws the failure of an earlier job.
+    func add(_ job: @escaping @Sendable () throws -> Void) throws {
+        cond.lock()
+        defer { cond.unlock() }
+        while !jobs.isEmpty && failure == nil { cond.wait() }
+        if let failure { throw failure }
+        jobs.append(job)
+        cond.broadcast()
     }
 
-    func finish() throws { if inBatch > 0 { try flush() } }
+    /// Waits until every queued job ran; throws the first failure.
+    func wait() throws {
+        cond.lock()
+        defer { cond.unlock() }
+        while (!jobs.isEmpty || busy) && failure == nil { cond.wait() }
+        if let failure { throw failure }
+    }
 
-    func flush() throws {
-        try send(buffer, rows, batches)
-        batches += 1
-        buffer.removeAll(keepingCapacity: true)
-        inBatch = 0
+    /// Ends the thread once the queue is empty.
+    func close() {
+        cond.lock()
+        closed = true
+        cond.broadcast()
+        cond.unlock()
+    }
+
+    private func work() {
+        cond.lock()
+        while true {
+            while jobs.isEmpty && !closed { cond.wait() }
+            if jobs.isEmpty { break }
+            let job = jobs.removeFirst()
+            busy = true
+            cond.unlock()
+            var error: Error?
+            do { try job() } catch let e { error = e }
+            cond.lock()
+            busy = false
+            if let error, failure == nil {
+                failure = error
+                jobs.removeAll()
+            }
+            cond.broadcast()
+        }
+        cond.unlock()
     }
 }
