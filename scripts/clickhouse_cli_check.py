@@ -16,7 +16,7 @@ Then a kill -9 during a ClickHouse ingest (small batches, merges stopped so a du
 would show), a re-run, and exact counts: raw rows, rows after FINAL, rejects, and the reports.
 --self-test alters one figure and expects the comparison to catch it. Exit 1 on any difference.
 """
-import argparse, base64, json, os, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -355,9 +355,11 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
     run([a.pushlog, "--db", ref, "ingest", "--quiet", grown])
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", grown], env=env)
     want = sum(r["records"] for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"])
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
     final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
-    if final != want:
-        problems.append(f"direct ingest of a grown file: {final} records after FINAL, SQLite {want}")
+    if final != want or raw != want:
+        problems.append(f"direct ingest of a grown file (read on from where it ended): {raw} raw rows, {final} after FINAL, "
+                        f"SQLite {want}")
     # Each file's sources row: what SQLite keeps of it.
     cols = ("format", "send", "request", "response", "register", "settings", "receipt", "unregister", "rejects", "skipped",
             "ignored", "lines", "complete", "error")
@@ -394,6 +396,71 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
         problems.append(f"direct ingest rejects: {raw_rejects} raw rows for {len(want_rejects)} rejected lines (a block twice)")
     server.query(f"SYSTEM START MERGES {chdb}.records")
 
+
+
+def check_follow(a, server, tmp, problems):
+    """`ingest --follow` into ClickHouse: a plain file growing line by line and a gzip file
+    arriving, the follow killed with kill -9 half-way and started again, then stopped: raw rows
+    (merges stopped) and rows after FINAL equal an ingest of the final files into SQLite, and so
+    do the files' sources rows."""
+    chdb = "pushlog_check_follow"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    work = os.path.join(tmp, "follow")
+    live_dir = os.path.join(work, "live")
+    os.makedirs(live_dir, exist_ok=True)
+    other = os.path.join(work, "other")
+    run([a.pushlog, "--db", os.path.join(work, "gen.db"), "demo", other, "--no-report", "--devices", "40", "--weeks", "2",
+         "--seed", "23"])
+    import gzip as gz
+    days = sorted(os.listdir(os.path.join(other, "provider")))
+    lines = gz.open(os.path.join(other, "provider", days[-1]), "rt").read().splitlines(True)
+    live = os.path.join(live_dir, "sends.ndjson")
+    open(live, "w").writelines(lines[: len(lines) // 4])
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+    server.query(f"SYSTEM STOP MERGES {chdb}.records")
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="17")
+    cmd = [a.pushlog, "--clickhouse", ch, "ingest", "--follow", "--interval", "0.2", "--quiet", live_dir]
+
+    def grow(upto, steps, pause):
+        start = sum(1 for _ in open(live))
+        for i in range(1, steps + 1):
+            with open(live, "a") as f:
+                f.writelines(lines[start + (upto - start) * (i - 1) // steps: start + (upto - start) * i // steps])
+            time.sleep(pause)
+
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grow(len(lines) * 2 // 3, 12, 0.15)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    grow(len(lines) * 3 // 4, 3, 0.05)  # written while nothing follows
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grow(len(lines), 8, 0.15)
+    shutil.copy(os.path.join(other, "app", sorted(os.listdir(os.path.join(other, "app")))[-1]), os.path.join(live_dir, "events.ndjson.gz"))
+    ref = os.path.join(work, "ref.db")
+    run([a.pushlog, "--db", ref, "ingest", "--quiet", live_dir])
+    sq = {r["path"]: r for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    want = sum(r["records"] for r in sq.values())
+    final = 0
+    for _ in range(150):  # the gzip file is read once it stopped changing for a round
+        final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+        if final >= want:
+            break
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    if p.wait(60) != 0:
+        problems.append(f"ingest --follow stopped by SIGTERM: exit {p.returncode}")
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+    print(f"clickhouse-cli-check: ingest --follow, killed and started again: {raw} rows ({final} after FINAL); SQLite {want}")
+    if raw != want or final != want:
+        problems.append(f"ingest --follow killed and restarted: {raw} raw rows, {final} after FINAL; want {want}")
+    chs = {r["path"]: r for r in json.loads(run([a.pushlog, "--clickhouse", ch, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    for path, r in sq.items():
+        for col in ("records", "send", "response", "register", "settings", "receipt", "rejects", "lines", "complete"):
+            if r.get(col) != (chs.get(path) or {}).get(col):
+                problems.append(f"ingest --follow sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {(chs.get(path) or {}).get(col)!r}")
+    server.query(f"SYSTEM START MERGES {chdb}.records")
 
 
 def main():
@@ -433,6 +500,7 @@ def main():
                 check_commands(a, server, ch, chdb_name, db, problems)
                 check_kill(a, server, tmp, [logs] + fixtures, problems)
                 check_direct_ingest(a, server, tmp, logs, fixtures, problems)
+                check_follow(a, server, tmp, problems)
         finally:
             server.stop()
     for p in problems:

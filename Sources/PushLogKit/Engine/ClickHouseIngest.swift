@@ -51,6 +51,53 @@ public struct ClickHouseIngest {
         return summary
     }
 
+    /// `ingest --follow`: rounds every `interval` seconds until `stop()`, each an ordinary ingest
+    /// of the paths (unchanged files skipped, grown ones read on from where they ended, each
+    /// round's batches sent as they fill and the rest at the round's end, so a record is in within
+    /// about `interval` seconds), so a follow killed at any moment is completed by the next
+    /// ingest or follow of the same paths. A gzip file is read once it stops changing, and one that
+    /// ends inside a member is still being written. The kept facts are not rebuilt per round (a
+    /// rebuild reads the whole history): a report finds them older than the records and rebuilds
+    /// them first; the follow rebuilds them when it stops. `report` gets each round that read.
+    public func follow(paths: [String], interval: Double, stop: () -> Bool, report: (IngestSummary) -> Void) throws {
+        try createSchema()
+        let inserts = InsertQueue()
+        defer { inserts.close() }
+        let pool = ChunkPool(limit: 6)
+        var gzipSeen: [String: (Int64, Int64)] = [:]
+        var added = false
+        let truncated = "\(InputError.truncatedGzip)"
+        while !stop() {
+            var summary = IngestSummary()
+            var problems: [String] = []
+            for f in SourcePaths.unique(FileWalker.expand(paths, problems: &problems)) where !f.isStdin {
+                if Follower.isGzip(f.path), let st = Follower.stat(f.path) {
+                    let now = (st.size, st.mtime)
+                    defer { gzipSeen[f.path] = now }
+                    guard let before = gzipSeen[f.path], before == now else { continue }  // still being written
+                }
+                var fs = try file(f, inserts, pool)
+                if fs.error == truncated {
+                    fs.complete = true
+                    fs.error = nil
+                    fs.warnings.append("still being written: read up to its last whole block, the rest when it grows")
+                }
+                summary.files.append(fs)
+            }
+            try inserts.wait()
+            summary.problems = problems
+            added = added || summary.totalRecords > 0
+            if summary.files.contains(where: { !$0.unchanged }) || !problems.isEmpty { report(summary) }
+            var waited = 0.0
+            while waited < interval && !stop() {
+                usleep(20_000)
+                waited += 0.02
+            }
+        }
+        pool.drain()
+        if added { try ClickHouseFacts.ensure(client) }
+    }
+
     /// Creates the database, tables, views and functions the reports read (idempotent).
     public func createSchema() throws {
         for statement in ClickHouseQueries.schemaStatements(database: client.url.database) {
@@ -60,26 +107,89 @@ public struct ClickHouseIngest {
 
     var db: String { "`\(client.url.database)`" }
 
-    /// One file: skipped when unchanged, else read whole and its missing batches queued.
+    /// What `sources` holds of a file: how far it was read and sent.
+    struct SourceState {
+        var fingerprint = ""
+        var batchesDone = 0
+        var complete = false
+        var readOffset: Int64 = 0
+        var lines = 0
+        var headLength = 0
+        var headHash = ""
+        var segmentOffset: Int64 = 0
+        var segmentLines = 0
+        var segmentBase = ""
+        var segment = ""
+        var rowsDone = 0
+        /// The counts of the row (`n_send`, ..., `first_time_ms`), as text.
+        var counts: [String: String] = [:]
+
+        static let countColumns =
+            EventKind.allCases.map { "n_" + $0.name } + ["duplicates", "rejects", "skipped", "ignored", "first_time_ms", "last_time_ms"]
+    }
+
+    func sourceState(_ path: String) throws -> SourceState? {
+        let cols =
+            ["fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
+            + ["segment_base", "segment", "rows_done"] + SourceState.countColumns
+        let t = try client.table(
+            "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE path = {path:String}",
+            params: ["path": path])
+        guard let row = t.rows.first else { return nil }
+        func text(_ i: Int) -> String { if case .text(let s) = row[i] { return s } else { return "" } }
+        func int(_ i: Int) -> Int64 { if case .int(let n) = row[i] { return n } else { return 0 } }
+        var s = SourceState(
+            fingerprint: text(0), batchesDone: Int(int(1)), complete: int(2) == 1, readOffset: int(3), lines: Int(int(4)),
+            headLength: Int(int(5)), headHash: text(6), segmentOffset: int(7), segmentLines: Int(int(8)), segmentBase: text(9),
+            segment: text(10), rowsDone: Int(int(11)))
+        for (i, c) in SourceState.countColumns.enumerated() {
+            if case .int(let n) = row[12 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+        }
+        return s
+    }
+
+    /// One file: skipped when unchanged; else read from where an earlier run stopped (a file
+    /// that grew since a complete read, with the same first bytes: from its end then; a run killed
+    /// half-way with the file unchanged: from where that run started, sending only its missing
+    /// batches) or from the start, and its batches queued.
     func file(_ f: InputFile, _ inserts: InsertQueue, _ pool: ChunkPool) throws -> FileSummary {
         let started = Date()
         var fs = FileSummary(path: f.path)
         defer { fs.seconds = Date().timeIntervalSince(started) }
         let path = f.path
         let fingerprint = try ClickHouseIngest.fingerprint(path)
-        let known = try client.table(
-            "source", sql: "SELECT fingerprint, batches_done, complete FROM \(db).sources FINAL WHERE path = {path:String}",
-            params: ["path": path])
-        var done = 0
-        if let row = known.rows.first, case .text(let fp) = row[0], fp == fingerprint {
-            if case .int(1) = row[2] {
+        let st = Ingester.fileInfo(path)
+        var start = (offset: Int64(0), lines: 0)
+        var base = ""
+        var skip = 0
+        var resumed: String?
+        if let known = try sourceState(path) {
+            if known.fingerprint == fingerprint && known.complete {
                 fs.unchanged = true
                 return fs
             }
-            if case .int(let n) = row[1] { done = Int(n) }
+            // Not smaller than it was, and the same first bytes: the same file, maybe grown (SQLite's rule).
+            let size = known.fingerprint.split(separator: ":").last.flatMap { Int64($0) } ?? Int64.max
+            let same =
+                known.headLength > 0 && (st?.size ?? 0) >= size && Ingester.headHash(path, length: known.headLength) == known.headHash
+            if same && !known.complete && known.segment != "" {
+                // A run stopped half-way: the same read again, from the same start, the same
+                // batches (named by their first row), the rows it got in skipped.
+                start = (known.segmentOffset, known.segmentLines)
+                base = known.segmentBase
+                skip = known.rowsDone
+                resumed = known.segment
+            } else if same && known.complete {
+                start = (known.readOffset, known.lines)
+                base = ClickHouseIngest.base(known.counts)
+            }
         }
+        if base == "" { base = ClickHouseIngest.base([:]) }
+        // A read is named by the file's fingerprint when it started and its first line: a file
+        // read again under a new name is one whose bytes changed, whose records collapse by identity.
+        let segment = resumed ?? "\(fingerprint):from:\(start.lines)"
         let opened: OpenedStream
-        switch try OpenedStream.open(f, offset: 0, lines: 0, Ingester.fileInfo(path), options: options, &fs) {
+        switch try OpenedStream.open(f, offset: start.offset, lines: start.lines, st, options: options, &fs) {
         case .refused(let why):
             // Not stored: a refused file is looked at again by the next run (its head only).
             fs.refused = Redactor.redact(why)
@@ -87,29 +197,43 @@ public struct ClickHouseIngest {
             return fs
         case .opened(let o): opened = o
         }
+        let headLength = Int(min(st?.size ?? 0, 65_536))
+        let head = Ingester.headHash(path, length: headLength) ?? ""
         let rows = RecordRows(encoding: .rowBinary)
         rows.start(path: path)
         var batch: [UInt8] = []
-        var inBatch = 0, sent = 0, batches = 0, rejectBatches = 0
+        var inBatch = 0, sent = skip, batches = 0, rejectBatches = 0, index = 0
         let client = self.client, db = self.db
         let format = fs.format
-        func sendBatch() throws {
-            let k = batches
+        func state(_ error: String?) -> [String: String] {
+            var row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, error, base: base)
+            row["read_offset"] = "\(rows.lastLine > 0 ? rows.lastOffset : start.offset)"
+            row["head_len"] = "\(headLength)"
+            row["head_hash"] = head
+            row["segment_offset"] = "\(start.offset)"
+            row["segment_lines"] = "\(start.lines)"
+            row["segment_base"] = base
+            row["segment"] = segment
+            if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
+            return row
+        }
+        // A batch is named by the read and its first row and size. A full one is followed by a
+        // progress row; the last one of a read is not (the read's final row follows it), so a run
+        // killed before that row sends it again from the same row: the same batch if the file is
+        // as it was, one with more rows under another name if it grew meanwhile (whose first rows
+        // then collapse by identity), never rows skipped.
+        func sendBatch(last: Bool) throws {
+            let first = sent, n = inBatch
             batches += 1
-            sent += inBatch
-            defer {
-                batch.removeAll(keepingCapacity: true)
-                inBatch = 0
-            }
-            guard k >= done else { return }  // inserted by an earlier run
-            let data = Data(batch), row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, nil)
-            let through = sent
+            sent += n
+            let data = Data(batch), row = state(nil), count = batches
+            batch.removeAll(keepingCapacity: true)
+            inBatch = 0
             try inserts.add {
                 _ = try client.execute(
                     "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT RowBinary",
-                    settings: ["insert_deduplication_token": "\(fingerprint):\(k)"],
-                    data: data)
-                try ClickHouseIngest.progress(client, db, row, batches: k + 1, rows: through, complete: false)
+                    settings: ["insert_deduplication_token": "\(segment):\(first):\(n)"], data: data)
+                if !last { try ClickHouseIngest.progress(client, db, row, batches: count, rows: first + n, complete: false) }
             }
         }
         func sendRejects(all: Bool) throws {
@@ -117,7 +241,7 @@ public struct ClickHouseIngest {
                 let cut = min(rows.rejects.count, ClickHouseIngest.rejectBatch)
                 let data = ClickHouseIngest.rejectRows(path, rows.rejects[..<cut])
                 rows.rejects.removeFirst(cut)
-                let token = "\(fingerprint):rejects:\(rejectBatches)"
+                let token = "\(segment):rejects:\(rejectBatches)"
                 rejectBatches += 1
                 try inserts.add {
                     _ = try client.execute(
@@ -127,14 +251,21 @@ public struct ClickHouseIngest {
         }
         let (bytes, readError) = try ParsedFile.read(opened, pool: pool) { chunk in
             try chunk.items.withUnsafeBufferPointer { items in
-                for i in items.indices where rows.take(items[i], into: &batch) {
+                for i in items.indices {
+                    let mark = batch.count
+                    guard rows.take(items[i], into: &batch) else { continue }
+                    index += 1
+                    if index <= skip {
+                        batch.removeSubrange(mark...)  // in since an earlier run
+                        continue
+                    }
                     inBatch += 1
-                    if inBatch == batchRows { try sendBatch() }
+                    if inBatch == batchRows { try sendBatch(last: false) }
                 }
             }
             try sendRejects(all: false)
         }
-        if inBatch > 0 { try sendBatch() }
+        if inBatch > 0 { try sendBatch(last: true) }
         try sendRejects(all: true)
         rows.summarize(into: &fs)
         fs.bytes = bytes
@@ -142,27 +273,42 @@ public struct ClickHouseIngest {
             fs.complete = false
             fs.error = "\(readError)"
         }
-        let row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, fs.error)
+        let row = state(fs.error)
         let (total, count, complete) = (sent, batches, fs.complete)
         try inserts.add { try ClickHouseIngest.progress(client, db, row, batches: count, rows: total, complete: complete) }
         return fs
     }
 
-    /// What `sources` keeps of a file read so far, as the SQLite ingest counts it into its row
-    /// (values as text, for query parameters).
-    static func sourceRow(_ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?) -> [String: String]
-    {
+    /// Counts as `segment_base` keeps them (name=value,...): those of a read that went before.
+    static func base(_ counts: [String: String]) -> String {
+        SourceState.countColumns.map { "\($0)=\(counts[$0] ?? ($0.hasSuffix("time_ms") ? "\\N" : "0"))" }.joined(separator: ",")
+    }
+
+    /// What `sources` keeps of a file read so far, as the SQLite ingest counts it into its row:
+    /// `base` (the counts of the reads before this one) plus this read's (values as text, for
+    /// query parameters).
+    static func sourceRow(
+        _ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?, base: String
+    ) -> [String: String] {
+        var before: [String: Int64?] = [:]
+        for pair in base.split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { before[String(kv[0])] = Int64(kv[1]) }
+        }
+        func add(_ name: String, _ n: Int) -> String { "\(((before[name] ?? nil) ?? 0) + Int64(n))" }
         let c = rows.counts
         var row = ["path": path, "fingerprint": fingerprint, "format": format]
-        for k in EventKind.allCases { row["n_" + k.name] = "\(c.records[k])" }
-        row["duplicates"] = "\(c.duplicates)"
-        row["rejects"] = "\(c.rejects)"
-        row["skipped"] = "\(c.skipped)"
-        row["ignored"] = "\(c.ignored)"
+        for k in EventKind.allCases { row["n_" + k.name] = add("n_" + k.name, c.records[k]) }
+        row["duplicates"] = add("duplicates", c.duplicates)
+        row["rejects"] = add("rejects", c.rejects)
+        row["skipped"] = add("skipped", c.skipped)
+        row["ignored"] = add("ignored", c.ignored)
         row["lines"] = "\(rows.lastLine)"
         row["error"] = error ?? "\\N"
-        row["first_time_ms"] = c.minT.map { "\($0)" } ?? "\\N"
-        row["last_time_ms"] = c.maxT.map { "\($0)" } ?? "\\N"
+        let first = [before["first_time_ms"] ?? nil, c.minT].compactMap { $0 }.min()
+        let last = [before["last_time_ms"] ?? nil, c.maxT].compactMap { $0 }.max()
+        row["first_time_ms"] = first.map { "\($0)" } ?? "\\N"
+        row["last_time_ms"] = last.map { "\($0)" } ?? "\\N"
         return row
     }
 
@@ -193,7 +339,7 @@ public struct ClickHouseIngest {
         let names = row.keys.sorted()
         let values = names.map { name -> String in
             switch name {
-            case "path", "fingerprint", "format": return "{\(name):String}"
+            case "path", "fingerprint", "format", "head_hash", "segment_base", "segment": return "{\(name):String}"
             case "error": return "{\(name):Nullable(String)}"
             case "ingested_ms", "first_time_ms", "last_time_ms": return "{\(name):Nullable(Int64)}"
             default: return "{\(name):UInt64}"

@@ -22,6 +22,8 @@ final class RecordRows {
     private(set) var counts = BatchCounts()
     /// The line number of the last item that is a resume position (`sources.lines`).
     private(set) var lastLine = 0
+    /// The stream offset after that line: where a read of the file grown since resumes.
+    private(set) var lastOffset: Int64 = 0
     /// Rejected lines not yet taken by the caller (when `keepRejects`).
     var rejects: [Reject] = []
 
@@ -61,6 +63,7 @@ final class RecordRows {
     func start(path: String) {
         counts = BatchCounts()
         lastLine = 0
+        lastOffset = 0
         rejects = []
         for i in seen.indices { seen[i] = [] }
         rejectsSeen = []
@@ -77,7 +80,10 @@ final class RecordRows {
     /// row to `out`; returns whether it did.
     @discardableResult
     func take(_ item: ParsedItem, into out: inout [UInt8]) -> Bool {
-        if item.kind != .pending && item.lineNumber > 0 { lastLine = item.lineNumber }
+        if item.kind != .pending && item.lineNumber > 0 {
+            lastLine = item.lineNumber
+            lastOffset = item.endOffset
+        }
         switch item.kind {
         case .blank:
             counts.blank += 1
