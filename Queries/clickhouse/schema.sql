@@ -103,7 +103,8 @@ CREATE TABLE IF NOT EXISTS pushlog.sources (
     segment_offset UInt64 DEFAULT 0,           -- where the read in progress started, its line,
     segment_lines UInt64 DEFAULT 0,
     segment_base String DEFAULT '',            -- the counts before it (name=value,...),
-    segment String DEFAULT ''                  -- and its name (its batches' tokens start with it)
+    segment String DEFAULT '',                 -- its name (its batches' tokens start with it),
+    pending_rows UInt64 DEFAULT 0              -- and the rows of its last batch, sent after rows_done
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY path;
 -- A database an older pushlog created gets the columns of a resumable read.
@@ -114,6 +115,7 @@ ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_offset UInt64 DEFAU
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_lines UInt64 DEFAULT 0;
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_base String DEFAULT '';
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment String DEFAULT '';
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_rows UInt64 DEFAULT 0;
 
 -- Lines ingest could not read as records (file, line number, reason, the first 512 bytes with
 -- secrets redacted), inserted once per file with the file's token, so a re-run adds none.

@@ -6,14 +6,15 @@ import Foundation
 /// fastest, counted as the SQLite ingest counts them), sent on a thread of their own while the
 /// next batch is parsed and encoded.
 ///
-/// Exactly once, under a kill at any moment: a file's batches are cut the same way every time
-/// (its records in file order, `batchRows` each), and batch K is inserted with the
-/// `insert_deduplication_token` FINGERPRINT:K, so a batch sent again (the run died before its
-/// progress row was written) is dropped by the server. After each batch the file's row in
-/// `sources` records how many are in; a re-run reads the file again and sends only the batches
+/// Exactly once, under a kill at any moment: a read of a file (from its start, or on from where
+/// a complete read ended when the file grew) cuts its records into batches the same way every
+/// time (file order, `batchRows` each), and a batch is inserted with the
+/// `insert_deduplication_token` READ:FIRST_ROW:ROWS, so a batch sent again (the run died before
+/// its progress row was written) is dropped by the server. After each full batch the file's row
+/// in `sources` records how many rows are in; a re-run does the same read and sends the rows
 /// after them, and skips a file whose fingerprint matches a complete row without reading it. The
 /// records table also collapses a record seen twice (its key holds the record identity), which
-/// covers a file that grew and is sent again under its new fingerprint.
+/// covers a file whose bytes changed and is read whole again under a new name.
 public struct ClickHouseIngest {
     public let client: ClickHouseClient
     public var options = IngestOptions()
@@ -65,6 +66,8 @@ public struct ClickHouseIngest {
         defer { inserts.close() }
         let pool = ChunkPool(limit: 6)
         var gzipSeen: [String: (Int64, Int64)] = [:]
+        /// Files refused whole, by fingerprint: looked at again only once they change.
+        var refused: [String: String] = [:]
         var added = false
         let truncated = "\(InputError.truncatedGzip)"
         while !stop() {
@@ -76,7 +79,10 @@ public struct ClickHouseIngest {
                     defer { gzipSeen[f.path] = now }
                     guard let before = gzipSeen[f.path], before == now else { continue }  // still being written
                 }
+                let fingerprint = try? ClickHouseIngest.fingerprint(f.path)
+                if let fingerprint, refused[f.path] == fingerprint { continue }
                 var fs = try file(f, inserts, pool)
+                if fs.refused != nil { refused[f.path] = fingerprint }
                 if fs.error == truncated {
                     fs.complete = true
                     fs.error = nil
@@ -121,6 +127,7 @@ public struct ClickHouseIngest {
         var segmentBase = ""
         var segment = ""
         var rowsDone = 0
+        var pendingRows = 0
         /// The counts of the row (`n_send`, ..., `first_time_ms`), as text.
         var counts: [String: String] = [:]
 
@@ -131,7 +138,7 @@ public struct ClickHouseIngest {
     func sourceState(_ path: String) throws -> SourceState? {
         let cols =
             ["fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
-            + ["segment_base", "segment", "rows_done"] + SourceState.countColumns
+            + ["segment_base", "segment", "rows_done", "pending_rows"] + SourceState.countColumns
         let t = try client.table(
             "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE path = {path:String}",
             params: ["path": path])
@@ -141,9 +148,9 @@ public struct ClickHouseIngest {
         var s = SourceState(
             fingerprint: text(0), batchesDone: Int(int(1)), complete: int(2) == 1, readOffset: int(3), lines: Int(int(4)),
             headLength: Int(int(5)), headHash: text(6), segmentOffset: int(7), segmentLines: Int(int(8)), segmentBase: text(9),
-            segment: text(10), rowsDone: Int(int(11)))
+            segment: text(10), rowsDone: Int(int(11)), pendingRows: Int(int(12)))
         for (i, c) in SourceState.countColumns.enumerated() {
-            if case .int(let n) = row[12 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+            if case .int(let n) = row[13 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
         }
         return s
     }
@@ -162,6 +169,7 @@ public struct ClickHouseIngest {
         var start = (offset: Int64(0), lines: 0)
         var base = ""
         var skip = 0
+        var pending = 0
         var resumed: String?
         if let known = try sourceState(path) {
             if known.fingerprint == fingerprint && known.complete {
@@ -178,6 +186,7 @@ public struct ClickHouseIngest {
                 start = (known.segmentOffset, known.segmentLines)
                 base = known.segmentBase
                 skip = known.rowsDone
+                pending = known.pendingRows
                 resumed = known.segment
             } else if same && known.complete {
                 start = (known.readOffset, known.lines)
@@ -217,11 +226,10 @@ public struct ClickHouseIngest {
             if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
             return row
         }
-        // A batch is named by the read and its first row and size. A full one is followed by a
-        // progress row; the last one of a read is not (the read's final row follows it), so a run
-        // killed before that row sends it again from the same row: the same batch if the file is
-        // as it was, one with more rows under another name if it grew meanwhile (whose first rows
-        // then collapse by identity), never rows skipped.
+        // A batch is named by the read, its first row and its size. A full one is followed by a
+        // progress row. The last one of a read, shorter, is announced first (`pending_rows`): a
+        // run killed before the read's final row cuts the same batch again from the same row
+        // even if the file grew meanwhile, so the server drops it if it had it.
         func sendBatch(last: Bool) throws {
             let first = sent, n = inBatch
             batches += 1
@@ -230,6 +238,9 @@ public struct ClickHouseIngest {
             batch.removeAll(keepingCapacity: true)
             inBatch = 0
             try inserts.add {
+                if last {
+                    try ClickHouseIngest.progress(client, db, row, batches: count - 1, rows: first, pending: n, complete: false)
+                }
                 _ = try client.execute(
                     "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT RowBinary",
                     settings: ["insert_deduplication_token": "\(segment):\(first):\(n)"], data: data)
@@ -260,7 +271,10 @@ public struct ClickHouseIngest {
                         continue
                     }
                     inBatch += 1
-                    if inBatch == batchRows { try sendBatch(last: false) }
+                    if inBatch == batchRows || inBatch == pending {
+                        try sendBatch(last: false)
+                        pending = 0
+                    }
                 }
             }
             try sendRejects(all: false)
@@ -326,13 +340,14 @@ public struct ClickHouseIngest {
     }
 
     /// The file's row in `sources`: written after each batch and at the end.
-    static func progress(_ client: ClickHouseClient, _ db: String, _ stats: [String: String], batches: Int, rows: Int, complete: Bool)
-        throws
-    {
+    static func progress(
+        _ client: ClickHouseClient, _ db: String, _ stats: [String: String], batches: Int, rows: Int, pending: Int = 0, complete: Bool
+    ) throws {
         let now = Date().timeIntervalSince1970
         var row = stats
         row["batches_done"] = "\(batches)"
         row["rows_done"] = "\(rows)"
+        row["pending_rows"] = "\(pending)"
         row["complete"] = complete ? "1" : "0"
         row["ingested_ms"] = "\(Int64(now * 1000))"
         row["version"] = "\(UInt64(now * 1_000_000))"
