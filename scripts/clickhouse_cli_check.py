@@ -509,7 +509,7 @@ def main():
         print(f"clickhouse-cli-check: {len(problems)} differences", file=sys.stderr)
         return 1
     print(f"clickhouse-cli-check: `pushlog --clickhouse` agrees with SQLite: {counts['rows']} rows in {counts['runs']} report runs, "
-          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume")
+          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume, the direct ingest under kill -9, --follow")
     return 0
 
 
