@@ -11,10 +11,15 @@ let formats = [
 ]
 /// The ClickHouse dialect of the reports and its schema (Queries/clickhouse), linked as
 /// Engine/ClickHouseQueries/ch-NAME.sql so their resource names differ from the SQLite reports'.
-let clickhouseQueries = ["churn", "env-mismatch", "errors", "facts", "gone", "opt-out", "schema", "silent", "weekly"]
+let clickhouseQueries = [
+    "churn", "env-mismatch", "errors", "facts", "gone", "hygiene", "opt-out", "reconcile", "schema", "silent", "weekly",
+]
+/// The ClickHouse SQL of the commands besides `report` (tokens, trace, metrics, rejects), linked the same way.
+let clickhouseCommands = ["metrics", "rejects", "tokens", "trace"]
 let embedded: [Resource] =
     queries.map { .embedInCode("Reports/Queries/\($0).sql") }
     + clickhouseQueries.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
+    + clickhouseCommands.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
     + formats.map { .embedInCode("Formats/Definitions/\($0).format") }
 
 let package = Package(

@@ -120,7 +120,7 @@ PY
   timev "$bin" --clickhouse "$ch" ingest --quiet "$corpus"
   read -r chsecs chrss < "$out/time.txt"
   echo "clickhouse ingest: $records records in ${chsecs}s = $(python3 -c "print(int($records/$chsecs))") records/s (SQLite: ${secs}s; the facts rebuild included); peak RSS of pushlog $((chrss / 1024)) MB"
-  for r in gone churn env-mismatch silent opt-out errors weekly; do
+  for r in gone churn env-mismatch silent opt-out errors hygiene weekly; do
     args=(report "$r" --format json); [ "$r" = weekly ] && args+=(--week "$week")
     for _ in 1 2 3; do
       timev "$bin" --db "$db" "${args[@]}" > /dev/null; cut -d' ' -f1 < "$out/time.txt" >> "$out/sq.$r"

@@ -13,7 +13,7 @@ import argparse, json, math, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = os.path.join(ROOT, "Queries", "clickhouse")
-REPORTS = ["gone", "env-mismatch", "silent", "errors", "churn", "opt-out", "weekly"]
+REPORTS = ["gone", "env-mismatch", "silent", "errors", "churn", "opt-out", "hygiene", "reconcile", "weekly"]
 # Sections of pushlog's output that Queries/clickhouse does not (yet) compute, with the reason;
 # printed on every run so the gap is never silent.
 NOT_PORTED = {("weekly", "kpis", "rejects"): "rows loaded from `pushlog export` have no sources rows, so the rejects "
@@ -53,6 +53,20 @@ def header_params(path):
     return out
 
 
+def by_values(report):
+    """Every `--by` value pushlog's report takes (its `-- param: by enum(...)` line), default first."""
+    for line in open(os.path.join(ROOT, "Queries", report + ".sql"), encoding="utf-8"):
+        m = re.match(r"--\s*param:\s*by\s+enum\(([^)]*)\)(?:\s*=\s*(\S+))?", line)
+        if m:
+            values = m.group(1).split(",")
+            return sorted(values, key=lambda v: v != m.group(2))
+    return []
+
+
+# --rule values the hygiene checks are run with (one of each kind: per response, per retry, per token).
+RULES = ["missing_push_type", "non_retryable_retried", "malformed_token", "background_priority_10"]
+
+
 def run(cmd, **kw):
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if r.returncode != 0:
@@ -73,6 +87,14 @@ class ClickHouse:
         # The facts the reports read, rebuilt from the records as a load by hand does it.
         for st in statements(open(os.path.join(QUERIES, "facts.sql"), encoding="utf-8").read()):
             self.s.query(st)
+
+    def load_apple_metrics(self, pushlog, dbpath):
+        """Apple's delivery metrics as the SQLite database holds them (an export carries records only)."""
+        out = run([pushlog, "--db", dbpath, "query", "SELECT day, push_type, status, count FROM apple_metrics", "--format", "json"])
+        rows = json.loads(out)["sections"]["result"]
+        if rows:
+            data = "\n".join(json.dumps(r) for r in rows)
+            self.s.query(f"INSERT INTO pushlog.apple_metrics (day, push_type, status, count) FORMAT JSONEachRow {data}")
 
     def rows(self, sql, params):
         sql += "\nSETTINGS output_format_json_quote_64bit_integers = 0, output_format_json_quote_denormals = 1"
@@ -163,7 +185,10 @@ def main():
         db, logs = os.path.join(tmp, "demo.db"), os.path.join(tmp, "logs")
         run([a.pushlog, "--db", db, "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
         # Edge cases the demo lacks (split request/response, transport errors, malformed tokens).
-        fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson")]
+        # In path order: rows loaded from an export have no `sources` rows saying which file pushlog
+        # read first, so ClickHouse takes (source path, line) as the order records were stored in.
+        fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in sorted(("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
+                                                                                     "apple-metrics.csv"))]
         fixtures = [f for f in fixtures if os.path.exists(f)]
         extra = os.path.join(tmp, "fixtures.db")
         if fixtures:
@@ -180,6 +205,7 @@ def main():
             with open(rows, "w") as out:
                 subprocess.run([a.pushlog, "export", "--quiet"] + inputs, stdout=out, check=True)
             ch = ClickHouse([rows, rows])  # loaded twice: the figures must not change
+            ch.load_apple_metrics(a.pushlog, dbpath)
             lo, hi = ch.scalar("SELECT min(time_ms) FROM pushlog.events"), ch.scalar("SELECT max(time_ms) FROM pushlog.events")
             # All data; then ranges that start and end inside a day and inside an hour (fractions of
             # the corpus' span, plus odd minutes and milliseconds).
@@ -197,9 +223,10 @@ def main():
                                   "GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')")
                 # Each range with the report's defaults, then each option it takes with another value.
                 cases = [(since, until, {}) for since, until in ranges]
-                extra = {"by": {"gone": ["hour", "week"], "churn": ["day"], "errors": ["day", "5m"]}.get(report, []),
+                # Every --by value but the default (the cases above run that one).
+                extra = {"by": [v for v in by_values(report) if v != declared.get("by")],
                          "topic": [topic] if topic else [], "env": ["sandbox", "production"],
-                         "unit": ["user"], "budget": ["1"]}
+                         "unit": ["user"], "budget": ["1"], "rule": RULES}
                 for k, values in extra.items():
                     if k in declared:
                         cases += [(ranges[-1][0], ranges[-1][1], {k: v}) for v in values]
@@ -221,7 +248,7 @@ def main():
                     for k, v in declared.items():
                         if k in ("topic", "env"):
                             params[k] = ""
-                        elif k not in params and k in ("by", "budget", "unit"):
+                        elif k not in params and k in ("by", "budget", "unit", "rule"):
                             params[k] = v
                     for k, v in options.items():
                         args += ["--" + k, v]
@@ -230,6 +257,8 @@ def main():
                     want = json.loads(run([a.pushlog, "--db", dbpath, "report", report, "--format", "json", "--reveal-tokens"] + args))["sections"]
                     got = {}
                     for name, sql in sections(path):
+                        if name == "by_bucket" and params.get("by") == "":
+                            continue  # a report whose by_bucket needs --by (env-mismatch, silent) prints none without it
                         try:
                             got[name] = ch.rows(sql, params)
                         except Exception as e:  # a ClickHouse error is a failed check, with its message

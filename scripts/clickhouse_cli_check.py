@@ -96,8 +96,10 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         args = [] if r is None else ["--since", str(r[0]), "--until", str(r[1])]
         cases.append(("all data" if r is None else f"{r[0]}..{r[1]}", args))
     last = ["--since", str(ranges[-1][0]), "--until", str(ranges[-1][1])] if ranges[-1] else []
-    options = {"by": {"gone": ["hour", "week"], "churn": ["day"], "errors": ["day", "5m"]}.get(report, []),
-               "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"], "budget": ["1"]}
+    # Every --by value the report takes (time units and dimensions), each with --compare previous too.
+    by_values = cc.by_values(report)
+    options = {"by": by_values, "topic": [topic] if topic else [], "env": ["sandbox", "production"], "unit": ["user"],
+               "budget": ["1"], "rule": cc.RULES}
     for k, values in options.items():
         if k in declared:
             cases += [(f"--{k} {v}", last + [f"--{k}", v]) for v in values]
@@ -105,8 +107,9 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         # --compare previous over whole days (a range of whole buckets), and a --fail-if each way.
         day = 86400000
         s, u = (lo // day + 3) * day, (lo // day + 10) * day
-        by = ["--by", "day"] if "by" in declared else []
-        cases.append(("--compare previous", ["--since", str(s), "--until", str(u), "--compare", "previous"] + by))
+        compare = ["--since", str(s), "--until", str(u), "--compare", "previous"]
+        cases.append(("--compare previous", compare))
+        cases += [(f"--compare previous --by {v}", compare + ["--by", v]) for v in by_values]
     return cases
 
 
@@ -153,6 +156,15 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
             if r.get(col) != c.get(col):
                 problems.append(f"{name} sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
     counts["sources"] += len(sq)
+    # Apple's delivery metrics (reconcile): copied from SQLite when the ClickHouse ingest left the
+    # table empty, so the report's figures are compared either way; the note says which.
+    apple = json.loads(run([a.pushlog, "--db", db, "query", "SELECT day, push_type, status, count FROM apple_metrics",
+                            "--format", "json"]).stdout)["sections"]["result"]
+    if apple and not int(server.query("SELECT count() FROM apple_metrics", chdb)[0][0]):
+        server.query("INSERT INTO apple_metrics (day, push_type, status, count) FORMAT JSONEachRow\n"
+                     + "\n".join(json.dumps(r) for r in apple), chdb)
+        print(f"clickhouse-cli-check: note: {name}: {len(apple)} Apple delivery-metrics rows copied from SQLite "
+              "(the ClickHouse ingest did not fill apple_metrics)")
     # Tokens that are not hex (malformed, masked, short) are masked by their text, as on SQLite.
     irregular = [r[0] for r in server.query("SELECT DISTINCT token FROM records WHERE (token_malformed = 1 OR token_masked = 1 "
                                             "OR length(token) < 32) AND length(token) >= 4", chdb)]
@@ -168,7 +180,8 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
     lo = server.query("SELECT min(time_ms), max(time_ms) FROM events WHERE kind NOT IN ('receipt', 'unregister')", chdb)[0]
     lo, hi = int(lo[0]), int(lo[1])
     topic = server.query("SELECT coalesce((SELECT topic FROM responses WHERE topic IS NOT NULL GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')", chdb)[0][0]
-    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "weekly"]
+    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "hygiene", "reconcile",
+                                                "weekly"]
     prev = weekly_prev(a.pushlog, db) if "weekly" in reports else None
     for report in reports:
         cases = report_cases(report, a.pushlog, db, ch, topic, lo, hi)
@@ -300,6 +313,96 @@ def check_kill(a, server, tmp, inputs, problems):
         c = json.loads(run([a.pushlog, "--clickhouse", ch, "report", report, "--format", "json"]).stdout)
         cc.compare(report, "after kill -9", s["sections"], c["sections"], problems)
     server.query(f"SYSTEM START MERGES {chdb}.records")
+
+
+def check_listings(a, checked, problems, counts):
+    """tokens, trace, metrics and rejects: each with its options on both engines, the output
+    compared exactly (stdout, stderr and exit code; masked and revealed; error cases)."""
+    import sqlite3
+    for name, ch, chdb, db in checked:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        sql = lambda q: [r[0] for r in con.execute(q)]  # noqa: E731
+        lo, hi = con.execute("SELECT min(time_ms), max(time_ms) FROM sends").fetchone()
+        mid = (lo + hi) // 2 + 7 * 60000 + 123
+        after = hi + 86400000
+        cases = []
+        kinds = ["--gone", "--superseded", "--bad", "--mismatched"]
+        for kind in kinds + [" ".join(kinds)]:
+            k = kind.split()
+            cases += [["tokens"] + k + ["--format", "json"], ["tokens"] + k + ["--format", "json", "--reveal-tokens"],
+                      ["tokens"] + k + ["--since", str(mid), "--format", "json", "--reveal-tokens"]]
+        cases += [["tokens"] + kinds + ["--format", f] for f in ("tsv", "csv", "markdown", "html", "table", "ndjson")]
+        cases += [["tokens", "--gone", "--bad", "--format", "lines", "--reveal-tokens"], ["tokens", "--gone", "--format", "lines"],
+                  ["tokens", "--gone", "--since", str(after)], ["tokens"]]
+        cases += [["metrics"], ["metrics", "--since", str(mid)], ["metrics", "--since", str(lo + 3600000), "--until", str(mid), "--budget", "1"],
+                  ["metrics", "--since", str(after)]]
+        files = sql("SELECT path FROM sources WHERE id IN (SELECT source_id FROM rejects) ORDER BY id")
+        cases += [["rejects", "--format", "json"], ["rejects", "--limit", "0", "--format", "json"], ["rejects", "--limit", "2"],
+                  ["rejects", "--source", "no-such-file.log"], ["rejects", "--format", "tsv", "--limit", "0"]]
+        cases += [["rejects", "--source", f, "--format", "json"] for f in files[:2]]
+        cases += [["rejects", "--source", os.path.basename(f), "--limit", "3"] for f in files[:2]]
+        # trace: every kind of key, as people copy them from outputs and logs.
+        keys = []
+        for q in ("SELECT token FROM tokens WHERE id IN (SELECT token_id FROM token_facts WHERE first_410 IS NOT NULL) ORDER BY token LIMIT 2",
+                  "SELECT token FROM tokens WHERE id IN (SELECT token_id FROM token_runs WHERE superseded_at IS NOT NULL) ORDER BY token LIMIT 2",
+                  "SELECT token FROM tokens WHERE malformed = 1 OR length(token) < 32 ORDER BY token LIMIT 3",
+                  "SELECT name FROM devices WHERE id IN (SELECT device_id FROM settings) ORDER BY name LIMIT 2",
+                  "SELECT name FROM users ORDER BY name LIMIT 2",
+                  "SELECT name FROM users WHERE id IN (SELECT user_id FROM registers WHERE device_id IS NULL) ORDER BY name LIMIT 1",
+                  "SELECT lower(hex(apns_id)) FROM sends WHERE length(apns_id) = 16 AND kind = 2 AND status = 410 ORDER BY time_ms LIMIT 1",
+                  "SELECT lower(hex(apns_id)) FROM receipts WHERE length(apns_id) = 16 ORDER BY time_ms LIMIT 1",
+                  "SELECT apns_id FROM sends WHERE typeof(apns_id) = 'text' ORDER BY time_ms LIMIT 1"):
+            keys += [k for k in sql(q) if k]
+        full = []
+        for k in keys:
+            if len(k) == 32 and all(c in "0123456789abcdef" for c in k) and k in sql("SELECT lower(hex(apns_id)) FROM sends WHERE length(apns_id) = 16 UNION SELECT lower(hex(apns_id)) FROM receipts"):
+                uuid = f"{k[:8]}-{k[8:12]}-{k[12:16]}-{k[16:20]}-{k[20:]}"
+                full += [uuid, uuid.upper(), k[:8]]
+            else:
+                full.append(k)
+        tokens = [k for k in keys if k in sql("SELECT token FROM tokens")]
+        for t in tokens[:2]:
+            full += [t[:10], t[:8] + "…" + t[-4:]]
+        full += ["zz-no-such-key", "a", "0"]
+        for k in full:
+            cases += [["trace", k, "--format", "json"], ["trace", k, "--format", "json", "--reveal-tokens"]]
+        cases += [["trace", full[0], "--format", f] for f in ("tsv", "markdown")] + [["trace"]]
+        con.close()
+        for args in cases:
+            s = subprocess.run([a.pushlog, "--db", db] + args, capture_output=True, text=True)
+            c = subprocess.run([a.pushlog, "--clickhouse", ch] + args, capture_output=True, text=True)
+            where = f"{name} {' '.join(args)}"
+            outs = [s.stdout, c.stdout]
+            if args[0] == "metrics":  # the ages are relative to the moment each ran
+                outs = ["".join(l for l in o.splitlines(True) if not l.startswith("pushlog_seconds_since_newest_record{")) for o in outs]
+            if s.returncode != c.returncode or s.stderr != c.stderr:
+                problems.append(f"{where}: exit {s.returncode} on SQLite, {c.returncode} on ClickHouse; stderr {s.stderr.strip()[:300]!r} / {c.stderr.strip()[:300]!r}")
+            elif outs[0] != outs[1]:
+                la, lb = outs[0].splitlines(), outs[1].splitlines()
+                i = next((i for i in range(min(len(la), len(lb))) if la[i] != lb[i]), min(len(la), len(lb)))
+                problems.append(f"{where}: output differs at line {i + 1} of {len(la)}/{len(lb)}: SQLite "
+                                f"{(la[i] if i < len(la) else '<end>')[:300]!r}, ClickHouse {(lb[i] if i < len(lb) else '<end>')[:300]!r}")
+            counts["listings"] += 1
+    # report --watch: the first frame on both engines (its header line holds the time), and the
+    # refusal of -o, with the same exit code.
+    name, ch, chdb, db = checked[0]
+    frames = []
+    for engine in (["--db", db], ["--clickhouse", ch]):
+        p = subprocess.Popen([a.pushlog] + engine + ["report", "gone", "--by", "week", "--format", "tsv", "--watch", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        blocks = out.split("\n# 20")
+        frames.append((p.returncode, blocks[0].split("\n", 1)[-1], len(blocks), err))
+    if frames[0][0] != 0 or frames[0][:2] != frames[1][:2] or frames[1][2] < 2 or frames[0][3] != frames[1][3]:
+        problems.append(f"report --watch: SQLite exit {frames[0][0]}, {frames[0][2]} frames; ClickHouse exit {frames[1][0]}, "
+                        f"{frames[1][2]} frames; first frames equal: {frames[0][1] == frames[1][1]}; stderr {frames[1][3][-300:]!r}")
+    s_, c_ = (subprocess.run([a.pushlog] + e + ["report", "gone", "--watch", "-o", "x.csv"], capture_output=True, text=True)
+              for e in (["--db", db], ["--clickhouse", ch]))
+    if (s_.returncode, s_.stderr) != (c_.returncode, c_.stderr):
+        problems.append(f"report --watch -o: SQLite exit {s_.returncode} {s_.stderr!r}, ClickHouse exit {c_.returncode} {c_.stderr!r}")
+    counts["listings"] += 2
 
 
 def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
@@ -485,15 +588,17 @@ def main():
             run([a.pushlog, "--db", os.path.join(tmp, "gen.db"), "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
             fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in
                         ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
-                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson")]
+                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson", "apple-metrics.csv")]
             fixtures = [f for f in fixtures if os.path.exists(f)]
-            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0}
+            problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0, "listings": 0}
             corpora = [("demo", [logs]), ("fixtures", fixtures)]
             if a.self_test:
                 corpora = corpora[:1]
             ch = chdb_name = db = None
+            checked = []
             for name, inputs in corpora:
                 got = check_corpus(a, server, tmp, name, inputs, problems, counts)
+                checked.append((name,) + got)
                 if name == "demo":
                     ch, chdb_name, db = got
             if not a.self_test:
@@ -501,6 +606,7 @@ def main():
                 check_kill(a, server, tmp, [logs] + fixtures, problems)
                 check_direct_ingest(a, server, tmp, logs, fixtures, problems)
                 check_follow(a, server, tmp, problems)
+                check_listings(a, checked, problems, counts)
         finally:
             server.stop()
     for p in problems:
@@ -509,7 +615,8 @@ def main():
         print(f"clickhouse-cli-check: {len(problems)} differences", file=sys.stderr)
         return 1
     print(f"clickhouse-cli-check: `pushlog --clickhouse` agrees with SQLite: {counts['rows']} rows in {counts['runs']} report runs, "
-          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume, the direct ingest under kill -9, --follow")
+          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume, the direct ingest under kill -9, --follow, "
+          f"{counts['listings']} runs of tokens/trace/metrics/rejects")
     return 0
 
 

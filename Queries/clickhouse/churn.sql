@@ -32,8 +32,8 @@ active AS (
   FROM pushlog.kept_token_facts WHERE first_410 >= since AND first_410 < until GROUP BY b
 ), superseded AS (
   SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS superseded_sends
-  FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
-  WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
+  FROM pushlog.kept_superseded AS s
+  WHERE s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY b
 ), fill AS (
@@ -82,6 +82,6 @@ CROSS JOIN (SELECT countIf(first_reg >= since AND first_reg < until) AS new_toke
                    countIf(first_410 >= since AND first_410 < until) AS tokens_retired FROM pushlog.kept_token_facts) AS f
 CROSS JOIN (SELECT count() AS rotations, uniqExact(device) AS devices_rotated FROM pushlog.kept_token_runs
             WHERE superseded_at >= since AND superseded_at < until) AS o
-CROSS JOIN (SELECT count() AS superseded_sends FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
-            WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t AND s.time_ms >= since AND s.time_ms < until
+CROSS JOIN (SELECT count() AS superseded_sends FROM pushlog.kept_superseded AS s
+            WHERE s.time_ms >= since AND s.time_ms < until
               AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})) AS x;

@@ -6,6 +6,7 @@
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
 -- param: topic  only responses for this topic, {topic:String}; '' = all
 -- param: env  only responses sent to this env, {env:String}; '' = all
+-- param: by enum(topic,env,app_version,push_type,reason)  by_bucket by a dimension (no by_bucket without --by), {by:String}
 
 -- section: summary
 -- A token's registered env is the env of its latest registration; a mismatched send is a
@@ -48,4 +49,22 @@ FROM pushlog.kept_responses AS s
 WHERE s.time_ms >= since AND s.time_ms < until
   AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
 GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC
+SETTINGS join_use_nulls = 1;
+
+-- section: by_bucket
+-- Only with --by: the summary's figures per topic, env (sent env), app_version (of the token's
+-- latest registration), push_type or reason; the buckets add up to the summary.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+SELECT if({by:String} = 'app_version', coalesce(s.reg_app_version, '(unknown)'),
+          pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, NULL)) AS bucket,
+       count() AS responses,
+       countIf(coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) = 1) AS mismatched_sends,
+       countIf(s.reason = 'BadDeviceToken') AS bad_device_token,
+       countIf(s.reason = 'BadDeviceToken' AND coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) = 1)
+         AS bad_device_token_explained,
+       countIf(coalesce(s.malformed, 0) = 1) AS malformed_token_sends, countIf(s.category = 'env-config') AS env_key_errors
+FROM pushlog.kept_responses AS s
+WHERE s.time_ms >= since AND s.time_ms < until
+  AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+GROUP BY bucket ORDER BY responses DESC, bucket
 SETTINGS join_use_nulls = 1;

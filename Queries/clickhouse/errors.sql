@@ -4,7 +4,7 @@
 -- description: ClickHouse version of Queries/errors.sql (same sections, columns and labels).
 -- param: since  start of the range, {since:DateTime64(3)}; 1900-01-01 = open
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
--- param: by enum(minute,5m,hour,day) = hour  {by:String}
+-- param: by enum(minute,5m,hour,day,topic,env,app_version,push_type,reason) = hour  {by:String}
 -- param: topic  only responses for this topic, {topic:String}; '' = all
 -- param: env  only responses sent to this env, {env:String}; '' = all
 
@@ -20,14 +20,15 @@
 -- rows too: no status, their error text as the reason; they are never retried_non_retryable.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 e AS (
-  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, toNullable(toString(reason)) AS reason, category
-  FROM pushlog.kept_responses
-  WHERE status <> 200 AND time_ms >= since AND time_ms < until
+  -- From kept_errors (facts.sql): the error responses, then the transport failures.
+  SELECT time_ms, line_hash, token, status, toNullable(toString(reason)) AS reason, category
+  FROM pushlog.kept_errors
+  WHERE response = 1 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   UNION ALL
-  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id, status, error, category
-  FROM pushlog.kept_sends
-  WHERE category = 'transport' AND time_ms >= since AND time_ms < until
+  SELECT time_ms, line_hash, token, status, error, category
+  FROM pushlog.kept_errors
+  WHERE transport = 1 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), retries AS (
   -- Retries per never-retry error, kept over all history (facts.sql: kept_retries).
@@ -48,37 +49,50 @@ SETTINGS join_use_nulls = 1;
 -- response in the bucket, accepted ones too; share: responses / bucket_responses. A bucket with
 -- no error is one row with empty status/reason, 0 responses and its bucket_responses; a bucket
 -- with no response at all has bucket_responses 0. Transport failures are rows with no status and
--- their error text as the reason.
+-- their error text as the reason; so is an error response without a reason. With --by
+-- topic|env|app_version|push_type|reason, bucket is that value instead of a time (app_version: of
+-- the token's latest registration; reason: of an error, its reason or error text), no empty rows.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 g AS (
   -- One scan: every response (err 0 accepted, 1 an error) and transport failure (err 2) by bucket,
   -- status and reason, and the buckets to fill (err -1); the rows are picked from it once below.
-  SELECT pushlog_bucket_start(time_ms, {by:String}) AS b, status, why, cat, err, count() AS n
+  -- --by reason: a response counts in bucket_responses under its reason, an error row is shown
+  -- under its reason or error text; an error without a reason but with an error text is both an
+  -- error row of the one (err 2: not counted again) and a response of '(none)' (err 0).
+  SELECT b, role.2 AS d, status, why, cat, role.1 AS err, count() AS n
   FROM (
-    SELECT time_ms, status, toNullable(toString(reason)) AS why, toNullable(toString(category)) AS cat,
-           toInt8(status <> 200) AS err FROM pushlog.kept_responses
-    WHERE time_ms >= since AND time_ms < until
-      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-    UNION ALL
-    SELECT time_ms, status, coalesce(toString(reason), error), toNullable(toString(category)), toInt8(2) FROM pushlog.kept_sends
-    WHERE category = 'transport' AND time_ms >= since AND time_ms < until
-      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
-  GROUP BY b, status, why, cat, err
+    SELECT pushlog_by_start(time_ms, {by:String}) AS b, status, why, cat,
+           pushlog_by_value({by:String}, topic, env, push_type, reason, app_version) AS d_response,
+           pushlog_by_value({by:String}, topic, env, push_type, why, app_version) AS d_error,
+           arrayJoin(if(kind_err = 1 AND d_response <> d_error, [(toInt8(2), d_error), (toInt8(0), d_response)],
+                        [(kind_err, if(kind_err = 0, d_response, d_error))])) AS role
+    FROM (
+      SELECT time_ms, topic, env, push_type, reason, reg_app_version AS app_version, status,
+             coalesce(toString(reason), error) AS why, toNullable(toString(category)) AS cat,
+             toInt8(status <> 200) AS kind_err FROM pushlog.kept_responses
+      WHERE time_ms >= since AND time_ms < until
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+      UNION ALL
+      SELECT time_ms, topic, env, push_type, reason, reg_app_version, status, coalesce(toString(reason), error),
+             toNullable(toString(category)), toInt8(2) FROM pushlog.kept_sends
+      WHERE category = 'transport' AND time_ms >= since AND time_ms < until
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})))
+  GROUP BY b, d, status, why, cat, err
   UNION ALL
-  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b,
+  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b, '',
          NULL, NULL, NULL, toInt8(-1), toUInt64(0)
-  FROM pushlog.kept_data_span
+  FROM pushlog.kept_data_span WHERE NOT pushlog_is_dimension({by:String})
 ), w AS (
-  SELECT b, status, why, cat, err, n, sumIf(n, err IN (0, 1)) OVER (PARTITION BY b) AS bucket_responses,
-         countIf(err > 0) OVER (PARTITION BY b) AS errors, row_number() OVER (PARTITION BY b ORDER BY err) AS k
+  SELECT b, d, status, why, cat, err, n, sumIf(n, err IN (0, 1)) OVER (PARTITION BY b, d) AS bucket_responses,
+         countIf(err > 0) OVER (PARTITION BY b, d) AS errors, row_number() OVER (PARTITION BY b, d ORDER BY err) AS k
   FROM g
 )
 SELECT bucket, status, reason, category, responses, bucket_responses,
-       if(bucket_responses = 0, NULL, round(responses / bucket_responses, 6)) AS share
+       if(bucket_responses = 0, NULL, pushlog_round(responses / bucket_responses, 6)) AS share
 FROM (
-  SELECT b, pushlog_bucket(b, {by:String}) AS bucket, if(err > 0, status, NULL) AS status,
+  SELECT b, d, pushlog_by_label(b, d, {by:String}) AS bucket, if(err > 0, status, NULL) AS status,
          if(err > 0, coalesce(why, ''), NULL) AS reason, if(err > 0, coalesce(cat, 'unknown'), NULL) AS category,
          if(err > 0, n, 0) AS responses, toUInt64(bucket_responses) AS bucket_responses
   FROM w WHERE err > 0 OR (errors = 0 AND k = 1)
 )
-ORDER BY b, responses DESC;
+ORDER BY b, d, responses DESC;

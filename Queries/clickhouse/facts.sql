@@ -16,6 +16,24 @@
 CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple() AS
 SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(version) FROM pushlog.sources) AS sources_version;
 
+-- `--by` a dimension (topic, env, app_version, push_type, reason) as pushlog labels it: the value,
+-- '(none)' when it is missing or empty ('(unknown)' for an app version); '' for a time unit, whose
+-- bucket is its start (pushlog_bucket_start). The reports group by both, (start, value), so one
+-- statement serves either form. Defined here, not in schema.sql: the reports need the current
+-- definition, and this file (unlike the schema) runs again whenever pushlog's version of it changes.
+CREATE OR REPLACE FUNCTION pushlog_is_dimension AS (by) -> by IN ('topic', 'env', 'app_version', 'push_type', 'reason');
+
+CREATE OR REPLACE FUNCTION pushlog_named AS (x, none) -> if(coalesce(toString(x), '') = '', none, coalesce(toString(x), ''));
+
+CREATE OR REPLACE FUNCTION pushlog_by_value AS (by, topic, env, push_type, reason, app_version) -> multiIf(
+  by = 'topic', pushlog_named(topic, '(none)'), by = 'env', pushlog_named(env, '(none)'),
+  by = 'push_type', pushlog_named(push_type, '(none)'), by = 'reason', pushlog_named(reason, '(none)'),
+  by = 'app_version', pushlog_named(app_version, '(unknown)'), '');
+
+CREATE OR REPLACE FUNCTION pushlog_by_start AS (t, by) -> if(pushlog_is_dimension(by), toInt64(0), toInt64(pushlog_bucket_start(t, by)));
+
+CREATE OR REPLACE FUNCTION pushlog_by_label AS (b, value, by) -> if(pushlog_is_dimension(by), value, pushlog_bucket(b, by));
+
 CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token AS SELECT * FROM pushlog.token_facts;
 
 -- Responses, requests and sends (the `sends` view: split responses completed from their request),
@@ -32,9 +50,18 @@ SETTINGS join_use_nulls = 1;
 CREATE OR REPLACE VIEW pushlog.kept_responses AS
 SELECT * FROM pushlog.kept_sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
 
--- Registrations: token, time and device.
+-- Errors: the responses other than 200 (response = 1) and the transport failures (transport = 1),
+-- what the errors report lists; few rows next to kept_sends.
+CREATE OR REPLACE TABLE pushlog.kept_errors ENGINE = MergeTree ORDER BY time_ms AS
+SELECT time_ms, line_hash, source, line, token, topic, env, apns_id, collapse_id, status, reason, category, error,
+       CAST(coalesce(kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200, 0), 'UInt8') AS response,
+       CAST(coalesce(category = 'transport', 0), 'UInt8') AS transport
+FROM pushlog.kept_sends
+WHERE (kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200) OR category = 'transport';
+
+-- Registrations: token, time, device and app version.
 CREATE OR REPLACE TABLE pushlog.kept_registers ENGINE = MergeTree ORDER BY time_ms AS
-SELECT token, time_ms, device FROM pushlog.records FINAL WHERE kind = 'register';
+SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind = 'register';
 
 -- Retries of never-retry errors (category token-gone, token-bad or request), per error over all
 -- history: later responses to the same token and topic within one hour (at most 3,600,000 ms
@@ -43,14 +70,18 @@ SELECT token, time_ms, device FROM pushlog.records FINAL WHERE kind = 'register'
 -- counts once, on the latest of them (two in one millisecond: the later in source path and line).
 -- A retry is in its error's clock hour or the next, so each response is joined under its own hour
 -- and the one before (one pair each): a token with many errors and sends is not paired whole.
-CREATE OR REPLACE TABLE pushlog.kept_retries ENGINE = MergeTree ORDER BY (et, ek) AS
+-- kept_retry_links holds each (error, retry) pair with what hygiene shows of the retry (its
+-- source and line, the order pushlog stores records in; apns-id, token, env, status, category);
+-- kept_retries the count per error.
+CREATE OR REPLACE TABLE pushlog.kept_retry_links ENGINE = MergeTree ORDER BY (et, ek) AS
 WITH never AS (
   SELECT token, time_ms, line_hash, source, line, topic, apns_id, collapse_id FROM pushlog.kept_responses
   WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
 ), pairs AS (
   SELECT x.time_ms AS et, intDiv(x.time_ms, 3600000) AS eh, x.line_hash AS ek, x.source AS esrc, x.line AS eline,
          x.token AS token, x.topic AS topic,
-         r.time_ms AS rt, r.line_hash AS rk, r.apns_id AS r_apns, r.attempt AS r_attempt, r.collapse_id AS r_collapse
+         r.time_ms AS rt, r.line_hash AS rk, r.apns_id AS r_apns, r.attempt AS r_attempt, r.collapse_id AS r_collapse,
+         r.source AS r_source, r.line AS r_line, r.env AS r_env, r.status AS r_status, r.category AS r_category
   FROM never AS x
   INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
               WHERE token IN (SELECT token FROM never)) AS r ON r.token = x.token AND r.h = intDiv(x.time_ms, 3600000)
@@ -58,7 +89,9 @@ WITH never AS (
     AND (r.apns_id = x.apns_id OR r.attempt > 1 OR r.collapse_id = x.collapse_id)
 ), flagged AS (
   -- Each pair, and whether its retry is taken over by a later never-retry error.
-  SELECT p.et AS et, p.ek AS ek, p.rt AS rt, any(p.token) AS token,
+  SELECT p.et AS et, p.ek AS ek, p.rt AS rt, p.rk AS rk, any(p.token) AS token, any(p.r_apns) AS r_apns,
+         any(p.r_source) AS r_source, any(p.r_line) AS r_line, any(p.r_env) AS r_env, any(p.r_status) AS r_status,
+         any(p.r_category) AS r_category,
          max(coalesce(n.time_ms >= p.et AND n.time_ms < p.rt AND (n.time_ms > p.et OR (n.source, n.line) > (p.esrc, p.eline))
                       AND isNotDistinctFrom(n.topic, p.topic)
                       AND (p.r_apns = n.apns_id OR p.r_attempt > 1 OR p.r_collapse = n.collapse_id), 0)) AS taken
@@ -69,21 +102,27 @@ WITH never AS (
 ), regs AS (
   SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers WHERE token IN (SELECT token FROM never) GROUP BY token
 )
-SELECT f.et AS et, f.ek AS ek, count() AS n
+SELECT f.et AS et, f.ek AS ek, f.rt AS rt, f.rk AS rk, f.token AS token, f.r_apns AS r_apns, f.r_source AS r_source,
+       f.r_line AS r_line, f.r_env AS r_env, f.r_status AS r_status, f.r_category AS r_category
 FROM flagged AS f LEFT JOIN regs AS g ON g.token = f.token
 WHERE f.taken = 0 AND NOT arrayExists(t -> t > f.et AND t <= f.rt, g.times)
-GROUP BY f.et, f.ek
 SETTINGS join_use_nulls = 1;
+
+CREATE OR REPLACE TABLE pushlog.kept_retries ENGINE = MergeTree ORDER BY (et, ek) AS
+SELECT et, ek, count() AS n FROM pushlog.kept_retry_links GROUP BY et, ek;
 
 -- 429 and 5xx answers (category rate or server) and their first retry (within the hour after, same
 -- token and topic, same apns-id or an attempt above 1): bad when it came within 1 s, or no later
 -- than the gap since the 429/5xx before it (within the hour before, when the answer was a retry).
+-- The first retry is the earliest, and of those the first stored (source and line); its source,
+-- line, apns-id and token are kept for hygiene's example.
 CREATE OR REPLACE TABLE pushlog.kept_rate_retries ENGINE = MergeTree ORDER BY (et, ek) AS
 WITH be AS (
   SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt, intDiv(time_ms, 3600000) AS h FROM pushlog.kept_responses
   WHERE status <> 200 AND category IN ('rate', 'server') AND token <> ''
 ), first_retry AS (
-  SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt
+  SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt,
+         argMin(tuple(q.source, q.line, q.apns_id, q.token), tuple(q.time_ms, q.source, q.line)) AS r
   FROM be INNER JOIN (SELECT *, arrayJoin([intDiv(time_ms, 3600000), intDiv(time_ms, 3600000) - 1]) AS h FROM pushlog.kept_responses
                       WHERE token IN (SELECT token FROM be)) AS q ON q.token = be.token AND q.h = be.h
   WHERE q.time_ms > be.et AND q.time_ms <= be.et + 3600000 AND isNotDistinctFrom(q.topic, be.topic)
@@ -97,11 +136,13 @@ WITH be AS (
     AND isNotDistinctFrom(q.topic, be.topic) AND (q.apns_id = be.apns_id OR be.attempt > 1)
   GROUP BY be.et, be.ek
 )
-SELECT f.et AS et, f.ek AS ek, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt - f.et <= f.et - p.pt) AS bad
+SELECT f.et AS et, f.ek AS ek, f.rt - f.et < 1000 OR (p.pt IS NOT NULL AND f.rt - f.et <= f.et - p.pt) AS bad,
+       f.r.1 AS r_source, f.r.2 AS r_line, f.r.3 AS r_apns, f.r.4 AS r_token
 FROM first_retry AS f LEFT JOIN prev AS p ON p.et = f.et AND p.ek = f.ek
 SETTINGS join_use_nulls = 1;
 
--- Background pushes, from the responses just kept.
+-- Background pushes, from the responses just kept (line_hash orders pushes of one millisecond,
+-- reg_app_version is the token's, for silent --by app_version; source and line for hygiene's example).
 CREATE OR REPLACE TABLE pushlog.kept_background_pushes ENGINE = MergeTree ORDER BY t AS
 WITH rc AS (
   SELECT apns_id, min(time_ms) AS rt FROM pushlog.records FINAL
@@ -110,14 +151,41 @@ WITH rc AS (
 SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.status AS status, s.priority AS priority,
        coalesce(s.has_alert = 1 OR s.has_sound = 1 OR s.has_badge = 1, 0) AS with_alert,
        s.topic AS topic, s.env AS env, s.apns_id AS apns_id,
-       if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt
+       if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt,
+       s.line_hash AS line_hash, s.reg_app_version AS reg_app_version, s.source AS source, s.line AS line
 FROM pushlog.kept_responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
 WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge)
 SETTINGS join_use_nulls = 1;
 
+-- Responses to tokens APNs retired: every 410 response and every response after its token's first
+-- 410, with what gone and hygiene count of them, which depends on the token's history only, never
+-- on a report's range: first_gone (the token's first 410), after_gone (later than the first 410,
+-- with no registration of the token after that 410's APNs timestamp, or its time, and at or before
+-- the send). Few rows next to kept_sends: gone reads the tokens here, not in every response.
+CREATE OR REPLACE TABLE pushlog.kept_gone ENGINE = MergeTree ORDER BY time_ms AS
+WITH regs AS (
+  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
+  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
+)
+SELECT s.time_ms AS time_ms, s.token AS token, s.status AS status, s.topic AS topic, s.env AS env, s.push_type AS push_type,
+       s.reason AS reason, s.reg_app_version AS reg_app_version, s.source AS source, s.line AS line, s.apns_id AS apns_id,
+       toUInt8(coalesce(s.status = 410 AND s.time_ms = s.first_410, 0)) AS first_gone,
+       toUInt8(coalesce(s.time_ms > s.first_410
+                        AND NOT arrayExists(x -> x > coalesce(s.first_410_ts, s.first_410) AND x <= s.time_ms, g.times), 0)) AS after_gone
+FROM pushlog.kept_responses AS s LEFT JOIN regs AS g ON g.token = s.token
+WHERE s.status = 410 OR (s.first_410 IS NOT NULL AND s.time_ms > s.first_410);
+
 CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start AS SELECT * FROM pushlog.token_runs;
 
 CREATE OR REPLACE TABLE pushlog.kept_token_stale ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.token_stale;
+
+-- Responses sent to a superseded token (churn's superseded_sends): one row per response and
+-- stale period of its token that holds it. Whether a response is one depends on the token's
+-- history only, so churn and weekly count these rows instead of joining every response's token.
+CREATE OR REPLACE TABLE pushlog.kept_superseded ENGINE = MergeTree ORDER BY time_ms AS
+SELECT s.time_ms AS time_ms, s.topic AS topic, s.env AS env
+FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
+WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t;
 
 CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.device_facts;
 

@@ -4,7 +4,7 @@
 -- description: ClickHouse version of Queries/gone.sql (same sections, columns and labels).
 -- param: since  start of the range (responses by time), {since:DateTime64(3)}; 1900-01-01 = open
 -- param: until  end of the range, exclusive, {until:DateTime64(3)}; 2299-12-31 = open
--- param: by enum(hour,day,week) = day  {by:String}
+-- param: by enum(minute,5m,hour,day,week,topic,env,app_version,push_type,reason) = day  {by:String}
 -- param: topic  only responses for this topic, {topic:String}; '' = all
 -- param: env  only responses sent to production or sandbox, {env:String}; '' = all
 
@@ -12,49 +12,51 @@
 -- A response is a send or response record with a status (one attempt). tokens_gone: distinct
 -- tokens whose first 410 response (over all history) is in the range. sends_after_gone: responses
 -- to a token later than its first 410, with no registration of the token between that 410's APNs
--- timestamp (or, without one, the 410's time) and the send.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-r AS (
-  SELECT token, time_ms, status, first_410, first_410_ts FROM pushlog.kept_responses
-  WHERE time_ms >= since AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
-), g AS (
-  SELECT r.token AS token, r.time_ms AS t, r.status AS status, r.first_410 AS first_410,
-         coalesce(r.first_410_ts, r.first_410) AS gone_ts, x.times AS times
-  FROM r LEFT JOIN regs AS x ON x.token = r.token
-  WHERE r.first_410 IS NOT NULL AND r.time_ms >= r.first_410
-)
--- One aggregate per CTE: ClickHouse evaluates a CTE again at each reference.
+-- timestamp (or, without one, the 410's time) and the send. Both read kept_gone: the 410s and the
+-- responses after one, each with its flags (facts.sql).
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+-- One aggregate per subquery: ClickHouse evaluates a CTE again at each reference.
 SELECT a.responses AS responses, a.gone AS gone, if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
        b.tokens_gone AS tokens_gone, b.sends_after_gone AS sends_after_gone
-FROM (SELECT count() AS responses, countIf(status = 410) AS gone FROM r) AS a
-CROSS JOIN (SELECT uniqExactIf(token, status = 410 AND t = first_410) AS tokens_gone,
-                   countIf(t > first_410 AND NOT arrayExists(x -> x > gone_ts AND x <= t, times)) AS sends_after_gone
-            FROM g) AS b;
+FROM (SELECT count() AS responses, countIf(status = 410) AS gone FROM pushlog.kept_responses
+      WHERE time_ms >= since AND time_ms < until
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS a
+CROSS JOIN (SELECT uniqExactIf(token, first_gone = 1) AS tokens_gone, countIf(after_gone = 1) AS sends_after_gone
+            FROM pushlog.kept_gone
+            WHERE time_ms >= since AND time_ms < until
+              AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS b;
 
 -- section: by_bucket
 -- responses, gone, tokens_gone (first 410 over all history in the bucket) add up to the summary;
 -- tokens_with_410: distinct tokens with any 410 in the bucket. Buckets inside the range with no
 -- responses are shown with zeros (pushlog fills them after its SQL; here a range of buckets).
+-- With --by topic|env|app_version|push_type|reason, bucket is that value instead of a time
+-- (app_version: of the token's latest registration), rows ordered by it, no empty rows.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 r AS (
-  SELECT pushlog_bucket_start(s.time_ms, {by:String}) AS b, count() AS responses, countIf(s.status = 410) AS gone,
-         uniqExactIf(s.token, s.status = 410 AND s.token <> '') AS tokens_with_410,
-         uniqExactIf(s.token, s.status = 410 AND s.token <> '' AND s.time_ms = s.first_410) AS tokens_gone
+  SELECT pushlog_by_start(s.time_ms, {by:String}) AS b,
+         pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, s.reg_app_version) AS d,
+         count() AS responses, countIf(s.status = 410) AS gone
   FROM pushlog.kept_responses AS s
   WHERE s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
-  GROUP BY b
+  GROUP BY b, d
+), t AS (
+  -- The tokens, from the 410s alone (kept_gone).
+  SELECT pushlog_by_start(s.time_ms, {by:String}) AS b,
+         pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, s.reg_app_version) AS d,
+         uniqExactIf(s.token, s.token <> '') AS tokens_with_410, uniqExactIf(s.token, s.token <> '' AND s.first_gone = 1) AS tokens_gone
+  FROM pushlog.kept_gone AS s
+  WHERE s.status = 410 AND s.time_ms >= since AND s.time_ms < until
+    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+  GROUP BY b, d
 ), fill AS (
-  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b
-  FROM pushlog.kept_data_span
-), k AS (SELECT b FROM fill UNION DISTINCT SELECT b FROM r)
-SELECT pushlog_bucket(k.b, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
+  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b, '' AS d
+  FROM pushlog.kept_data_span WHERE NOT pushlog_is_dimension({by:String})
+), k AS (SELECT b, d FROM fill UNION DISTINCT SELECT b, d FROM r)
+SELECT pushlog_by_label(k.b, k.d, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
        if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,
-       coalesce(r.tokens_gone, 0) AS tokens_gone, coalesce(r.tokens_with_410, 0) AS tokens_with_410
-FROM k LEFT JOIN r ON r.b = k.b
-ORDER BY k.b
+       coalesce(t.tokens_gone, 0) AS tokens_gone, coalesce(t.tokens_with_410, 0) AS tokens_with_410
+FROM k LEFT JOIN r ON r.b = k.b AND r.d = k.d LEFT JOIN t ON t.b = k.b AND t.d = k.d
+ORDER BY k.b, k.d
 SETTINGS join_use_nulls = 1;

@@ -349,3 +349,15 @@ FROM (
   GROUP BY dkey
 )
 WHERE NOT user_only OR observations > 0;
+
+-- Apple Push Notifications Console delivery metrics (daily aggregates per push type and status),
+-- what the reconcile report compares the responses with. A later row for the same day, push type
+-- and status replaces the earlier one (read FINAL), as a re-ingested export does on SQLite.
+CREATE TABLE IF NOT EXISTS pushlog.apple_metrics (
+    day String,                                -- 2026-11-02 (UTC)
+    push_type LowCardinality(String),
+    status LowCardinality(String),             -- Received, Delivered, Discarded (Disabled), ...
+    count Int64,
+    source LowCardinality(String) DEFAULT ''   -- file it was read from
+) ENGINE = ReplacingMergeTree
+ORDER BY (day, push_type, status);

@@ -28,15 +28,13 @@ r AS (
          countIf(r.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> r.reg_env) AS mismatched_sends,
          countIf(r.malformed = 1) AS malformed_token_sends
   FROM r GROUP BY r.w
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), gone AS (
-  SELECT r.w AS w, uniqExactIf(r.token, r.status = 410 AND r.time_ms = r.first_410) AS tokens_gone,
-         countIf(r.time_ms > r.first_410
-                 AND NOT arrayExists(x -> x > coalesce(r.first_410_ts, r.first_410) AND x <= r.time_ms, x.times)) AS sends_after_gone
-  FROM r LEFT JOIN regs AS x ON x.token = r.token
-  WHERE r.first_410 IS NOT NULL AND r.time_ms >= r.first_410 GROUP BY r.w
+  -- gone's tokens_gone and sends_after_gone, from the 410s and the responses after one (kept_gone).
+  SELECT if(time_ms >= ws0, 0, 1) AS w, uniqExactIf(token, first_gone = 1) AS tokens_gone, countIf(after_gone = 1) AS sends_after_gone
+  FROM pushlog.kept_gone
+  WHERE time_ms >= ws0 - 604800000 AND time_ms < ws0 + 604800000
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  GROUP BY w
 ), silent AS (
   SELECT w, sum(load) AS accepted, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
     SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.kept_background_pushes
@@ -51,8 +49,10 @@ r AS (
   SELECT if(superseded_at >= ws0, 0, 1) AS w, uniqExact(device) AS devices_rotated FROM pushlog.kept_token_runs
   WHERE superseded_at >= ws0 - 604800000 AND superseded_at < ws0 + 604800000 GROUP BY w
 ), stale AS (
-  SELECT r.w AS w, count() AS superseded_sends FROM r INNER JOIN pushlog.kept_token_stale AS z ON z.token = r.token
-  WHERE r.time_ms > z.from_t AND r.time_ms < z.to_t GROUP BY r.w
+  SELECT if(time_ms >= ws0, 0, 1) AS w, count() AS superseded_sends FROM pushlog.kept_superseded
+  WHERE time_ms >= ws0 - 604800000 AND time_ms < ws0 + 604800000
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  GROUP BY w
 ), units AS (
   SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
   FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
@@ -225,9 +225,6 @@ r AS (
 ), nr AS (
   SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id FROM r
   WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), regs AS (
-  SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
-  WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
 ), nr_retries AS (
   -- Retries per never-retry error and per 429/5xx, kept over all history (facts.sql).
   SELECT et, n FROM pushlog.kept_retries WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM nr)
@@ -235,8 +232,9 @@ r AS (
   SELECT et, bad FROM pushlog.kept_rate_retries
   WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
 ), gone AS (
-  SELECT r.time_ms AS t FROM r LEFT JOIN regs AS g ON g.token = r.token
-  WHERE r.first_410 IS NOT NULL AND r.time_ms > r.first_410 AND NOT arrayExists(x -> x > coalesce(r.first_410_ts, r.first_410) AND x <= r.time_ms, g.times)
+  SELECT time_ms AS t FROM pushlog.kept_gone
+  WHERE after_gone = 1 AND time_ms >= lo AND time_ms < until
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), daily AS (
   SELECT 1 AS ord, day, alert_v AS v FROM bg WHERE alert_v > 0
   UNION ALL SELECT 2, day, p10_v FROM bg WHERE p10_v > 0

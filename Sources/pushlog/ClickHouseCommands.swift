@@ -33,13 +33,17 @@ enum ClickHouseCommands {
         case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
         case SchemaCommand.name: return try SchemaCommand.runOnClickHouse(args, url)
         case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
+        case TokensCommand.name: return try TokensCommand.runOnClickHouse(args, url)
+        case RejectsCommand.name: return try RejectsCommand.runOnClickHouse(args, url)
+        case MetricsCommand.name: return try MetricsCommand.runOnClickHouse(args, url)
+        case TraceCommand.name: return try TraceCommand.runOnClickHouse(args, url)
         // These read no database (export reads logs; with --from-db it names a SQLite file).
         case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name, ExportCommand.name: return try cmd.run(args, ctx)
         default:
             throw UsageError(
                 message: "\(cmd.name) does not run on ClickHouse yet",
                 hint:
-                    "on ClickHouse: ingest, report, query, sources, schema; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database"
+                    "on ClickHouse: ingest, report, query, sources, schema, tokens, trace, metrics, rejects; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database"
             )
         }
     }

@@ -25,18 +25,36 @@ enum MetricsCommand: Command {
 
             """)
 
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+    /// What a `metrics` command line asks for.
+    struct Request {
+        let args: Arguments
+        let since: Int64?
+        let until: Int64?
+        let budget: Int64
+    }
+
+    static func parse(_ argv: [String]) throws -> Request {
         let args = try Arguments(argv, command: name, table: optionTable)
         if let stray = args.positionals.first {
             throw UsageError(message: "metrics takes no argument '\(stray)'", hint: "pushlog metrics --since 1h -o pushlog.prom")
         }
         let (since, until) = try TimeRangeOptions.read(args, word: "window")
         let budget = try args.int("--budget", command: name) ?? 3
+        return Request(args: args, since: since, until: until, budget: Int64(budget))
+    }
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let req = try parse(argv)
         let db = try Store.openForReading(path: ctx.dbPath)
         // One snapshot for every family: the figures of one scrape agree while an ingest commits.
-        let families = try db.readSnapshot { try MetricsExport(db: db).collect(since: since, until: until, budget: Int64(budget)) }
+        let families = try db.readSnapshot { try MetricsExport(db: db).collect(since: req.since, until: req.until, budget: req.budget) }
+        return try write(req, families)
+    }
+
+    /// The families as OpenMetrics text, to `-o FILE` (atomically) or stdout.
+    static func write(_ req: Request, _ families: [MetricFamily]) throws -> Int32 {
         let text = OpenMetricsRenderer.render(families)
-        if let path = args.value("-o") ?? args.value("--output") {
+        if let path = req.args.value("-o") ?? req.args.value("--output") {
             // Metrics hold no token or user: readable by the collector's user.
             try AtomicFile.write(text, to: path, mode: 0o644)
         } else {

@@ -5,9 +5,7 @@ extension ReportCommand {
     /// `report` on a ClickHouse server: the same arguments, checks and output as on SQLite; the
     /// sections come from the ClickHouse dialect of the report (EngineReportRunner).
     static func runOnClickHouse(_ argv: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
-        if argv.contains("--watch") {
-            throw UsageError(message: "--watch does not run on ClickHouse yet", hint: "run the report in a loop, e.g. with watch(1)")
-        }
+        if argv.contains(where: { $0 == "--watch" || $0.hasPrefix("--watch=") }) { return try Watch.reportOnClickHouse(argv, url) }
         let req = try request(argv)
         let engine = try ClickHouseEngine(ClickHouseClient(url))
         let runner = EngineReportRunner(engine: engine, catalog: req.catalog)

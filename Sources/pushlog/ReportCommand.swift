@@ -101,7 +101,7 @@ enum ReportCommand: Command {
     static func run(_ argv0: [String], _ ctx: Context) throws -> Int32 {
         let (watch, argv) = try Watch.extract(argv0)
         let req = try request(argv)
-        let (def, args, out) = (req.def, req.args, req.out)
+        let (def, out) = (req.def, req.out)
         let db = try Store.openForReading(path: ctx.dbPath)
         let runner = try ReportRunner(db: db, catalog: req.catalog)
         var doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: req.params)) {
@@ -117,11 +117,7 @@ enum ReportCommand: Command {
                 throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
             }
             return try Watch.loop(every: watch, title: "pushlog report " + argv.joined(separator: " ")) {
-                // Parameters again each round: relative times (--since -2h) slide with the clock.
-                var p = try parseParams(args)
-                let previous = try comparePrevious(args, def, &p)
-                _ = alignRange(args, def, &p, compare: previous)
-                let back = previous ? try compareShift(args, def, p) : 0
+                let (p, previous, back) = try Watch.roundParams(req)
                 let d = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: p)) {
                     previous
                         ? try runner.runComparingPrevious(name: req.name, params: p, shift: back)

@@ -33,7 +33,15 @@ enum TokensCommand: Command {
             """)
     static let kindFlags = TokenCleanup.Kind.allCases.map { "--" + $0.rawValue }
 
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+    /// What a `tokens` command line asks for.
+    struct Request {
+        let args: Arguments
+        let kinds: Set<TokenCleanup.Kind>
+        let since: Int64?
+        let asLines: Bool
+    }
+
+    static func parse(_ argv: [String]) throws -> Request {
         let args = try Arguments(argv, command: name, table: optionTable)
         if let stray = args.positionals.first {
             throw UsageError(message: "tokens takes no argument '\(stray)'", hint: "pushlog tokens --gone [--since yesterday]")
@@ -59,12 +67,28 @@ enum TokensCommand: Command {
                     "pushlog tokens \(argv.filter { $0.hasPrefix("--") && kindFlags.contains($0) }.joined(separator: " ")) --reveal-tokens --format lines"
             )
         }
+        return Request(args: args, kinds: kinds, since: since, asLines: asLines)
+    }
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let req = try parse(argv)
         let db = try Store.openForReading(path: ctx.dbPath)
-        var doc = try TokenCleanup(db: db).run(kinds, since: since)
-        if let since, doc.sections.allSatisfy(\.rows.isEmpty), try !DataCoverage(db: db).hasRecords(since: since, until: .max, .any) {
+        let doc = try TokenCleanup(db: db).run(req.kinds, since: req.since)
+        return try finish(req, doc, hasRecords: { try DataCoverage(db: db).hasRecords(since: $0, until: .max, .any) }) {
+            try OutputTarget(req.args).write($0, db: db)
+        }
+    }
+
+    /// What both engines do with the tokens found: the empty-window note, masking and its
+    /// warning, and the output (`lines`, or a table through `write`).
+    static func finish(
+        _ req: Request, _ found: ResultDocument, hasRecords: (Int64) throws -> Bool, write: (ResultDocument) throws -> Void
+    ) throws -> Int32 {
+        var doc = found
+        if let since = req.since, doc.sections.allSatisfy(\.rows.isEmpty), try !hasRecords(since) {
             Console.err("pushlog: no records since \(TimeFormat.rfc3339(ms: since)): no evidence in that window, so no tokens")
         }
-        if !args.has("--reveal-tokens") {
+        if !req.args.has("--reveal-tokens") {
             doc = TokenCleanup.masked(doc)
             if doc.sections.contains(where: { !$0.rows.isEmpty }) {
                 Console.err(
@@ -72,15 +96,15 @@ enum TokensCommand: Command {
                 )
             }
         }
-        if asLines {
+        if req.asLines {
             let text = TokenCleanup.lines(doc)
-            if let path = args.value("-o") ?? args.value("--output") {
+            if let path = req.args.value("-o") ?? req.args.value("--output") {
                 try AtomicFile.write(text, to: path)
             } else {
                 Console.out(text)
             }
         } else {
-            try OutputTarget(args).write(doc, db: db)
+            try write(doc)
         }
         return 0
     }

@@ -14,16 +14,27 @@ enum TraceCommand: Command {
         ],
         unlisted: OptionTable.output)
 
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+    /// The key and where its timeline goes.
+    static func parse(_ argv: [String]) throws -> (String, OutputTarget) {
         let args = try Arguments(argv, command: name, table: optionTable)
         guard let key = args.positionals.first, !key.isEmpty else {
             throw UsageError(message: "trace needs a KEY", hint: "pushlog trace 3f2a9c1e  (a token prefix, device, user or apns-id)")
         }
         try args.allowPositionals(1, command: name)
-        let out = try OutputTarget(args)
+        return (key, try OutputTarget(args))
+    }
+
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
+        let (key, out) = try parse(argv)
         let db = try Store.openForReading(path: ctx.dbPath)
+        return try show { try out.write(try Trace(db: db).run(key), db: db) }
+    }
+
+    /// Runs `write` (the trace and its output): a key that matches nothing is exit 1, one that
+    /// matches several things a usage error, on either engine.
+    static func show(_ write: () throws -> Void) throws -> Int32 {
         do {
-            try out.write(try Trace(db: db).run(key), db: db)
+            try write()
         } catch TraceError.notFound(let m) {
             Console.err("pushlog: trace: \(m)")
             return 1

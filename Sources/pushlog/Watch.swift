@@ -1,4 +1,5 @@
 import Foundation
+import PushLogKit
 import Synchronization
 
 /// `report … --watch [SECONDS]`: reruns a report and redraws it, like watch(1), until Ctrl-C
@@ -32,6 +33,15 @@ enum Watch {
             throw UsageError(message: "--watch expects 0.1 to 86400 seconds, got \(s)", hint: "--watch 5")
         }
         return (seconds, out)
+    }
+
+    /// A report's parameters for one round, read again from its arguments so relative times
+    /// (--since -2h) slide with the clock; with `--compare previous`, the shift back.
+    static func roundParams(_ req: ReportCommand.Request) throws -> (ReportParams, compare: Bool, shift: Int64) {
+        var p = try ReportCommand.parseParams(req.args)
+        let previous = try ReportCommand.comparePrevious(req.args, req.def, &p)
+        _ = ReportCommand.alignRange(req.args, req.def, &p, compare: previous)
+        return (p, previous, previous ? try ReportCommand.compareShift(req.args, req.def, p) : 0)
     }
 
     /// Calls `frame` every `seconds` and shows what it returns: redrawn in place on a terminal,

@@ -6,7 +6,9 @@ enum ClickHouseQueries {
         "env-mismatch": PackageResources.ch_env_mismatch_sql,
         "errors": PackageResources.ch_errors_sql,
         "gone": PackageResources.ch_gone_sql,
+        "hygiene": PackageResources.ch_hygiene_sql,
         "opt-out": PackageResources.ch_opt_out_sql,
+        "reconcile": PackageResources.ch_reconcile_sql,
         "silent": PackageResources.ch_silent_sql,
         "weekly": PackageResources.ch_weekly_sql,
     ]

@@ -15,19 +15,44 @@ public struct MetricFamily: Sendable {
     }
 }
 
+/// Where the figures of `pushlog metrics` come from: the SQLite database's tables and reports
+/// (`SQLiteMetricsSource`), or a ClickHouse server's (`ClickHouseMetricsSource`). Each gives plain
+/// counts; MetricsExport makes the families, so both engines print the same text.
+public protocol MetricsSource {
+    /// Responses in [since, until) by topic and env ('(none)' when absent): columns topic, env,
+    /// responses, accepted (200), gone (410).
+    func responses(since: Int64, until: Int64) throws -> ResultTable
+    /// Every (topic, env) that ever had a response, named as `responses` names them.
+    func knownPairs() throws -> ResultTable
+    /// Non-accepted responses in [since, until) by topic, env and APNs category ('unknown' when
+    /// none): columns topic, env, category, responses.
+    func errors(since: Int64, until: Int64) throws -> ResultTable
+    /// The APNs categories an answer can fall in (not accepted, not transport).
+    func categories() throws -> [String]
+    /// Rejected input lines stored, all time.
+    func rejectedLines() throws -> Int64
+    /// The time (ms) of each kind's newest record, in MetricsExport.kinds order, for the kinds that have one.
+    func newest() throws -> [(String, Int64)]
+    /// One section of a report's run on `params`, as that report prints it; nil when the engine has none.
+    func reportSection(_ report: String, _ section: String, params: ReportParams) throws -> ResultTable?
+}
+
 /// The KPIs of `pushlog metrics`: responses and 410s by topic and env, the gone rate, the accepted
 /// share, errors by category, the over-budget background share, mismatched sends, the turn-off
 /// rate, rejected lines and the age of the newest record. The figures that reports also give
 /// (gone rate, accepted share, mismatched sends, over-budget share) are taken from those reports,
 /// so the two always agree.
 public struct MetricsExport {
-    let runner: ReportRunner
-    let db: Database
+    let source: MetricsSource
 
     public init(db: Database, catalog: QueryCatalog? = nil) throws {
-        self.db = db
-        runner = try ReportRunner(db: db, catalog: catalog)
+        source = try SQLiteMetricsSource(db: db, catalog: catalog)
     }
+
+    public init(source: MetricsSource) { self.source = source }
+
+    /// The record kinds whose newest time is exported, in order.
+    public static let kinds = ["send", "request", "response", "register", "settings", "receipt", "unregister"]
 
     /// The families over [since, until) (nil: all records); `now` is epoch ms.
     public func collect(
@@ -36,6 +61,8 @@ public struct MetricsExport {
     ) throws -> [MetricFamily] {
         let lo = since ?? Int64.min, hi = until ?? Int64.max
         var out: [MetricFamily] = []
+        func text(_ v: SQLValue) -> String { if case .text(let s) = v { s } else { "" } }
+        func number(_ v: SQLValue) -> Double { v.asDouble ?? 0 }
 
         // Responses by topic and env (a response: a send or response record with a status).
         var responses = MetricFamily(name: "pushlog_responses", help: "APNs responses in the window, by topic and env")
@@ -43,23 +70,16 @@ public struct MetricsExport {
             name: "pushlog_accepted_responses", help: "Accepted (200) APNs responses in the window, by topic and env")
         var gone = MetricFamily(name: "pushlog_gone_responses", help: "410 (token gone) APNs responses in the window, by topic and env")
         var total = (responses: 0.0, accepted: 0.0, gone: 0.0)
-        let byTopic = try db.prepare(
-            """
-            SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
-                   count(*), coalesce(sum(status = 200), 0), coalesce(sum(status = 410), 0)
-            FROM responses WHERE time_ms >= ?1 AND time_ms < ?2
-            GROUP BY topic_id, env_id ORDER BY 1, 2
-            """)
-        byTopic.bind(1, lo); byTopic.bind(2, hi)
         var counted: [[String]: (Double, Double, Double)] = [:]
-        while try byTopic.step() {
-            let r = Double(byTopic.int(2)), a = Double(byTopic.int(3)), g = Double(byTopic.int(4))
-            counted[[byTopic.string(0) ?? "", byTopic.string(1) ?? ""]] = (r, a, g)
+        for row in try source.responses(since: lo, until: hi).rows {
+            let r = number(row[2]), a = number(row[3]), g = number(row[4])
+            counted[[text(row[0]), text(row[1])]] = (r, a, g)
             total.responses += r; total.accepted += a; total.gone += g
         }
         // Every topic and env ever answered has its series, 0 over a window without responses:
         // an alert on a stopped pusher sees 0, not a series that vanished.
-        let pairs = try Set(knownPairs()).union(counted.keys).sorted { $0.lexicographicallyPrecedes($1) }
+        let known = try source.knownPairs().rows.map { [text($0[0]), text($0[1])] }
+        let pairs = Set(known).union(counted.keys).sorted { $0.lexicographicallyPrecedes($1) }
         for pair in pairs {
             let labels = [("topic", pair[0]), ("env", pair[1])]
             let (r, a, g) = counted[pair] ?? (0, 0, 0)
@@ -70,16 +90,12 @@ public struct MetricsExport {
         // answered in the window: an absent series, not 0.
         let params = ReportParams(since: since, until: until, budget: budget)
         if total.responses > 0 {
-            if let def = runner.catalog.report("gone"),
-                let v = try runner.run(def, params: params, only: ["summary"]).section("summary")?.first("gone_rate")?.asDouble
-            {
+            if let v = try source.reportSection("gone", "summary", params: params)?.first("gone_rate")?.asDouble {
                 out.append(
                     MetricFamily(
                         name: "pushlog_gone_rate", help: "410 responses / responses in the window (gone report)", samples: [([], v)]))
             }
-            if let def = runner.catalog.report("weekly"),
-                let v = try runner.run(def, params: params, only: ["basics"]).section("basics")?.first("accepted_share")?.asDouble
-            {
+            if let v = try source.reportSection("weekly", "basics", params: params)?.first("accepted_share")?.asDouble {
                 out.append(
                     MetricFamily(
                         name: "pushlog_accepted_share", help: "Accepted (200) responses / responses in the window (weekly report)",
@@ -89,20 +105,12 @@ public struct MetricsExport {
 
         var errors = MetricFamily(
             name: "pushlog_error_responses", help: "Non-accepted APNs responses in the window, by topic, env and APNs reason category")
-        let byCategory = try db.prepare(
-            """
-            SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
-                   coalesce((SELECT name FROM categories WHERE id = category_id), 'unknown'), count(*)
-            FROM responses WHERE status <> 200 AND time_ms >= ?1 AND time_ms < ?2
-            GROUP BY topic_id, env_id, category_id ORDER BY 1, 2, 3
-            """)
-        byCategory.bind(1, lo); byCategory.bind(2, hi)
         var failed: [[String]: Double] = [:]
-        while try byCategory.step() {
-            failed[[byCategory.string(0) ?? "", byCategory.string(1) ?? "", byCategory.string(2) ?? ""]] = Double(byCategory.int(3))
+        for row in try source.errors(since: lo, until: hi).rows {
+            failed[[text(row[0]), text(row[1]), text(row[2])]] = number(row[3])
         }
         // Each known topic and env with every category an APNs answer can fall in, 0 when none did.
-        let categories = try db.strings("SELECT name FROM categories WHERE name NOT IN ('accepted', 'transport') ORDER BY id")
+        let categories = try source.categories()
         var keys = Set(failed.keys)
         for pair in pairs { for c in categories { keys.insert(pair + [c]) } }
         for k in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -111,7 +119,7 @@ public struct MetricsExport {
         out.append(errors)
 
         // From the reports themselves.
-        if let def = runner.catalog.report("silent"), let s = try runner.run(def, params: params, only: ["summary"]).section("summary") {
+        if let s = try source.reportSection("silent", "summary", params: params) {
             if let v = s.first("over_budget_share")?.asDouble {
                 out.append(
                     MetricFamily(
@@ -132,10 +140,7 @@ public struct MetricsExport {
                 )
             }
         }
-        if let def = runner.catalog.report("env-mismatch"),
-            let s = try runner.run(def, params: params, only: ["summary"]).section("summary"),
-            let v = s.first("mismatched_sends")?.asDouble
-        {
+        if let v = try source.reportSection("env-mismatch", "summary", params: params)?.first("mismatched_sends")?.asDouble {
             out.append(
                 MetricFamily(
                     name: "pushlog_mismatched_sends",
@@ -144,9 +149,7 @@ public struct MetricsExport {
 
         // The opt-out report's age-invariant turn-off rate: of the devices opted in and still on at
         // the window's start, the share that turned notifications off in it (needs --since).
-        if since != nil, let def = runner.catalog.report("opt-out"),
-            let v = try runner.run(def, params: params, only: ["turn_off_rate"]).section("turn_off_rate")?.first("turn_off_rate")?.asDouble
-        {
+        if since != nil, let v = try source.reportSection("opt-out", "turn_off_rate", params: params)?.first("turn_off_rate")?.asDouble {
             out.append(
                 MetricFamily(
                     name: "pushlog_turn_off_rate",
@@ -155,11 +158,10 @@ public struct MetricsExport {
                     samples: [([], v)]))
         }
 
-        let rejects = try db.scalarInt("SELECT coalesce(sum(rejects), 0) FROM sources") ?? 0
         out.append(
             MetricFamily(
                 name: "pushlog_rejected_lines", help: "Rejected input lines stored in the database (all time; see pushlog rejects)",
-                samples: [([], Double(rejects))]))
+                samples: [([], Double(try source.rejectedLines()))]))
         // Per kind: sends of one kind stopping while the app's registrations go on is the failure to
         // see, and a single newest-of-all would hide it.
         var newest = MetricFamily(
@@ -167,10 +169,7 @@ public struct MetricsExport {
         var age = MetricFamily(
             name: "pushlog_seconds_since_newest_record", help: "Seconds from the newest record of each kind to now: the ingest lag per kind"
         )
-        for (kind, sql) in MetricsExport.newestByKind {
-            let probe = try db.prepare(sql)
-            guard try probe.step(), !probe.isNull(0) else { continue }
-            let t = probe.int(0)
+        for (kind, t) in try source.newest() {
             newest.samples.append(([("kind", kind)], Double(t) / 1000))
             age.samples.append(([("kind", kind)], Double(now - t) / 1000))
         }
@@ -183,10 +182,63 @@ public struct MetricsExport {
         }
         return out
     }
+}
 
-    /// The time of each kind's newest record. sends, settings and unregisters are keyed by time
-    /// first (a probe from the end of the key); registers are keyed by token, so their newest is
-    /// token_facts' (one small row per token); receipts are keyed by apns-id, so theirs is a scan.
+/// The metrics' figures from a SQLite database: its tables, and its reports run by ReportRunner.
+public struct SQLiteMetricsSource: MetricsSource {
+    let runner: ReportRunner
+    let db: Database
+
+    public init(db: Database, catalog: QueryCatalog? = nil) throws {
+        self.db = db
+        runner = try ReportRunner(db: db, catalog: catalog)
+    }
+
+    func table(_ sql: String, _ values: [Int64] = []) throws -> ResultTable {
+        let s = try db.prepare(sql)
+        for (i, v) in values.enumerated() { s.bind(Int32(i + 1), v) }
+        return try ResultTable.from(s, name: "metrics")
+    }
+
+    public func responses(since: Int64, until: Int64) throws -> ResultTable {
+        try table(
+            """
+            SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
+                   count(*), coalesce(sum(status = 200), 0), coalesce(sum(status = 410), 0)
+            FROM responses WHERE time_ms >= ?1 AND time_ms < ?2
+            GROUP BY topic_id, env_id ORDER BY 1, 2
+            """, [since, until])
+    }
+
+    /// From hourly_responses: one small row per hour, topic and env.
+    public func knownPairs() throws -> ResultTable {
+        try table(
+            """
+            SELECT DISTINCT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'),
+                            coalesce((SELECT name FROM envs WHERE id = env_id), '(none)')
+            FROM hourly_responses
+            """)
+    }
+
+    public func errors(since: Int64, until: Int64) throws -> ResultTable {
+        try table(
+            """
+            SELECT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'), coalesce((SELECT name FROM envs WHERE id = env_id), '(none)'),
+                   coalesce((SELECT name FROM categories WHERE id = category_id), 'unknown'), count(*)
+            FROM responses WHERE status <> 200 AND time_ms >= ?1 AND time_ms < ?2
+            GROUP BY topic_id, env_id, category_id ORDER BY 1, 2, 3
+            """, [since, until])
+    }
+
+    public func categories() throws -> [String] {
+        try db.strings("SELECT name FROM categories WHERE name NOT IN ('accepted', 'transport') ORDER BY id")
+    }
+
+    public func rejectedLines() throws -> Int64 { try db.scalarInt("SELECT coalesce(sum(rejects), 0) FROM sources") ?? 0 }
+
+    /// sends, settings and unregisters are keyed by time first (a probe from the end of the key);
+    /// registers are keyed by token, so their newest is token_facts' (one small row per token);
+    /// receipts are keyed by apns-id, so theirs is a scan.
     static let newestByKind: [(String, String)] = [
         ("send", "SELECT time_ms FROM sends WHERE kind = 0 ORDER BY time_ms DESC LIMIT 1"),
         ("request", "SELECT time_ms FROM sends WHERE kind = 1 ORDER BY time_ms DESC LIMIT 1"),
@@ -197,17 +249,18 @@ public struct MetricsExport {
         ("unregister", "SELECT max(time_ms) FROM unregisters"),
     ]
 
-    /// Every (topic, env) that ever had a response, named as the counting queries name them
-    /// (an absent one '(none)', one logged as an empty string as it is).
-    func knownPairs() throws -> [[String]] {
-        let s = try db.prepare(
-            """
-            SELECT DISTINCT coalesce((SELECT name FROM topics WHERE id = topic_id), '(none)'),
-                            coalesce((SELECT name FROM envs WHERE id = env_id), '(none)')
-            FROM hourly_responses
-            """)
-        var out: [[String]] = []
-        while try s.step() { out.append([s.string(0) ?? "", s.string(1) ?? ""]) }
+    public func newest() throws -> [(String, Int64)] {
+        var out: [(String, Int64)] = []
+        for (kind, sql) in SQLiteMetricsSource.newestByKind {
+            let probe = try db.prepare(sql)
+            guard try probe.step(), !probe.isNull(0) else { continue }
+            out.append((kind, probe.int(0)))
+        }
         return out
+    }
+
+    public func reportSection(_ report: String, _ section: String, params: ReportParams) throws -> ResultTable? {
+        guard let def = runner.catalog.report(report) else { return nil }
+        return try runner.run(def, params: params, only: [section]).section(section)
     }
 }

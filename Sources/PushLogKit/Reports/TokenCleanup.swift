@@ -125,6 +125,16 @@ public struct TokenCleanup {
     /// The tokens of the given kinds whose evidence is at or after `since` (epoch ms), one row
     /// per token in section `tokens`. Tokens are in full: the caller masks them for output.
     public func run(_ kinds: Set<Kind>, since: Int64? = nil) throws -> ResultDocument {
+        try TokenCleanup.document(kinds, since: since) { kind in
+            let s = try db.prepare(TokenCleanup.sql[kind]!)
+            s.bind(s.index(of: ":since"), since ?? Int64.min)
+            return try ResultTable.from(s, name: kind.rawValue)
+        }
+    }
+
+    /// The document of `run` from each kind's rows as `found(kind)` gives them (the columns of
+    /// that kind's statement, whichever engine ran it): one row per token, `why` naming each kind.
+    static func document(_ kinds: Set<Kind>, since: Int64?, found: (Kind) throws -> ResultTable) throws -> ResultDocument {
         let chosen = Kind.allCases.filter { kinds.contains($0) }
         var columns = TokenCleanup.commonColumns
         for k in chosen {
@@ -133,9 +143,7 @@ public struct TokenCleanup {
         var rows: [[SQLValue]] = []
         var rowOfToken: [String: Int] = [:]
         for kind in chosen {
-            let s = try db.prepare(TokenCleanup.sql[kind]!)
-            s.bind(s.index(of: ":since"), since ?? Int64.min)
-            let t = try ResultTable.from(s, name: kind.rawValue)
+            let t = try found(kind)
             for r in t.rows {
                 guard case .text(let token) = r[0] else { continue }
                 let i: Int

@@ -38,15 +38,7 @@ public struct Trace {
         {
             return (.user(u, k), "user \(k)")
         }
-        // A token: exact, a prefix, or the masked form outputs print (first 8 … last 4).
-        var prefix = k, suffix = ""
-        for sep in ["…", "..."] where k.contains(sep) {
-            let parts = k.components(separatedBy: sep)
-            prefix = parts.first ?? ""
-            suffix = parts.last ?? ""
-        }
-        let isHex = prefix.allSatisfy { $0.isHexDigit } && suffix.allSatisfy { $0.isHexDigit }
-        if isHex { prefix = prefix.lowercased(); suffix = suffix.lowercased() }
+        let (prefix, suffix) = Trace.tokenKey(k)
         let s = try db.prepare("SELECT id, token FROM tokens WHERE token >= ?1 AND token < ?1 || x'ff' AND token LIKE '%' || ?2 LIMIT 3")
         s.bind(1, prefix)
         s.bind(2, suffix)
@@ -74,19 +66,34 @@ public struct Trace {
             var ids: [String] = []
             while try a.step() { if let v = a.string(0) { ids.append(v) } }
             if ids.count == 1 { return (.apnsID(ids[0]), "apns-id \(ids[0])") }
-            if ids.count > 1 {
-                throw TraceError.ambiguous(
-                    "'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
-            }
+            if ids.count > 1 { throw TraceError.severalApnsIDs(key, ids) }
         }
-        guard !found.isEmpty else {
-            throw TraceError.notFound("nothing matches '\(key)': not an apns-id, device, user or token (prefix) in this database")
-        }
-        guard found.count == 1 else {
-            throw TraceError.ambiguous(
-                "'\(key)' matches several tokens (\(found.map { TokenMask.mask($0.1) }.joined(separator: ", "))…); give more characters")
-        }
+        guard !found.isEmpty else { throw TraceError.nothing(key) }
+        guard found.count == 1 else { throw TraceError.severalTokens(key, found.map(\.1)) }
         return (.tokens([found[0].0]), "token \(found[0].1)")
+    }
+
+    /// A token key's parts: the prefix and suffix around the '…' (or '...') of the masked form
+    /// outputs print (first 8 … last 4), or the whole key as a prefix; hex ones in lower case.
+    static func tokenKey(_ k: String) -> (prefix: String, suffix: String) {
+        var prefix = k, suffix = ""
+        for sep in ["…", "..."] where k.contains(sep) {
+            let parts = k.components(separatedBy: sep)
+            prefix = parts.first ?? ""
+            suffix = parts.last ?? ""
+        }
+        let isHex = prefix.allSatisfy { $0.isHexDigit } && suffix.allSatisfy { $0.isHexDigit }
+        if isHex { prefix = prefix.lowercased(); suffix = suffix.lowercased() }
+        return (prefix, suffix)
+    }
+
+    /// The trace document of `key`: its timeline sections under a title naming what the key
+    /// resolved to (`label`, e.g. "device d1"). The title never carries a full token: outputs
+    /// mask tokens in columns, not in titles.
+    static func document(key: String, label: String, token: String?, sections: [ResultTable]) -> ResultDocument {
+        var doc = ResultDocument(report: "trace", title: "Trace of \(label)", params: [("key", .text(key))], sections: sections)
+        if let token { doc.title = "Trace of token " + TokenMask.mask(token) }
+        return doc
     }
 
     /// The range of 16-byte keys whose UUID starts with `hexPrefix` (dashes ignored), or nils when
@@ -180,10 +187,9 @@ public struct Trace {
                 "SELECT d.id FROM device_facts f JOIN devices d ON d.name = f.unit WHERE f.user_id = ?1 AND ?1 IS NOT NULL", [u])
             sections.append(try timeline("timeline", Scope(tokens: try tokenIDs(subject), devices: devices, user: u)))
         }
-        var doc = ResultDocument(report: "trace", title: "Trace of \(label)", params: [("key", .text(key))], sections: sections)
-        // The title never carries a full token: outputs mask tokens in columns, not in titles.
-        if case .tokens = subject { doc.title = "Trace of token " + TokenMask.mask(String(label.dropFirst("token ".count))) }
-        return doc
+        var token: String?
+        if case .tokens = subject { token = String(label.dropFirst("token ".count)) }
+        return Trace.document(key: key, label: label, token: token, sections: sections)
     }
 
     /// Which records a timeline holds: of these tokens, devices, user or apns-id.
@@ -271,6 +277,18 @@ public struct Trace {
 public enum TraceError: Error, CustomStringConvertible {
     case notFound(String)
     case ambiguous(String)
+
+    static func nothing(_ key: String) -> TraceError {
+        .notFound("nothing matches '\(key)': not an apns-id, device, user or token (prefix) in this database")
+    }
+
+    static func severalTokens(_ key: String, _ tokens: [String]) -> TraceError {
+        .ambiguous("'\(key)' matches several tokens (\(tokens.map { TokenMask.mask($0) }.joined(separator: ", "))…); give more characters")
+    }
+
+    static func severalApnsIDs(_ key: String, _ ids: [String]) -> TraceError {
+        .ambiguous("'\(key)' is the start of several apns-ids (\(ids.joined(separator: ", "))…); give more characters")
+    }
     public var description: String {
         switch self {
         case .notFound(let m), .ambiguous(let m): return m

@@ -1,0 +1,69 @@
+/// The ClickHouse SQL of the commands besides `report` (Queries/clickhouse/tokens.sql, trace.sql,
+/// metrics.sql, rejects.sql, linked here as ch-*.sql): each a file of named sections, one
+/// statement each, in the reports' header format, run with ClickHouse query parameters.
+extension ClickHouseQueries {
+    static let commands: [String: [UInt8]] = [
+        "metrics": PackageResources.ch_metrics_sql,
+        "rejects": PackageResources.ch_rejects_sql,
+        "tokens": PackageResources.ch_tokens_sql,
+        "trace": PackageResources.ch_trace_sql,
+    ]
+}
+
+/// One command's statements on a server: a section is run by name, its `{name:Type}` placeholders
+/// bound from `values` as the report engine binds them; the SQL text is never built from a value.
+public struct ClickHouseStatements {
+    public let client: ClickHouseClient
+    let definition: ReportDefinition
+
+    public init(_ client: ClickHouseClient, command: String) throws {
+        self.client = client
+        guard let bytes = ClickHouseQueries.commands[command] else { throw CatalogError("no ClickHouse statements for \(command)") }
+        let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
+        definition = try ReportDefinition.parse(name: command, text: text, origin: "built-in")
+    }
+
+    /// Runs section `name` and returns its rows as a table of that name; `lists` are the values
+    /// of `Array(String)` placeholders.
+    public func run(_ name: String, _ values: [String: SQLValue] = [:], lists: [String: [String]] = [:]) throws -> ResultTable {
+        guard let sql = definition.sections.first(where: { $0.name == name })?.sql else {
+            throw CatalogError("no section \(name) in the ClickHouse statements of \(definition.name)")
+        }
+        var params: [String: String] = [:]
+        for (param, type) in ClickHouseEngine.placeholders(sql) {
+            if type == "Array(String)" {
+                params[param] = ClickHouseStatements.array(lists[param] ?? [])
+            } else if case .text(let s)? = values[param], type == "String" || type == "Nullable(String)" {
+                params[param] = ClickHouseStatements.escaped(s)
+            } else {
+                params[param] = ClickHouseEngine.text(values[param] ?? .null, as: type)
+            }
+        }
+        return try client.table(name, sql: sql, params: params)
+    }
+
+    /// The first column's text values of section `name`.
+    public func strings(_ name: String, _ values: [String: SQLValue] = [:], lists: [String: [String]] = [:]) throws -> [String] {
+        try run(name, values, lists: lists).rows.compactMap { if case .text(let s) = $0.first { s } else { nil } }
+    }
+
+    /// A string as a parameter's text: the server reads it escaped as in TSV, so a backslash
+    /// (which a malformed token or a path may hold) would start an escape sequence.
+    static func escaped(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// A list of strings as an `Array(String)` parameter: each quoted, quotes and backslashes escaped.
+    static func array(_ values: [String]) -> String {
+        "[" + values.map { "'" + escaped($0).replacingOccurrences(of: "'", with: "\\'") + "'" }.joined(separator: ",") + "]"
+    }
+}

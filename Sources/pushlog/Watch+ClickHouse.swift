@@ -1,0 +1,30 @@
+import PushLogKit
+
+extension Watch {
+    /// `report … --watch` on a ClickHouse server: each round checks the kept facts against the
+    /// records (rebuilt when an ingest added rows meanwhile), then runs the report as the SQLite
+    /// loop does and redraws it.
+    static func reportOnClickHouse(_ argv0: [String], _ url: ClickHouseURL) throws -> Int32 {
+        let (watch, argv) = try extract(argv0)
+        let req = try ReportCommand.request(argv)
+        let engine = try ClickHouseEngine(ClickHouseClient(url))
+        let runner = EngineReportRunner(engine: engine, catalog: req.catalog)
+        func run(_ p: ReportParams, compare: Bool, shift: Int64) throws -> ResultDocument {
+            compare
+                ? try runner.runComparingPrevious(name: req.name, params: p, shift: shift)
+                : try runner.run(name: req.name, params: p)
+        }
+        // The first round's checks, as on SQLite: a --fail-if column the report lacks is a usage error.
+        try ReportCommand.checkColumns(req, try run(req.params, compare: req.compare, shift: req.shift))
+        guard req.out.path == nil else {
+            throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
+        }
+        return try loop(every: watch ?? 2, title: "pushlog report " + argv.joined(separator: " ")) {
+            try ClickHouseFacts.ensure(engine.client)
+            let (p, previous, back) = try roundParams(req)
+            let d = try run(p, compare: previous, shift: back)
+            let mask = req.out.revealTokens ? nil : try TokenMask(clickhouse: engine.client, keptFacts: true)
+            return req.out.render(d, db: nil, mask: mask)
+        }
+    }
+}
