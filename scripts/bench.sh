@@ -88,6 +88,13 @@ timev "$bin" --db "$db" trace "$tok" > /dev/null
 read -r s _ < "$out/time.txt"
 echo "trace $tok…: ${s}s (process start included)"
 
+# export: the same files as rows (TSV to /dev/null), and the parse alone, its bound.
+timev "$bin" export --quiet --format TSVWithNames "$corpus" > /dev/null
+read -r s _ < "$out/time.txt"
+timev "$bin" export --parse-only "$corpus" 2> /dev/null
+read -r p _ < "$out/time.txt"
+echo "export: $records records in ${s}s = $(python3 -c "print(int($records/$s))") records/s (parse alone: ${p}s)"
+
 if [ $clickhouse = 1 ]; then
   # ClickHouse: ingest the same corpus, then each report on both engines, one after the other
   # in each round (the load of the machine hits both alike), median of 3 rounds.

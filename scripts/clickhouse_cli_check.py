@@ -16,7 +16,7 @@ Then a kill -9 during a ClickHouse ingest (small batches, merges stopped so a du
 would show), a re-run, and exact counts: raw rows, rows after FINAL, rejects, and the reports.
 --self-test alters one figure and expects the comparison to catch it. Exit 1 on any difference.
 """
-import argparse, base64, json, os, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -405,6 +405,167 @@ def check_listings(a, checked, problems, counts):
     counts["listings"] += 2
 
 
+def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
+    """The ingest straight from the parser, under kill -9 at many points (small batches, so most
+    kills land between a batch's insert and its progress row or inside an insert), a file that
+    grew, gzip files, and rejected lines: the records (raw rows, merges stopped, and after FINAL),
+    the `rejects` rows and each file's `sources` row equal what the SQLite ingest stores."""
+    chdb = "pushlog_check_direct"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    work = os.path.join(tmp, "direct")
+    os.makedirs(work, exist_ok=True)
+    # A plain file that grows between two ingests (its first half, then the whole), of records
+    # no other input holds.
+    other = os.path.join(work, "other")
+    run([a.pushlog, "--db", os.path.join(work, "gen.db"), "demo", other, "--no-report", "--devices", "40", "--weeks", "2",
+         "--seed", "11"])
+    day = sorted(os.listdir(os.path.join(other, "provider")))[-1]
+    import gzip as gz
+    lines = gz.open(os.path.join(other, "provider", day), "rt").read().splitlines(True)
+    grown = os.path.join(work, "grown.ndjson")
+    open(grown, "w").writelines(lines[: len(lines) // 2])
+    rejecting = [f for f in fixtures if os.path.basename(f) in ("bad-lines.ndjson", "rejects-per-occurrence.ndjson")]
+    inputs = [logs, grown] + fixtures
+    ref = os.path.join(tmp, "direct-ref.db")
+    run([a.pushlog, "--db", ref, "ingest", "--quiet"] + inputs, ok=(0, 1))
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="23")
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+    server.query(f"SYSTEM STOP MERGES {chdb}.records")
+    kills, partial = 0, 0
+    for delay in (0.15, 0.3, 0.5, 0.8, 1.1, 1.5, 2.0, 2.6):
+        p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            kills += 1
+        p.wait()
+        # A file left half sent: the kill landed inside a file, between or during its batches.
+        partial += int(server.query("SELECT count() FROM sources FINAL WHERE complete = 0 AND batches_done > 0", chdb)[0][0])
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env, ok=(0, 1))
+    want = sum(r["records"] for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"])
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+    print(f"clickhouse-cli-check: direct ingest: {kills} kills ({partial} times a file was left half sent), then a re-run: "
+          f"{raw} rows ({final} after FINAL); SQLite {want}")
+    if kills < 4 or partial == 0:
+        problems.append(f"direct ingest: only {kills} kills, {partial} inside a file: the kills did not interrupt enough")
+    if raw != want or final != want:
+        problems.append(f"direct ingest after kill -9: {raw} raw rows, {final} after FINAL; want {want}")
+    # The file grows; both engines read it again.
+    open(grown, "w").writelines(lines)
+    run([a.pushlog, "--db", ref, "ingest", "--quiet", grown])
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", grown], env=env)
+    want = sum(r["records"] for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"])
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+    if final != want or raw != want:
+        problems.append(f"direct ingest of a grown file (read on from where it ended): {raw} raw rows, {final} after FINAL, "
+                        f"SQLite {want}")
+    # Each file's sources row: what SQLite keeps of it.
+    cols = ("format", "send", "request", "response", "register", "settings", "receipt", "unregister", "rejects", "skipped",
+            "ignored", "lines", "complete", "error")
+    sq = {r["path"]: r for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    chs = {r["path"]: r for r in json.loads(run([a.pushlog, "--clickhouse", ch, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    for path, r in sq.items():
+        c = chs.get(path)
+        if r["format"] == "refused":
+            continue
+        if c is None:
+            problems.append(f"direct ingest: {path} has no sources row on ClickHouse")
+            continue
+        for col in cols:
+            if r.get(col) != c.get(col):
+                problems.append(f"direct ingest sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
+    for path in (grown, rejecting[0] if rejecting else grown):
+        s = json.loads(run([a.pushlog, "--db", ref, "query", "SELECT min(first_time_ms) AS lo, max(last_time_ms) AS hi FROM sources "
+                            f"WHERE path = '{path}'", "--format", "json"]).stdout)["sections"]["result"][0]
+        c = server.query(f"SELECT first_time_ms, last_time_ms FROM sources FINAL WHERE path = '{path}'", chdb)[0]
+        if [s["lo"], s["hi"]] != [None if v is None else int(v) for v in c]:
+            problems.append(f"direct ingest sources {path} time span: SQLite {s}, ClickHouse {c}")
+    # Rejected lines: the same rows (file, line, reason, text, line hash) as SQLite's table.
+    q = ("SELECT s.path AS source, j.line AS line, j.reason AS reason, j.text AS text, printf('%016x', j.line_hash) AS line_hash "
+         "FROM rejects j JOIN sources s ON s.id = j.source_id ORDER BY 1, 2, 5")
+    want_rejects = [tuple(r.values()) for r in json.loads(run([a.pushlog, "--db", ref, "query", q, "--format", "json",
+                                                               "--reveal-tokens"]).stdout)["sections"]["result"]]
+    got_rejects = [(r[0], int(r[1]), r[2], r[3], r[4]) for r in server.query(
+        "SELECT source, line, reason, text, line_hash FROM rejects FINAL ORDER BY 1, 2, 5", chdb)]
+    if want_rejects != got_rejects or not rejecting or not any(r[0] in rejecting for r in got_rejects):
+        problems.append(f"direct ingest rejects: SQLite {len(want_rejects)} rows, ClickHouse {len(got_rejects)}; "
+                        f"first difference {next((x for x in zip(want_rejects, got_rejects) if x[0] != x[1]), None)}")
+    raw_rejects = int(server.query("SELECT count() FROM rejects", chdb)[0][0])
+    if raw_rejects != len(want_rejects):
+        problems.append(f"direct ingest rejects: {raw_rejects} raw rows for {len(want_rejects)} rejected lines (a block twice)")
+    server.query(f"SYSTEM START MERGES {chdb}.records")
+
+
+
+def check_follow(a, server, tmp, problems):
+    """`ingest --follow` into ClickHouse: a plain file growing line by line and a gzip file
+    arriving, the follow killed with kill -9 half-way and started again, then stopped: raw rows
+    (merges stopped) and rows after FINAL equal an ingest of the final files into SQLite, and so
+    do the files' sources rows."""
+    chdb = "pushlog_check_follow"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    work = os.path.join(tmp, "follow")
+    live_dir = os.path.join(work, "live")
+    os.makedirs(live_dir, exist_ok=True)
+    other = os.path.join(work, "other")
+    run([a.pushlog, "--db", os.path.join(work, "gen.db"), "demo", other, "--no-report", "--devices", "40", "--weeks", "2",
+         "--seed", "23"])
+    import gzip as gz
+    days = sorted(os.listdir(os.path.join(other, "provider")))
+    lines = gz.open(os.path.join(other, "provider", days[-1]), "rt").read().splitlines(True)
+    live = os.path.join(live_dir, "sends.ndjson")
+    open(live, "w").writelines(lines[: len(lines) // 4])
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+    server.query(f"SYSTEM STOP MERGES {chdb}.records")
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="17")
+    cmd = [a.pushlog, "--clickhouse", ch, "ingest", "--follow", "--interval", "0.2", "--quiet", live_dir]
+
+    def grow(upto, steps, pause):
+        start = sum(1 for _ in open(live))
+        for i in range(1, steps + 1):
+            with open(live, "a") as f:
+                f.writelines(lines[start + (upto - start) * (i - 1) // steps: start + (upto - start) * i // steps])
+            time.sleep(pause)
+
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grow(len(lines) * 2 // 3, 12, 0.15)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    grow(len(lines) * 3 // 4, 3, 0.05)  # written while nothing follows
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grow(len(lines), 8, 0.15)
+    shutil.copy(os.path.join(other, "app", sorted(os.listdir(os.path.join(other, "app")))[-1]), os.path.join(live_dir, "events.ndjson.gz"))
+    ref = os.path.join(work, "ref.db")
+    run([a.pushlog, "--db", ref, "ingest", "--quiet", live_dir])
+    sq = {r["path"]: r for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    want = sum(r["records"] for r in sq.values())
+    final = 0
+    for _ in range(150):  # the gzip file is read once it stopped changing for a round
+        final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+        if final >= want:
+            break
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    if p.wait(60) != 0:
+        problems.append(f"ingest --follow stopped by SIGTERM: exit {p.returncode}")
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+    print(f"clickhouse-cli-check: ingest --follow, killed and started again: {raw} rows ({final} after FINAL); SQLite {want}")
+    if raw != want or final != want:
+        problems.append(f"ingest --follow killed and restarted: {raw} raw rows, {final} after FINAL; want {want}")
+    chs = {r["path"]: r for r in json.loads(run([a.pushlog, "--clickhouse", ch, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    for path, r in sq.items():
+        for col in ("records", "send", "response", "register", "settings", "receipt", "rejects", "lines", "complete"):
+            if r.get(col) != (chs.get(path) or {}).get(col):
+                problems.append(f"ingest --follow sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {(chs.get(path) or {}).get(col)!r}")
+    server.query(f"SYSTEM START MERGES {chdb}.records")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pushlog", default=os.path.join(ROOT, ".build", "debug", "pushlog"))
@@ -443,6 +604,8 @@ def main():
             if not a.self_test:
                 check_commands(a, server, ch, chdb_name, db, problems)
                 check_kill(a, server, tmp, [logs] + fixtures, problems)
+                check_direct_ingest(a, server, tmp, logs, fixtures, problems)
+                check_follow(a, server, tmp, problems)
                 check_listings(a, checked, problems, counts)
         finally:
             server.stop()
@@ -452,7 +615,7 @@ def main():
         print(f"clickhouse-cli-check: {len(problems)} differences", file=sys.stderr)
         return 1
     print(f"clickhouse-cli-check: `pushlog --clickhouse` agrees with SQLite: {counts['rows']} rows in {counts['runs']} report runs, "
-          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume, "
+          f"{counts['sources']} files' sources, {counts['masked']} irregular tokens masked, query/errors/readonly, kill -9 resume, the direct ingest under kill -9, --follow, "
           f"{counts['listings']} runs of tokens/trace/metrics/rejects")
     return 0
 

@@ -96,9 +96,26 @@ CREATE TABLE IF NOT EXISTS pushlog.sources (
     first_time_ms Nullable(Int64),             -- time span of the records read from it
     last_time_ms Nullable(Int64),
     ingested_ms Int64,
-    version UInt64
+    version UInt64,
+    read_offset UInt64 DEFAULT 0,              -- where the next read of a grown file starts
+    head_len UInt64 DEFAULT 0,                 -- and the hash of the file's first bytes then
+    head_hash String DEFAULT '',
+    segment_offset UInt64 DEFAULT 0,           -- where the read in progress started, its line,
+    segment_lines UInt64 DEFAULT 0,
+    segment_base String DEFAULT '',            -- the counts before it (name=value,...),
+    segment String DEFAULT '',                 -- its name (its batches' tokens start with it),
+    pending_rows UInt64 DEFAULT 0              -- and the rows of its last batch, sent after rows_done
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY path;
+-- A database an older pushlog created gets the columns of a resumable read.
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS read_offset UInt64 DEFAULT 0;
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS head_len UInt64 DEFAULT 0;
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS head_hash String DEFAULT '';
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_offset UInt64 DEFAULT 0;
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_lines UInt64 DEFAULT 0;
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_base String DEFAULT '';
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment String DEFAULT '';
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_rows UInt64 DEFAULT 0;
 
 -- Lines ingest could not read as records (file, line number, reason, the first 512 bytes with
 -- secrets redacted), inserted once per file with the file's token, so a re-run adds none.

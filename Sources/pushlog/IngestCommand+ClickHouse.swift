@@ -3,15 +3,11 @@ import PushLogKit
 
 extension IngestCommand {
     /// `ingest` into a ClickHouse server: the same readers and summary; resumable and exactly
-    /// once (ClickHouseIngest). `--follow` does not run on ClickHouse yet.
+    /// once (ClickHouseIngest), `--follow` included.
     static func runOnClickHouse(_ argv: [String], _ url: ClickHouseURL) throws -> Int32 {
-        if argv.contains("--follow") || argv.contains("-f") {
-            throw UsageError(
-                message: "ingest --follow does not run on ClickHouse yet",
-                hint: "run `pushlog --clickhouse URL ingest PATH...` every minute: unchanged files are skipped, new and grown ones read")
-        }
         let args = try Arguments(
-            argv, command: name, valued: ["--input-format", "--format", "--formats"], boolean: ["--quiet", "-q", "--verbose", "-v"])
+            argv, command: name, valued: ["--input-format", "--format", "--formats", "--interval"],
+            boolean: ["--quiet", "-q", "--verbose", "-v", "--follow", "-f"])
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one PATH", hint: "pushlog --clickhouse URL ingest logs/")
         }
@@ -25,6 +21,31 @@ extension IngestCommand {
         ingest.options.inputFormat = args.value("--input-format").map { InputFormat($0, library: library) }
         ingest.options.formats = library
         if let b = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_BATCH"].flatMap(Int.init), b > 0 { ingest.batchRows = b }
+        let quiet = args.has("--quiet") || args.has("-q")
+        if args.has("--follow") || args.has("-f") {
+            guard !args.positionals.contains("-") else {
+                throw UsageError(message: "--follow reads files and folders, not stdin", hint: "pushlog ingest --follow /var/log/pusher/")
+            }
+            var interval = 1.0
+            if let v = args.value("--interval") {
+                guard let i = Double(v), i >= 0.05, i <= 3600 else {
+                    throw UsageError(message: "--interval expects seconds (0.05 to 3600), got '\(v)'", hint: "--interval 1")
+                }
+                interval = i
+            }
+            signal(SIGINT) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
+            signal(SIGTERM) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
+            if !quiet { Console.err("pushlog: following \(args.positionals.joined(separator: " ")) into \(url) (Ctrl-C to stop)") }
+            try ingest.follow(
+                paths: args.positionals, interval: interval, stop: { IngestCommand.stopFollowing.load(ordering: .relaxed) != 0 }
+            ) { s in
+                for f in s.files where f.error != nil { Console.err("pushlog: \(f.path): \(f.error!)") }
+                for p in s.problems { Console.err("pushlog: \(p)") }
+                if !quiet { Console.err(IngestReport.table(s).split(separator: "\n").last.map(String.init) ?? "") }
+            }
+            if !quiet { Console.err("pushlog: stopped following; everything read is in ClickHouse") }
+            return 0
+        }
         let summary = try ingest.run(paths: args.positionals)
         for f in summary.files {
             if let e = f.error { Console.err("pushlog: \(f.path): \(e)") }
@@ -34,7 +55,7 @@ extension IngestCommand {
         for p in summary.problems { Console.err("pushlog: \(p)") }
         if format == "json" {
             Console.out(IngestReport.json(summary))
-        } else if !(args.has("--quiet") || args.has("-q")) {
+        } else if !quiet {
             Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v")))
         }
         return summary.failed ? 1 : 0

@@ -1,22 +1,27 @@
 import Foundation
 
 /// `pushlog --clickhouse URL ingest PATH...`: each file is read exactly as `ingest` reads it
-/// (formats, detection, gzip, identity, rejects), into a private scratch SQLite file that holds
-/// only that file's records, and sent to ClickHouse in batches of TSVWithNames.
+/// (formats, detection, gzip, identity, rejects) and its records go straight from the parser into
+/// RowBinary batches (`RecordRows`: the rows `export` writes, in the binary form the server reads
+/// fastest, counted as the SQLite ingest counts them), sent on a thread of their own while the
+/// next batch is parsed and encoded.
 ///
-/// Exactly once, under a kill at any moment: a file's batches are cut the same way every time
-/// (its records in identity order, `batchRows` each), and batch K is inserted with the
-/// `insert_deduplication_token` FINGERPRINT:K, so a batch sent again (the run died before its
-/// progress row was written) is dropped by the server. After each batch the file's row in
-/// `sources` records how many are in; a re-run resumes after them, and skips a file whose
-/// fingerprint matches a complete row without reading it. The records table also collapses
-/// a record seen twice (its key holds the record identity), which covers a file that grew and
-/// is sent again under its new fingerprint.
+/// Exactly once, under a kill at any moment: a read of a file (from its start, or on from where
+/// a complete read ended when the file grew) cuts its records into batches the same way every
+/// time (file order, `batchRows` each), and a batch is inserted with the
+/// `insert_deduplication_token` READ:FIRST_ROW:ROWS, so a batch sent again (the run died before
+/// its progress row was written) is dropped by the server. After each full batch the file's row
+/// in `sources` records how many rows are in; a re-run does the same read and sends the rows
+/// after them, and skips a file whose fingerprint matches a complete row without reading it. The
+/// records table also collapses a record seen twice (its key holds the record identity), which
+/// covers a file whose bytes changed and is read whole again under a new name.
 public struct ClickHouseIngest {
     public let client: ClickHouseClient
     public var options = IngestOptions()
     /// Records per insert: one block on the server (below max_insert_block_size).
     public var batchRows = 100_000
+    /// Rejected lines per insert into `rejects` (cut the same way every time too).
+    static let rejectBatch = 10_000
 
     public init(client: ClickHouseClient) { self.client = client }
 
@@ -28,18 +33,75 @@ public struct ClickHouseIngest {
         var problems: [String] = []
         let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
         summary.problems = problems
+        let inserts = InsertQueue()
+        defer { inserts.close() }
+        let pool = ChunkPool(limit: 6)
         for f in files {
             guard !f.isStdin else {
                 summary.problems.append("-: stdin cannot be resumed; ClickHouse ingest reads files (save it to a file first)")
                 continue
             }
-            summary.files.append(try file(SourcePaths.canonical(f.path)))
+            summary.files.append(try file(InputFile(path: SourcePaths.canonical(f.path), named: f.named), inserts, pool))
         }
+        try inserts.wait()
+        pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
         // run, by the next one even when it has nothing left to send).
         try ClickHouseFacts.ensure(client)
         summary.seconds = Date().timeIntervalSince(started)
         return summary
+    }
+
+    /// `ingest --follow`: rounds every `interval` seconds until `stop()`, each an ordinary ingest
+    /// of the paths (unchanged files skipped, grown ones read on from where they ended, each
+    /// round's batches sent as they fill and the rest at the round's end, so a record is in within
+    /// about `interval` seconds), so a follow killed at any moment is completed by the next
+    /// ingest or follow of the same paths. A gzip file is read once it stops changing, and one that
+    /// ends inside a member is still being written. The kept facts are not rebuilt per round (a
+    /// rebuild reads the whole history): a report finds them older than the records and rebuilds
+    /// them first; the follow rebuilds them when it stops. `report` gets each round that read.
+    public func follow(paths: [String], interval: Double, stop: () -> Bool, report: (IngestSummary) -> Void) throws {
+        try createSchema()
+        let inserts = InsertQueue()
+        defer { inserts.close() }
+        let pool = ChunkPool(limit: 6)
+        var gzipSeen: [String: (Int64, Int64)] = [:]
+        /// Files refused whole, by fingerprint: looked at again only once they change.
+        var refused: [String: String] = [:]
+        var added = false
+        let truncated = "\(InputError.truncatedGzip)"
+        while !stop() {
+            var summary = IngestSummary()
+            var problems: [String] = []
+            for f in SourcePaths.unique(FileWalker.expand(paths, problems: &problems)) where !f.isStdin {
+                if Follower.isGzip(f.path), let st = Follower.stat(f.path) {
+                    let now = (st.size, st.mtime)
+                    defer { gzipSeen[f.path] = now }
+                    guard let before = gzipSeen[f.path], before == now else { continue }  // still being written
+                }
+                let fingerprint = try? ClickHouseIngest.fingerprint(f.path)
+                if let fingerprint, refused[f.path] == fingerprint { continue }
+                var fs = try file(f, inserts, pool)
+                if fs.refused != nil { refused[f.path] = fingerprint }
+                if fs.error == truncated {
+                    fs.complete = true
+                    fs.error = nil
+                    fs.warnings.append("still being written: read up to its last whole block, the rest when it grows")
+                }
+                summary.files.append(fs)
+            }
+            try inserts.wait()
+            summary.problems = problems
+            added = added || summary.totalRecords > 0
+            if summary.files.contains(where: { !$0.unchanged }) || !problems.isEmpty { report(summary) }
+            var waited = 0.0
+            while waited < interval && !stop() {
+                usleep(20_000)
+                waited += 0.02
+            }
+        }
+        pool.drain()
+        if added { try ClickHouseFacts.ensure(client) }
     }
 
     /// Creates the database, tables, views and functions the reports read (idempotent).
@@ -51,97 +113,248 @@ public struct ClickHouseIngest {
 
     var db: String { "`\(client.url.database)`" }
 
-    /// One file: skipped when unchanged, else read whole and its missing batches sent.
-    func file(_ path: String) throws -> FileSummary {
-        let fingerprint = try ClickHouseIngest.fingerprint(path)
-        let known = try client.table(
-            "source", sql: "SELECT fingerprint, batches_done, complete FROM \(db).sources FINAL WHERE path = {path:String}",
+    /// What `sources` holds of a file: how far it was read and sent.
+    struct SourceState {
+        var fingerprint = ""
+        var batchesDone = 0
+        var complete = false
+        var readOffset: Int64 = 0
+        var lines = 0
+        var headLength = 0
+        var headHash = ""
+        var segmentOffset: Int64 = 0
+        var segmentLines = 0
+        var segmentBase = ""
+        var segment = ""
+        var rowsDone = 0
+        var pendingRows = 0
+        /// The counts of the row (`n_send`, ..., `first_time_ms`), as text.
+        var counts: [String: String] = [:]
+
+        static let countColumns =
+            EventKind.allCases.map { "n_" + $0.name } + ["duplicates", "rejects", "skipped", "ignored", "first_time_ms", "last_time_ms"]
+    }
+
+    func sourceState(_ path: String) throws -> SourceState? {
+        let cols =
+            ["fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
+            + ["segment_base", "segment", "rows_done", "pending_rows"] + SourceState.countColumns
+        let t = try client.table(
+            "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE path = {path:String}",
             params: ["path": path])
-        var done = 0
-        if let row = known.rows.first, case .text(let fp) = row[0], fp == fingerprint {
-            if case .int(1) = row[2] {
-                var s = FileSummary(path: path)
-                s.unchanged = true
-                return s
+        guard let row = t.rows.first else { return nil }
+        func text(_ i: Int) -> String { if case .text(let s) = row[i] { return s } else { return "" } }
+        func int(_ i: Int) -> Int64 { if case .int(let n) = row[i] { return n } else { return 0 } }
+        var s = SourceState(
+            fingerprint: text(0), batchesDone: Int(int(1)), complete: int(2) == 1, readOffset: int(3), lines: Int(int(4)),
+            headLength: Int(int(5)), headHash: text(6), segmentOffset: int(7), segmentLines: Int(int(8)), segmentBase: text(9),
+            segment: text(10), rowsDone: Int(int(11)), pendingRows: Int(int(12)))
+        for (i, c) in SourceState.countColumns.enumerated() {
+            if case .int(let n) = row[13 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+        }
+        return s
+    }
+
+    /// One file: skipped when unchanged; else read from where an earlier run stopped (a file
+    /// that grew since a complete read, with the same first bytes: from its end then; a run killed
+    /// half-way with the file unchanged: from where that run started, sending only its missing
+    /// batches) or from the start, and its batches queued.
+    func file(_ f: InputFile, _ inserts: InsertQueue, _ pool: ChunkPool) throws -> FileSummary {
+        let started = Date()
+        var fs = FileSummary(path: f.path)
+        defer { fs.seconds = Date().timeIntervalSince(started) }
+        let path = f.path
+        let fingerprint = try ClickHouseIngest.fingerprint(path)
+        let st = Ingester.fileInfo(path)
+        var start = (offset: Int64(0), lines: 0)
+        var base = ""
+        var skip = 0
+        var pending = 0
+        var resumed: String?
+        if let known = try sourceState(path) {
+            if known.fingerprint == fingerprint && known.complete {
+                fs.unchanged = true
+                return fs
             }
-            if case .int(let n) = row[1] { done = Int(n) }
+            // Not smaller than it was, and the same first bytes: the same file, maybe grown (SQLite's rule).
+            let size = known.fingerprint.split(separator: ":").last.flatMap { Int64($0) } ?? Int64.max
+            let same =
+                known.headLength > 0 && (st?.size ?? 0) >= size && Ingester.headHash(path, length: known.headLength) == known.headHash
+            if same && !known.complete && known.segment != "" {
+                // A run stopped half-way: the same read again, from the same start, the same
+                // batches (named by their first row), the rows it got in skipped.
+                start = (known.segmentOffset, known.segmentLines)
+                base = known.segmentBase
+                skip = known.rowsDone
+                pending = known.pendingRows
+                resumed = known.segment
+            } else if same && known.complete {
+                start = (known.readOffset, known.lines)
+                base = ClickHouseIngest.base(known.counts)
+            }
         }
-        let scratch = FileManager.default.temporaryDirectory.path + "/pushlog-clickhouse-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let local = try Store.openForWriting(path: scratch + "/records.db")
-        try local.exec("PRAGMA synchronous = OFF")  // scratch: nothing of it must survive a crash
-        var opts = options
-        opts.recordsOnly = true
-        opts.progress = nil
-        let read = try Ingester(db: local, options: opts).run(paths: [path])
-        if try ClusteredTable.staged(local) {
-            try local.exec("BEGIN IMMEDIATE")
-            try ClusteredTable.moveStaged(local)
-            try local.exec("COMMIT")
+        if base == "" { base = ClickHouseIngest.base([:]) }
+        // A read is named by the file's fingerprint when it started and its first line: a file
+        // read again under a new name is one whose bytes changed, whose records collapse by identity.
+        let segment = resumed ?? "\(fingerprint):from:\(start.lines)"
+        let opened: OpenedStream
+        switch try OpenedStream.open(f, offset: start.offset, lines: start.lines, st, options: options, &fs) {
+        case .refused(let why):
+            // Not stored: a refused file is looked at again by the next run (its head only).
+            fs.refused = Redactor.redact(why)
+            fs.format = Ingester.refusedFormat
+            return fs
+        case .opened(let o): opened = o
         }
-        let summary = read.files.first ?? FileSummary(path: path)
-        if summary.refused != nil { return summary }
-        let stats = try ClickHouseIngest.stats(local)
-        let sink = BatchSink(batchRows: batchRows) { batch, rows, k in
-            guard k >= done else { return }  // inserted by an earlier run
-            _ = try client.execute(
-                "INSERT INTO \(db).records FORMAT TSVWithNames", settings: ["insert_deduplication_token": "\(fingerprint):\(k)"],
-                data: Data(batch))
-            try progress(path, fingerprint, stats, batches: k + 1, rows: rows, complete: false)
+        let headLength = Int(min(st?.size ?? 0, 65_536))
+        let head = Ingester.headHash(path, length: headLength) ?? ""
+        let rows = RecordRows(encoding: .rowBinary)
+        rows.start(path: path)
+        var batch: [UInt8] = []
+        var inBatch = 0, sent = skip, batches = 0, rejectBatches = 0, index = 0
+        let client = self.client, db = self.db
+        let format = fs.format
+        func state(_ error: String?) -> [String: String] {
+            var row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, error, base: base)
+            row["read_offset"] = "\(rows.lastLine > 0 ? rows.lastOffset : start.offset)"
+            row["head_len"] = "\(headLength)"
+            row["head_hash"] = head
+            row["segment_offset"] = "\(start.offset)"
+            row["segment_lines"] = "\(start.lines)"
+            row["segment_base"] = base
+            row["segment"] = segment
+            if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
+            return row
         }
-        let rows = try RecordDump.run(local, since: nil, until: nil, ordered: true, into: sink)
-        try rejects(local, path: path, fingerprint: fingerprint)
-        try progress(path, fingerprint, stats, batches: sink.batches, rows: rows, complete: summary.complete)
-        return summary
+        // A batch is named by the read, its first row and its size. A full one is followed by a
+        // progress row. The last one of a read, shorter, is announced first (`pending_rows`): a
+        // run killed before the read's final row cuts the same batch again from the same row
+        // even if the file grew meanwhile, so the server drops it if it had it.
+        func sendBatch(last: Bool) throws {
+            let first = sent, n = inBatch
+            batches += 1
+            sent += n
+            let data = Data(batch), row = state(nil), count = batches
+            batch.removeAll(keepingCapacity: true)
+            inBatch = 0
+            try inserts.add {
+                if last {
+                    try ClickHouseIngest.progress(client, db, row, batches: count - 1, rows: first, pending: n, complete: false)
+                }
+                _ = try client.execute(
+                    "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT RowBinary",
+                    settings: ["insert_deduplication_token": "\(segment):\(first):\(n)"], data: data)
+                if !last { try ClickHouseIngest.progress(client, db, row, batches: count, rows: first + n, complete: false) }
+            }
+        }
+        func sendRejects(all: Bool) throws {
+            while rows.rejects.count >= ClickHouseIngest.rejectBatch || all && !rows.rejects.isEmpty {
+                let cut = min(rows.rejects.count, ClickHouseIngest.rejectBatch)
+                let data = ClickHouseIngest.rejectRows(path, rows.rejects[..<cut])
+                rows.rejects.removeFirst(cut)
+                let token = "\(segment):rejects:\(rejectBatches)"
+                rejectBatches += 1
+                try inserts.add {
+                    _ = try client.execute(
+                        "INSERT INTO \(db).rejects FORMAT JSONEachRow", settings: ["insert_deduplication_token": token], data: data)
+                }
+            }
+        }
+        let (bytes, readError) = try ParsedFile.read(opened, pool: pool) { chunk in
+            try chunk.items.withUnsafeBufferPointer { items in
+                for i in items.indices {
+                    let mark = batch.count
+                    guard rows.take(items[i], into: &batch) else { continue }
+                    index += 1
+                    if index <= skip {
+                        batch.removeSubrange(mark...)  // in since an earlier run
+                        continue
+                    }
+                    inBatch += 1
+                    if inBatch == batchRows || inBatch == pending {
+                        try sendBatch(last: false)
+                        pending = 0
+                    }
+                }
+            }
+            try sendRejects(all: false)
+        }
+        if inBatch > 0 { try sendBatch(last: true) }
+        try sendRejects(all: true)
+        rows.summarize(into: &fs)
+        fs.bytes = bytes
+        if let readError {
+            fs.complete = false
+            fs.error = "\(readError)"
+        }
+        let row = state(fs.error)
+        let (total, count, complete) = (sent, batches, fs.complete)
+        try inserts.add { try ClickHouseIngest.progress(client, db, row, batches: count, rows: total, complete: complete) }
+        return fs
     }
 
-    /// What `sources` keeps of a file, as the scratch database counted it (values as text).
-    static func stats(_ local: Database) throws -> [String: String] {
-        let columns = [
-            "format", "n_send", "n_request", "n_response", "n_register", "n_settings", "n_receipt", "n_unregister", "duplicates",
-            "rejects", "skipped", "ignored", "lines", "error", "first_time_ms", "last_time_ms",
-        ]
-        let s = try local.prepare("SELECT \(columns.joined(separator: ", ")) FROM sources")
-        var out: [String: String] = [:]
-        guard try s.step() else { return out }
-        for (i, c) in columns.enumerated() {
-            out[c] = s.isNull(Int32(i)) ? (c == "format" ? "" : "\\N") : (s.string(Int32(i)) ?? "")
-        }
-        return out
+    /// Counts as `segment_base` keeps them (name=value,...): those of a read that went before.
+    static func base(_ counts: [String: String]) -> String {
+        SourceState.countColumns.map { "\($0)=\(counts[$0] ?? ($0.hasSuffix("time_ms") ? "\\N" : "0"))" }.joined(separator: ",")
     }
 
-    /// The file's rejected lines, one insert (deduplicated by the file's token).
-    func rejects(_ local: Database, path: String, fingerprint: String) throws {
-        let s = try local.prepare("SELECT line, reason, text, line_hash FROM rejects ORDER BY line, line_hash")
+    /// What `sources` keeps of a file read so far, as the SQLite ingest counts it into its row:
+    /// `base` (the counts of the reads before this one) plus this read's (values as text, for
+    /// query parameters).
+    static func sourceRow(
+        _ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?, base: String
+    ) -> [String: String] {
+        var before: [String: Int64?] = [:]
+        for pair in base.split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { before[String(kv[0])] = Int64(kv[1]) }
+        }
+        func add(_ name: String, _ n: Int) -> String { "\(((before[name] ?? nil) ?? 0) + Int64(n))" }
+        let c = rows.counts
+        var row = ["path": path, "fingerprint": fingerprint, "format": format]
+        for k in EventKind.allCases { row["n_" + k.name] = add("n_" + k.name, c.records[k]) }
+        row["duplicates"] = add("duplicates", c.duplicates)
+        row["rejects"] = add("rejects", c.rejects)
+        row["skipped"] = add("skipped", c.skipped)
+        row["ignored"] = add("ignored", c.ignored)
+        row["lines"] = "\(rows.lastLine)"
+        row["error"] = error ?? "\\N"
+        let first = [before["first_time_ms"] ?? nil, c.minT].compactMap { $0 }.min()
+        let last = [before["last_time_ms"] ?? nil, c.maxT].compactMap { $0 }.max()
+        row["first_time_ms"] = first.map { "\($0)" } ?? "\\N"
+        row["last_time_ms"] = last.map { "\($0)" } ?? "\\N"
+        return row
+    }
+
+    /// Rejected lines as JSONEachRow rows of the `rejects` table.
+    static func rejectRows(_ path: String, _ rejects: ArraySlice<RecordRows.Reject>) -> Data {
         var out: [UInt8] = []
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        while try s.step() {
-            out += Array("{\"source\":".utf8) + ClickHouseIngest.json(path) + Array(",\"line\":\(s.int(0)),\"reason\":".utf8)
-            out += ClickHouseIngest.json(s.string(1) ?? "") + Array(",\"text\":".utf8) + ClickHouseIngest.json(s.string(2) ?? "")
-            out += Array(",\"line_hash\":\"\(ClickHouseIngest.hex(UInt64(bitPattern: s.int(3))))\",\"time_ms\":\(now)}\n".utf8)
+        let source = json(path)
+        for r in rejects {
+            out += Array("{\"source\":".utf8) + source + Array(",\"line\":\(r.line),\"reason\":".utf8)
+            out += json(r.reason) + Array(",\"text\":".utf8) + json(r.text)
+            out += Array(",\"line_hash\":\"\(hex(UInt64(bitPattern: r.lineHash)))\",\"time_ms\":\(now)}\n".utf8)
         }
-        guard !out.isEmpty else { return }
-        _ = try client.execute(
-            "INSERT INTO \(db).rejects FORMAT JSONEachRow", settings: ["insert_deduplication_token": "\(fingerprint):rejects"],
-            data: Data(out))
+        return Data(out)
     }
 
     /// The file's row in `sources`: written after each batch and at the end.
-    func progress(_ path: String, _ fingerprint: String, _ stats: [String: String], batches: Int, rows: Int, complete: Bool) throws {
+    static func progress(
+        _ client: ClickHouseClient, _ db: String, _ stats: [String: String], batches: Int, rows: Int, pending: Int = 0, complete: Bool
+    ) throws {
         let now = Date().timeIntervalSince1970
         var row = stats
-        row["path"] = path
-        row["fingerprint"] = fingerprint
         row["batches_done"] = "\(batches)"
         row["rows_done"] = "\(rows)"
+        row["pending_rows"] = "\(pending)"
         row["complete"] = complete ? "1" : "0"
         row["ingested_ms"] = "\(Int64(now * 1000))"
         row["version"] = "\(UInt64(now * 1_000_000))"
         let names = row.keys.sorted()
         let values = names.map { name -> String in
             switch name {
-            case "path", "fingerprint", "format": return "{\(name):String}"
+            case "path", "fingerprint", "format", "head_hash", "segment_base", "segment": return "{\(name):String}"
             case "error": return "{\(name):Nullable(String)}"
             case "ingested_ms", "first_time_ms", "last_time_ms": return "{\(name):Nullable(Int64)}"
             default: return "{\(name):UInt64}"
@@ -197,36 +410,66 @@ public struct ClickHouseIngest {
     }
 }
 
-/// Rows of a RecordDump in batches of TSVWithNames (each with its header; the server parses TSV
-/// faster than JSON): `send(bytes, rows so far, batch number)` for each full batch and the last one.
-final class BatchSink: ExportSink {
-    let encoder = RowEncoder(format: .tsvWithNames)
-    let batchRows: Int
-    let send: ([UInt8], Int, Int) throws -> Void
-    var buffer: [UInt8] = []
-    var inBatch = 0
-    var rows = 0
-    var batches = 0
+/// The inserts of an ingest, run in order on a thread of their own: the next batch is parsed
+/// and encoded while one is in flight. At most one job waits besides the one running (memory:
+/// three batches). After a job fails, the rest are dropped and the failure is thrown to the
+/// caller, so a progress row is never written for a batch that did not arrive.
+final class InsertQueue: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var jobs: [@Sendable () throws -> Void] = []
+    private var busy = false
+    private var closed = false
+    private var failure: Error?
 
-    init(batchRows: Int, send: @escaping ([UInt8], Int, Int) throws -> Void) {
-        self.batchRows = batchRows
-        self.send = send
+    init() {
+        let thread = Thread { [self] in work() }
+        thread.start()
     }
 
-    func write(_ row: Statement) throws {
-        if inBatch == 0 { buffer += ExportFormat.tsvWithNames.header() }
-        encoder.append(row, to: &buffer)
-        inBatch += 1
-        rows += 1
-        if inBatch == batchRows { try flush() }
+    /// Queues a job; blocks while another one waits. Throws the failure of an earlier job.
+    func add(_ job: @escaping @Sendable () throws -> Void) throws {
+        cond.lock()
+        defer { cond.unlock() }
+        while !jobs.isEmpty && failure == nil { cond.wait() }
+        if let failure { throw failure }
+        jobs.append(job)
+        cond.broadcast()
     }
 
-    func finish() throws { if inBatch > 0 { try flush() } }
+    /// Waits until every queued job ran; throws the first failure.
+    func wait() throws {
+        cond.lock()
+        defer { cond.unlock() }
+        while (!jobs.isEmpty || busy) && failure == nil { cond.wait() }
+        if let failure { throw failure }
+    }
 
-    func flush() throws {
-        try send(buffer, rows, batches)
-        batches += 1
-        buffer.removeAll(keepingCapacity: true)
-        inBatch = 0
+    /// Ends the thread once the queue is empty.
+    func close() {
+        cond.lock()
+        closed = true
+        cond.broadcast()
+        cond.unlock()
+    }
+
+    private func work() {
+        cond.lock()
+        while true {
+            while jobs.isEmpty && !closed { cond.wait() }
+            if jobs.isEmpty { break }
+            let job = jobs.removeFirst()
+            busy = true
+            cond.unlock()
+            var error: Error?
+            do { try job() } catch let e { error = e }
+            cond.lock()
+            busy = false
+            if let error, failure == nil {
+                failure = error
+                jobs.removeAll()
+            }
+            cond.broadcast()
+        }
+        cond.unlock()
     }
 }

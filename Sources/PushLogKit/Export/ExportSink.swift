@@ -6,6 +6,8 @@ public protocol ExportSink: AnyObject {
     var encoder: RowEncoder { get }
     /// Writes the statement's current row.
     func write(_ row: Statement) throws
+    /// Writes a row already encoded in the sink's format (`RecordRows`) of a record at `timeMs`.
+    func write(encoded row: [UInt8], timeMs: Int64) throws
     /// Flushes and closes everything.
     func finish() throws
 }
@@ -25,6 +27,11 @@ public final class StreamSink: ExportSink {
 
     public func write(_ row: Statement) throws {
         encoder.append(row, to: &buffer)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    public func write(encoded row: [UInt8], timeMs: Int64) throws {
+        buffer += row
         if buffer.count >= 1 << 20 { try flush() }
     }
 
@@ -77,6 +84,10 @@ public final class DayPartitionSink: ExportSink {
         scratch.removeAll(keepingCapacity: true)
         encoder.append(row, to: &scratch)
         w.write(bytes: scratch)
+    }
+
+    public func write(encoded row: [UInt8], timeMs: Int64) throws {
+        try writer(TimeFormat.floorDiv(timeMs, 86_400_000)).write(bytes: row)
     }
 
     public func finish() throws {

@@ -1,9 +1,11 @@
 import Foundation
 
 /// `export PATH...`: the inputs are read exactly as `ingest` reads them (formats, detection, gzip,
-/// identity, rejects) into a temporary database holding only the records (no indexes, no derived
-/// facts), which is dumped with `RecordDump` and deleted. Duplicate lines within the inputs are
-/// dropped as ingest drops them; split responses are exported as logged (ClickHouse joins them).
+/// identity, rejects) and each parsed record is encoded as it comes (`RecordRows`): no database in
+/// between, parsing on one thread and encoding on the other. A record repeated within a file is
+/// dropped as ingest drops it; a record repeated in another file (a rotated copy) is written again
+/// and collapses in ClickHouse's `records` (its key holds the identity). Split responses are
+/// exported as logged (ClickHouse joins them). Rows come in file order, each file's in line order.
 public struct LogExport {
     public var options = IngestOptions()
     public init() {}
@@ -20,31 +22,71 @@ public struct LogExport {
     static let listedRejects = 20
 
     public func run(paths: [String], since: Int64?, until: Int64?, into sink: ExportSink) throws -> Result {
-        let dir = FileManager.default.temporaryDirectory.path + "/pushlog-export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(
-            atPath: dir, withIntermediateDirectories: false,
-            attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let db = try Store.openForWriting(path: dir + "/records.db")
-        // Nothing of the temporary database must survive a crash, so no durability is paid for.
-        try db.exec("PRAGMA synchronous = OFF")
-        var opts = options
-        opts.recordsOnly = true
-        let summary = try Ingester(db: db, options: opts).run(paths: paths)
-        // A load stopped by the database (a full disk) skips finalizing: its staged registrations
-        // and receipts are moved here, or the export fails rather than leave them out.
-        if try ClusteredTable.staged(db) {
-            try db.exec("BEGIN IMMEDIATE")
-            try ClusteredTable.moveStaged(db)
-            try db.exec("COMMIT")
+        let started = Date()
+        var problems: [String] = []
+        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
+        var summary = IngestSummary()
+        summary.problems = problems
+        let rows = RecordRows(format: sink.encoder.format)
+        rows.since = since ?? Int64.min
+        rows.until = until ?? Int64.max
+        let pool = ChunkPool(limit: 6)
+        var written = 0
+        var listed: [(path: String, line: Int64, reason: String)] = []
+        var rejectCount = 0
+        var row: [UInt8] = []
+        row.reserveCapacity(4096)
+        for f in files {
+            var fs = FileSummary(path: f.path)
+            let fileStarted = Date()
+            do {
+                let st = Ingester.fileInfo(f.path)
+                if !f.isStdin && st == nil { throw IngestError.cannotStat(file: f.path) }
+                switch try OpenedStream.open(f, offset: 0, lines: 0, st, options: options, &fs) {
+                case .refused(let why):
+                    fs.refused = Redactor.redact(why)
+                    fs.format = Ingester.refusedFormat
+                case .opened(let opened):
+                    rows.start(path: f.path)
+                    let (bytes, readError) = try ParsedFile.read(opened, pool: pool) { chunk in
+                        try chunk.items.withUnsafeBufferPointer { items in
+                            for i in items.indices {
+                                row.removeAll(keepingCapacity: true)
+                                guard rows.take(items[i], into: &row) else { continue }
+                                try sink.write(encoded: row, timeMs: items[i].event.time!)
+                                written += 1
+                            }
+                        }
+                        // Only the first lines are listed: memory stays flat however many are rejected.
+                        if rows.rejects.count > 1000 {
+                            rows.rejects = Array(rows.rejects.sorted(by: { $0.line < $1.line }).prefix(LogExport.listedRejects))
+                        }
+                    }
+                    rows.summarize(into: &fs)
+                    fs.bytes = bytes
+                    if let readError {
+                        fs.complete = false
+                        fs.error = "\(readError)"
+                    }
+                    rejectCount += rows.counts.rejects
+                    for r in rows.rejects.sorted(by: { $0.line < $1.line }).prefix(LogExport.listedRejects - listed.count) {
+                        listed.append((f.path, Int64(r.line), r.reason))
+                    }
+                    rows.rejects = []
+                }
+            } catch let e as ExportError {
+                throw e  // the output failed: nothing more can be written
+            } catch {
+                fs.complete = false
+                fs.error = "\(error)"
+            }
+            fs.seconds = Date().timeIntervalSince(fileStarted)
+            if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
+            summary.files.append(fs)
         }
-        let rows = try RecordDump.run(db, since: since, until: until, ordered: sink is DayPartitionSink, into: sink)
-        var rejects: [(String, Int64, String)] = []
-        let r = try db.prepare(
-            "SELECT s.path, j.line, j.reason FROM rejects j JOIN sources s ON s.id = j.source_id ORDER BY j.source_id, j.line LIMIT \(LogExport.listedRejects)"
-        )
-        while try r.step() { rejects.append((r.string(0) ?? "", r.int(1), r.string(2) ?? "")) }
-        let count = Int(try db.scalarInt("SELECT count(*) FROM rejects") ?? 0)
-        return Result(summary: summary, rows: rows, rejects: rejects, rejectCount: count)
+        try sink.finish()
+        pool.drain()
+        summary.seconds = Date().timeIntervalSince(started)
+        return Result(summary: summary, rows: written, rejects: listed, rejectCount: rejectCount)
     }
 }

@@ -10,8 +10,8 @@ public struct IngestOptions {
     var fullRefresh = false
     /// Line-format definitions (built-in and the user's) that detection tries after the built-in formats.
     public var formats = (try? FormatLibrary.load()) ?? FormatLibrary()
-    /// Load the records only: no secondary indexes, no derived facts (`export` reads the records
-    /// once from a temporary database and deletes it).
+    /// Load the records only: no secondary indexes, no derived facts (a database that is only
+    /// dumped: `RecordRowsTests` holds the direct rows to the stored ones this way).
     var recordsOnly = false
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?

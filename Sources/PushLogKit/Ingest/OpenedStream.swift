@@ -17,22 +17,47 @@ struct OpenedStream {
 }
 
 extension Ingester {
-    /// Opens the stream (gzip by magic bytes, a plain file seeked to the resume offset) and
-    /// detects the format from the first lines; nil when the file is refused whole.
+    /// Opens the stream and detects the format (`OpenedStream.open`); nil when the file is
+    /// refused whole, which its source row then says.
     func openStream(
         _ f: InputFile, _ plan: ResumePlan, _ st: (size: Int64, mtime: Int64)?, headLen: Int, head: String?,
         _ fs: inout FileSummary
     ) throws -> OpenedStream? {
+        switch try OpenedStream.open(f, offset: plan.offset, lines: plan.lines, st, options: options, &fs) {
+        case .opened(let opened):
+            return opened
+        case .refused(let why):
+            try refuse(plan.sourceID, why, st, headLen, head, &fs)
+            fs.unchanged = why == plan.refusedBefore  // refused as before: nothing to say again
+            return nil
+        }
+    }
+}
+
+extension OpenedStream {
+    /// A file opened for reading, or why it is refused whole.
+    enum Opening {
+        case opened(OpenedStream)
+        /// Not a text log, or no known format in its first lines (the reason as `refuse` stores it, unredacted).
+        case refused(String)
+    }
+
+    /// Opens the stream (gzip by magic bytes, a plain file seeked to the resume position `offset`
+    /// after `lines` lines) and detects the format from the first lines. `fs.format` names the
+    /// format an earlier read found (a resumed plain file keeps it); it is set to the one used.
+    static func open(
+        _ f: InputFile, offset: Int64, lines: Int, _ st: (size: Int64, mtime: Int64)?, options: IngestOptions, _ fs: inout FileSummary
+    ) throws -> Opening {
         let file = f.isStdin ? FileByteSource(fd: 0, name: "stdin") : try FileByteSource(path: f.path)
         var magic = [UInt8](repeating: 0, count: 2)
         let got = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 2) }
         file.unread(Array(magic[0..<got]))
         let gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b
         var plainSkip = false
-        var start = (offset: plan.offset, line: plan.lines)
-        if !gzip && plan.offset > 0 && !f.isStdin {
-            let back = Ingester.lookback(f.path, offset: plan.offset)
-            start = (back.offset, plan.lines - back.lines)
+        var start = (offset: offset, line: lines)
+        if !gzip && offset > 0 && !f.isStdin {
+            let back = Ingester.lookback(f.path, offset: offset)
+            start = (back.offset, lines - back.lines)
             try file.seek(to: start.offset)
             plainSkip = true
         }
@@ -40,16 +65,12 @@ extension Ingester {
         let peek = PeekingSource(stream, limit: Ingester.headBytes)
         // Not a text log (binary magic, NUL bytes), or no known format in its first lines: refused
         // whole with one line saying why, not stored line by line as rejects.
-        if let why = BinarySniffer.refusal(peek.head, magicOnly: options.inputFormat != nil) {
-            try refuse(plan.sourceID, why, st, headLen, head, &fs)
-            fs.unchanged = why == plan.refusedBefore
-            return nil
-        }
+        if let why = BinarySniffer.refusal(peek.head, magicOnly: options.inputFormat != nil) { return .refused(why) }
         let format: LineFormat
         var prefix: SyslogPrefix?
         let detect = {
             FormatDetector.detect(
-                peek.head, library: self.options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
+                peek.head, library: options.formats, mtimeMs: (st?.mtime ?? 0) / 1_000_000,
                 complete: peek.head.count < Ingester.headBytes)
         }
         if let forced = options.inputFormat {
@@ -69,20 +90,21 @@ extension Ingester {
                 format = fmt
                 prefix = p
             case .refused(let why):
-                try refuse(plan.sourceID, why, st, headLen, head, &fs)
-                fs.unchanged = why == plan.refusedBefore  // refused as before: nothing to say again
-                return nil
+                return .refused(why)
             }
         }
         fs.format = format.name
-        fs.resumedAfterLine = plan.lines
+        fs.resumedAfterLine = lines
         let reader = LineReader(source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0)
         let context = plainSkip ? Ingester.firstLineHash(path: f.path) : Ingester.firstLineHash(peek.head)
         let warmUp =
-            plan.lines > 0 ? FormatDetector.make(InputFormat(format.name, library: options.formats), library: options.formats) : nil
-        return OpenedStream(
-            file: file, reader: reader, format: format, prefix: prefix, skipThrough: plan.lines, context: context, warmUp: warmUp)
+            lines > 0 ? FormatDetector.make(InputFormat(format.name, library: options.formats), library: options.formats) : nil
+        return .opened(
+            OpenedStream(file: file, reader: reader, format: format, prefix: prefix, skipThrough: lines, context: context, warmUp: warmUp))
     }
+}
+
+extension Ingester {
 
     /// The hash of the first line in `head` (without its ending): a file's context for its rejects.
     static func firstLineHash(_ head: [UInt8]) -> (Int64, Int64) {
