@@ -156,15 +156,13 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
             if r.get(col) != c.get(col):
                 problems.append(f"{name} sources {path} {col}: SQLite {r.get(col)!r}, ClickHouse {c.get(col)!r}")
     counts["sources"] += len(sq)
-    # Apple's delivery metrics (reconcile): copied from SQLite when the ClickHouse ingest left the
-    # table empty, so the report's figures are compared either way; the note says which.
-    apple = json.loads(run([a.pushlog, "--db", db, "query", "SELECT day, push_type, status, count FROM apple_metrics",
+    # Apple's delivery metrics (reconcile reads them): the same rows on both engines.
+    apple = json.loads(run([a.pushlog, "--db", db, "query", "SELECT day, push_type, status, count FROM apple_metrics ORDER BY 1, 2, 3",
                             "--format", "json"]).stdout)["sections"]["result"]
-    if apple and not int(server.query("SELECT count() FROM apple_metrics", chdb)[0][0]):
-        server.query("INSERT INTO apple_metrics (day, push_type, status, count) FORMAT JSONEachRow\n"
-                     + "\n".join(json.dumps(r) for r in apple), chdb)
-        print(f"clickhouse-cli-check: note: {name}: {len(apple)} Apple delivery-metrics rows copied from SQLite "
-              "(the ClickHouse ingest did not fill apple_metrics)")
+    theirs = server.query("SELECT day, push_type, status, count FROM apple_metrics FINAL ORDER BY 1, 2, 3", chdb)
+    if [[r["day"], r["push_type"], r["status"], int(r["count"])] for r in apple] != [[d, p, st, int(n)] for d, p, st, n in theirs]:
+        problems.append(f"{name} apple_metrics: SQLite {len(apple)} rows, ClickHouse {len(theirs)} rows, not the same")
+    counts["apple_metrics"] = counts.get("apple_metrics", 0) + len(apple)
     # Tokens that are not hex (malformed, masked, short) are masked by their text, as on SQLite.
     irregular = [r[0] for r in server.query("SELECT DISTINCT token FROM records WHERE (token_malformed = 1 OR token_masked = 1 "
                                             "OR length(token) < 32) AND length(token) >= 4", chdb)]

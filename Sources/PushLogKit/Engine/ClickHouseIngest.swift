@@ -281,6 +281,16 @@ public struct ClickHouseIngest {
         }
         if inBatch > 0 { try sendBatch(last: true) }
         try sendRejects(all: true)
+        if !rows.metrics.isEmpty {
+            // A delivery-metrics export is a few rows a day: one insert. A day sent again
+            // replaces the earlier count (the table keeps the last row of a day, type and status).
+            let data = ClickHouseIngest.metricRows(path, rows.metrics), token = "\(segment):metrics"
+            rows.metrics = []
+            try inserts.add {
+                _ = try client.execute(
+                    "INSERT INTO \(db).apple_metrics FORMAT JSONEachRow", settings: ["insert_deduplication_token": token], data: data)
+            }
+        }
         rows.summarize(into: &fs)
         fs.bytes = bytes
         if let readError {
@@ -335,6 +345,18 @@ public struct ClickHouseIngest {
             out += Array("{\"source\":".utf8) + source + Array(",\"line\":\(r.line),\"reason\":".utf8)
             out += json(r.reason) + Array(",\"text\":".utf8) + json(r.text)
             out += Array(",\"line_hash\":\"\(hex(UInt64(bitPattern: r.lineHash)))\",\"time_ms\":\(now)}\n".utf8)
+        }
+        return Data(out)
+    }
+
+    /// Apple delivery-metrics rows as JSONEachRow rows of the `apple_metrics` table.
+    static func metricRows(_ path: String, _ metrics: [(day: String, pushType: String, status: String, count: Int64)]) -> Data {
+        var out: [UInt8] = []
+        let source = json(path)
+        for m in metrics {
+            out += Array("{\"day\":".utf8) + json(m.day) + Array(",\"push_type\":".utf8) + json(m.pushType)
+            out += Array(",\"status\":".utf8) + json(m.status) + Array(",\"count\":\(m.count),\"source\":".utf8) + source
+            out += Array("}\n".utf8)
         }
         return Data(out)
     }

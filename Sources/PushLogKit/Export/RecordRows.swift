@@ -27,6 +27,9 @@ final class RecordRows {
     /// Rejected lines not yet taken by the caller (when `keepRejects`).
     var rejects: [Reject] = []
 
+    /// The Apple delivery-metrics rows read (the ClickHouse ingest stores them in `apple_metrics`).
+    var metrics: [(day: String, pushType: String, status: String, count: Int64)] = []
+
     /// A rejected line as the `rejects` table keeps it.
     struct Reject {
         var line: Int
@@ -65,6 +68,7 @@ final class RecordRows {
         lastLine = 0
         lastOffset = 0
         rejects = []
+        metrics = []
         for i in seen.indices { seen[i] = [] }
         rejectsSeen = []
         source = []
@@ -137,6 +141,7 @@ final class RecordRows {
         case .metric:
             counts.lines += 1
             counts.metrics += 1
+            if let m = item.metric { metrics.append(m) }
         }
         return false
     }
