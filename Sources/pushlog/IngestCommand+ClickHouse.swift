@@ -23,16 +23,7 @@ extension IngestCommand {
         if let b = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_BATCH"].flatMap(Int.init), b > 0 { ingest.batchRows = b }
         let quiet = args.has("--quiet") || args.has("-q")
         if args.has("--follow") || args.has("-f") {
-            guard !args.positionals.contains("-") else {
-                throw UsageError(message: "--follow reads files and folders, not stdin", hint: "pushlog ingest --follow /var/log/pusher/")
-            }
-            var interval = 1.0
-            if let v = args.value("--interval") {
-                guard let i = Double(v), i >= 0.05, i <= 3600 else {
-                    throw UsageError(message: "--interval expects seconds (0.05 to 3600), got '\(v)'", hint: "--interval 1")
-                }
-                interval = i
-            }
+            let interval = try followInterval(args)
             signal(SIGINT) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
             signal(SIGTERM) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
             if !quiet { Console.err("pushlog: following \(args.positionals.joined(separator: " ")) into \(url) (Ctrl-C to stop)") }

@@ -87,16 +87,7 @@ enum IngestCommand: Command {
                     Double((try? FileManager.default.attributesOfItem(atPath: ctx.dbPath)[.size] as? Int) ?? 0) / 1_048_576))
         }
         if args.has("--follow") || args.has("-f") {
-            guard !args.positionals.contains("-") else {
-                throw UsageError(message: "--follow reads files and folders, not stdin", hint: "pushlog ingest --follow /var/log/pusher/")
-            }
-            var interval = 1.0
-            if let v = args.value("--interval") {
-                guard let i = Double(v), i >= 0.05, i <= 3600 else {
-                    throw UsageError(message: "--interval expects seconds (0.05 to 3600), got '\(v)'", hint: "--interval 1")
-                }
-                interval = i
-            }
+            let interval = try followInterval(args)
             opts.progress = nil
             return try follow(db: db, paths: args.positionals, options: opts, interval: interval, quiet: quiet)
         }
@@ -127,6 +118,19 @@ extension IngestCommand {
     /// Set by the SIGINT/SIGTERM handler, read by the polling loop: an atomic, which a signal
     /// handler may store to and Swift 6 lets two contexts share.
     static let stopFollowing = Atomic<Int32>(0)
+
+    /// `--follow`'s seconds between looks (`--interval`, default 1), once its paths are known not
+    /// to hold stdin, which cannot be followed.
+    static func followInterval(_ args: Arguments) throws -> Double {
+        guard !args.positionals.contains("-") else {
+            throw UsageError(message: "--follow reads files and folders, not stdin", hint: "pushlog ingest --follow /var/log/pusher/")
+        }
+        guard let v = args.value("--interval") else { return 1 }
+        guard let i = Double(v), i >= 0.05, i <= 3600 else {
+            throw UsageError(message: "--interval expects seconds (0.05 to 3600), got '\(v)'", hint: "--interval 1")
+        }
+        return i
+    }
 
     /// Polls until SIGINT/SIGTERM; each round that read something prints its total line.
     static func follow(db: Database, paths: [String], options: IngestOptions, interval: Double, quiet: Bool) throws -> Int32 {
