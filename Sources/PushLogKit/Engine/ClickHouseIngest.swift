@@ -260,7 +260,7 @@ public struct ClickHouseIngest {
                 }
             }
         }
-        let (bytes, readError) = try ParsedFile.read(opened, pool: pool) { chunk in
+        let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
             try chunk.items.withUnsafeBufferPointer { items in
                 for i in items.indices {
                     let mark = batch.count

@@ -48,7 +48,7 @@ public struct LogExport {
                     fs.format = Ingester.refusedFormat
                 case .opened(let opened):
                     rows.start(path: f.path)
-                    let (bytes, readError) = try ParsedFile.read(opened, pool: pool) { chunk in
+                    let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
                         try chunk.items.withUnsafeBufferPointer { items in
                             for i in items.indices {
                                 row.removeAll(keepingCapacity: true)

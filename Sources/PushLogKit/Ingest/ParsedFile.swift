@@ -6,10 +6,11 @@ import Foundation
 /// read; the items are exactly those the SQLite ingest writes (identity, occurrences, rejects).
 enum ParsedFile {
     /// Reads `opened` to its end, calling `each` with every chunk (its items and their bytes are
-    /// valid during the call only). Returns the bytes read and the input error that ended the
-    /// read early, if any; an error `each` throws stops the parser and is rethrown.
+    /// valid during the call only). Returns the bytes read, the input error that ended the read
+    /// early, if any, and the seconds each side waited for the other; an error `each` throws
+    /// stops the parser and is rethrown.
     static func read(_ opened: OpenedStream, pool: ChunkPool, each: (ParsedChunk) throws -> Void) throws -> (
-        bytes: Int64, readError: Error?
+        bytes: Int64, readError: Error?, waits: (reader: Double, parser: Double)
     ) {
         let queue = ChunkQueue(capacity: 4)
         let sink = ChunkSink(
@@ -42,6 +43,6 @@ enum ParsedFile {
             throw error
         }
         done.wait()
-        return (bytes, outcome.readError)
+        return (bytes, outcome.readError, (queue.writerWaited, queue.parserWaited))
     }
 }

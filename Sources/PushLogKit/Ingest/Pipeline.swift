@@ -30,7 +30,6 @@ final class Pipeline {
         _ opened: OpenedStream, _ plan: ResumePlan, _ fs: inout FileSummary,
         _ ticker: inout ProgressTicker
     ) throws -> (bytes: Int64, readError: Error?) {
-        var fileBytes: Int64 = 0
         var batch = BatchCounts()
         var lastOffset = plan.offset, lastLine = plan.lines
         var inTransaction = false
@@ -43,27 +42,10 @@ final class Pipeline {
             inTransaction = false
         }
 
-        // Parsing runs on a second thread; this one writes. The queue bounds the memory in flight.
-        let queue = ChunkQueue(capacity: 4)
-        let sink = ChunkSink(
-            format: opened.format, prefix: opened.prefix, file: opened.file, queue: queue, pool: chunkPool, context: opened.context)
-        var stage = ParsingStage(reader: opened.reader, sink: sink, skipThrough: opened.skipThrough)
-        if let format = opened.warmUp {
-            stage.warmUp = ChunkSink(
-                format: format, prefix: opened.prefix, occurrences: sink.occurrences, countOnly: true, file: opened.file,
-                queue: queue, pool: chunkPool)
-        }
-        let handOver = ParsingStageHandOver(stage: stage)
-        let done = DispatchSemaphore(value: 0)
-        let outcome = StageOutcome()
-        let thread = Thread {
-            outcome.readError = handOver.stage.run()
-            done.signal()  // publishes readError to the waiting writer
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
+        // Parsing runs on a second thread (ParsedFile); this one writes.
+        let read: (bytes: Int64, readError: Error?, waits: (reader: Double, parser: Double))
         do {
-            while let chunk = queue.pop() {
+            read = try ParsedFile.read(opened, pool: chunkPool) { chunk in
                 // Through a buffer pointer: an item is ~700 bytes, and reading it out of the array
                 // (a class's property) would copy each one.
                 try chunk.items.withUnsafeBufferPointer { items in
@@ -79,21 +61,16 @@ final class Pipeline {
                     }
                 }
                 ticker.tick(records: batch.lines, bytesIn: chunk.consumed)
-                fileBytes = chunk.consumed
                 try writer.flush()  // the bound rows point into the chunk
-                chunkPool.give(chunk)
             }
             try commit()
         } catch {
             writer.discard()
-            queue.cancel()
-            done.wait()
             throw error
         }
-        done.wait()
-        queueWaits.writer += queue.writerWaited
-        queueWaits.parser += queue.parserWaited
-        return (fileBytes, outcome.readError)
+        queueWaits.writer += read.waits.reader
+        queueWaits.parser += read.waits.parser
+        return (read.bytes, read.readError)
     }
 
     /// Writes one parsed item into the open transaction and counts it.
