@@ -2,9 +2,9 @@ import Foundation
 
 /// `pushlog --clickhouse URL ingest PATH...`: each file is read exactly as `ingest` reads it
 /// (formats, detection, gzip, identity, rejects) and its records go straight from the parser into
-/// RowBinary batches (`RecordRows`: the rows `export` writes, in the binary form the server reads
-/// fastest, counted as the SQLite ingest counts them), sent on a thread of their own while the
-/// next batch is parsed and encoded.
+/// batches (`RecordRows`: the rows `export` writes, in binary, counted as the SQLite ingest counts
+/// them), each turned into a Native block (whole columns, the form the server reads fastest) and
+/// sent on a thread of its own while the next batch is parsed and encoded.
 ///
 /// Exactly once, under a kill at any moment: a read of a file (from its start, or on from where
 /// a complete read ended when the file grew) cuts its records into batches the same way every
@@ -234,7 +234,8 @@ public struct ClickHouseIngest {
             let first = sent, n = inBatch
             batches += 1
             sent += n
-            let data = Data(batch), row = state(nil), count = batches
+            let data = NativeBlock.block(rowBinary: batch, count: n, columns: RecordRows.binaryColumns)
+            let row = state(nil), count = batches
             batch.removeAll(keepingCapacity: true)
             inBatch = 0
             try inserts.add {
@@ -242,7 +243,7 @@ public struct ClickHouseIngest {
                     try ClickHouseIngest.progress(client, db, row, batches: count - 1, rows: first, pending: n, complete: false)
                 }
                 _ = try client.execute(
-                    "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT RowBinary",
+                    "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT Native",
                     settings: ["insert_deduplication_token": "\(segment):\(first):\(n)"], data: data)
                 if !last { try ClickHouseIngest.progress(client, db, row, batches: count, rows: first + n, complete: false) }
             }

@@ -11,7 +11,8 @@
 /// context was mixed in) is a duplicate too. Memory: the identities of one file's records.
 final class RecordRows {
     /// How rows are written: an export format, or ClickHouse's RowBinary (the columns in
-    /// `RecordDump.columns` order, as `records` types them), which the server reads faster.
+    /// `RecordDump.columns` order, as `records` types them), which `NativeBlock` turns into the
+    /// columns the ClickHouse ingest sends.
     enum Encoding { case json, tsv, rowBinary }
     let encoding: Encoding
     /// Rows are written for records in [since, until) only (all are counted).
@@ -314,15 +315,38 @@ final class RecordRows {
     /// The content-available .. has-badge columns: `Nullable(UInt8)` in `records`; other integers are Int64.
     private static let flagColumns = 16...20
 
+    /// How `appendBinary` lays out each column of `RecordDump.columns`, with the type the server
+    /// reads it as (`records`' type, without `LowCardinality`).
+    static let binaryColumns: [NativeBlock.Column] = RecordDump.columns.enumerated().map { c, name in
+        let integers: Set = [12, 14, 15, 26, 29, 32], doubles: Set = [24, 31]
+        let (type, layout): (String, NativeBlock.Layout) =
+            switch c {
+            case 1: ("Int64", .fixed(8))
+            case 2: ("FixedString(16)", .fixed(16))
+            case 4: ("UInt64", .fixed(8))
+            case 6, 7, flagColumns: ("UInt8", .fixed(1))
+            case _ where integers.contains(c): ("Int64", .fixed(8))
+            case _ where doubles.contains(c): ("Float64", .fixed(8))
+            default: ("String", .string)
+            }
+        let nullable = c >= 8
+        return NativeBlock.Column(name: name, type: nullable ? "Nullable(\(type))" : type, layout: layout, nullable: nullable)
+    }
+
     /// A RowBinary string: its length as a LEB128 varint, then its bytes.
     static func appendBinary<C: Collection<UInt8>>(_ v: C, _ out: inout [UInt8]) {
-        var n = UInt64(v.count)
+        appendVarint(UInt64(v.count), &out)
+        out.append(contentsOf: v)
+    }
+
+    /// A LEB128 varint, as RowBinary and Native write lengths and counts.
+    static func appendVarint(_ v: UInt64, _ out: inout [UInt8]) {
+        var n = v
         while n >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: n) | 0x80)
             n >>= 7
         }
         out.append(UInt8(n))
-        out.append(contentsOf: v)
     }
 
     /// A RowBinary 64-bit integer (or a double's bits): little-endian.
