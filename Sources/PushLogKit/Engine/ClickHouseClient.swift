@@ -34,32 +34,40 @@ public final class ClickHouseClient: Sendable {
         c.queryItems = items
         // `+` is a space in a query string to ClickHouse; URLComponents leaves it as is.
         c.percentEncodedQuery = c.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        var request = URLRequest(url: c.url!)
-        request.httpMethod = "POST"
-        request.httpBody = data ?? Data(sql.utf8)
+        var headers: [(String, String)] = []
         if let user = url.user {
             let token = Data("\(user):\(url.password ?? "")".utf8).base64EncodedString()
-            request.setValue("Basic " + token, forHTTPHeaderField: "Authorization")
+            headers.append(("Authorization", "Basic " + token))
         }
-        let (body, response, error) = send(request)
-        guard let http = response as? HTTPURLResponse else {
-            let why = (error as NSError?)?.localizedDescription ?? "no response"
-            throw ClickHouseError(code: nil, "cannot reach ClickHouse at \(url): \(why)")
+        let response: PlainHTTP.Response
+        do {
+            response = try send(c, headers: headers, body: data ?? Data(sql.utf8))
+        } catch {
+            throw ClickHouseError(code: nil, "cannot reach ClickHouse at \(url): \(error.reason)")
         }
-        guard http.statusCode == 200 else {
-            let code = (http.value(forHTTPHeaderField: "X-ClickHouse-Exception-Code")).flatMap { Int($0) }
-            let text = String(decoding: body ?? Data(), as: UTF8.self)
-            let message = ClickHouseError.serverMessage(text)
-            throw ClickHouseError(code: code, "ClickHouse (\(url)): " + (message.isEmpty ? "HTTP \(http.statusCode)" : message))
+        guard response.status == 200 else {
+            let code = response.headers["x-clickhouse-exception-code"].flatMap { Int($0) }
+            let message = ClickHouseError.serverMessage(String(decoding: response.body, as: UTF8.self))
+            throw ClickHouseError(code: code, "ClickHouse (\(url)): " + (message.isEmpty ? "HTTP \(response.status)" : message))
         }
-        return body ?? Data()
+        return response.body
     }
 
-    /// One request, waited for: the CLI has nothing else to do meanwhile.
-    private func send(_ request: URLRequest) -> (Data?, URLResponse?, Error?) {
+    /// One request, waited for: the CLI has nothing else to do meanwhile. `http://` over a plain
+    /// socket (`PlainHTTP`), `https://` through URLSession.
+    private func send(_ c: URLComponents, headers: [(String, String)], body: Data) throws(PlainHTTP.Failure) -> PlainHTTP.Response {
+        if c.scheme?.lowercased() == "http", let host = c.host {
+            let target = c.percentEncodedPath + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
+            return try PlainHTTP.post(
+                host: host, port: c.port ?? 80, target: target, headers: headers, body: body, timeout: Self.timeout)
+        }
         final class Box: @unchecked Sendable {  // written by the task's handler before `done` signals
             var result: (Data?, URLResponse?, Error?) = (nil, nil, nil)
         }
+        var request = URLRequest(url: c.url!)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         session.dataTask(with: request) { d, r, e in
@@ -67,7 +75,14 @@ public final class ClickHouseClient: Sendable {
             done.signal()
         }.resume()
         done.wait()
-        return box.result
+        guard let http = box.result.1 as? HTTPURLResponse else {
+            throw PlainHTTP.Failure(reason: (box.result.2 as NSError?)?.localizedDescription ?? "no response")
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return PlainHTTP.Response(status: http.statusCode, headers: fields, body: box.result.0 ?? Data())
     }
 
     /// A string as the text of a `{name:String}` parameter: the server reads a parameter escaped
