@@ -31,9 +31,10 @@ e AS (
   WHERE transport = 1 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), retries AS (
-  -- Retries per never-retry error, kept over all history (facts.sql: kept_retries).
+  -- Retries per never-retry error, kept over all history (facts.sql: kept_retries); the join
+  -- below keeps those of the errors in e (a filter here would compute e a second time).
   SELECT et, ek, n FROM pushlog.kept_retries
-  WHERE et >= since AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM e)
+  WHERE et >= since AND et < until
 )
 SELECT e.status AS status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
        count() AS responses, uniqExactIf(e.token, e.token <> '') AS tokens,
