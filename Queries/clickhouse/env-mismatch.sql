@@ -12,19 +12,27 @@
 -- A token's registered env is the env of its latest registration; a mismatched send is a
 -- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-r AS (
-  SELECT s.env AS env, s.reg_env AS reg_env, coalesce(s.malformed, 0) AS malformed, s.reason AS reason, s.category AS category,
-         coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) AS mismatched
-  FROM pushlog.kept_responses AS s
-  WHERE s.time_ms >= since AND s.time_ms < until
-    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h,
+h AS (
+  -- n responses alike: the range's whole hours from kept_hourly_responses, the responses of its
+  -- partial hours one by one; mismatched: sent to another env than the token's registered one.
+  SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
+         coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
+  FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
+        FROM pushlog.kept_hourly_responses
+        WHERE hour >= lo_h AND hour < hi_h
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
+        FROM pushlog.kept_responses
+        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
 )
-SELECT count() AS responses, countIf(mismatched = 1) AS mismatched_sends,
-       countIf(reason = 'BadDeviceToken') AS bad_device_token,
-       countIf(reason = 'BadDeviceToken' AND mismatched = 1) AS bad_device_token_explained,
-       countIf(malformed = 1) AS malformed_token_sends, countIf(category = 'env-config') AS env_key_errors
-FROM r
-SETTINGS join_use_nulls = 1;
+SELECT sum(n) AS responses, sumIf(n, mismatched = 1) AS mismatched_sends,
+       sumIf(n, reason = 'BadDeviceToken') AS bad_device_token,
+       sumIf(n, reason = 'BadDeviceToken' AND mismatched = 1) AS bad_device_token_explained,
+       sumIf(n, malformed = 1) AS malformed_token_sends, sumIf(n, category = 'env-config') AS env_key_errors
+FROM h;
 
 -- section: by_pair
 -- Mismatched sends only: responses sums to the summary's mismatched_sends; tokens is a distinct
@@ -40,31 +48,53 @@ GROUP BY registered_env, sent_env ORDER BY responses DESC;
 -- section: by_app_version
 -- app_version is that of the token's latest registration. Every column sums to the summary's
 -- column of the same name.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
-SELECT coalesce(s.reg_app_version, '(unknown)') AS app_version, count() AS responses,
-       countIf(s.reason = 'BadDeviceToken') AS bad_device_token,
-       countIf(coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) = 1) AS mismatched_sends,
-       countIf(coalesce(s.malformed, 0) = 1) AS malformed_token_sends
-FROM pushlog.kept_responses AS s
-WHERE s.time_ms >= since AND s.time_ms < until
-  AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
-GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC
-SETTINGS join_use_nulls = 1;
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h,
+h AS (
+  -- n responses alike: the range's whole hours from kept_hourly_responses, the responses of its
+  -- partial hours one by one; mismatched: sent to another env than the token's registered one.
+  SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
+         coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
+  FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
+        FROM pushlog.kept_hourly_responses
+        WHERE hour >= lo_h AND hour < hi_h
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
+        FROM pushlog.kept_responses
+        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+)
+SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
+       sumIf(n, reason = 'BadDeviceToken') AS bad_device_token, sumIf(n, mismatched = 1) AS mismatched_sends,
+       sumIf(n, malformed = 1) AS malformed_token_sends
+FROM h
+GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC;
 
 -- section: by_bucket
 -- Only with --by: the summary's figures per topic, env (sent env), app_version (of the token's
 -- latest registration), push_type or reason; the buckets add up to the summary.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
-SELECT if({by:String} = 'app_version', coalesce(s.reg_app_version, '(unknown)'),
-          pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, NULL)) AS bucket,
-       count() AS responses,
-       countIf(coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) = 1) AS mismatched_sends,
-       countIf(s.reason = 'BadDeviceToken') AS bad_device_token,
-       countIf(s.reason = 'BadDeviceToken' AND coalesce(s.reg_env IS NOT NULL AND s.env IS NOT NULL AND s.env <> s.reg_env, 0) = 1)
-         AS bad_device_token_explained,
-       countIf(coalesce(s.malformed, 0) = 1) AS malformed_token_sends, countIf(s.category = 'env-config') AS env_key_errors
-FROM pushlog.kept_responses AS s
-WHERE s.time_ms >= since AND s.time_ms < until
-  AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
-GROUP BY bucket ORDER BY responses DESC, bucket
-SETTINGS join_use_nulls = 1;
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h,
+h AS (
+  -- n responses alike: the range's whole hours from kept_hourly_responses, the responses of its
+  -- partial hours one by one; mismatched: sent to another env than the token's registered one.
+  SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
+         coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
+  FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
+        FROM pushlog.kept_hourly_responses
+        WHERE hour >= lo_h AND hour < hi_h
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
+        FROM pushlog.kept_responses
+        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+)
+SELECT if({by:String} = 'app_version', coalesce(reg_app_version, '(unknown)'),
+          pushlog_by_value({by:String}, topic, env, push_type, reason, NULL)) AS bucket,
+       sum(n) AS responses, sumIf(n, mismatched = 1) AS mismatched_sends, sumIf(n, reason = 'BadDeviceToken') AS bad_device_token,
+       sumIf(n, reason = 'BadDeviceToken' AND mismatched = 1) AS bad_device_token_explained,
+       sumIf(n, malformed = 1) AS malformed_token_sends, sumIf(n, category = 'env-config') AS env_key_errors
+FROM h
+GROUP BY bucket ORDER BY responses DESC, bucket;

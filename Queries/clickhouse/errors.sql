@@ -31,9 +31,10 @@ e AS (
   WHERE transport = 1 AND time_ms >= since AND time_ms < until
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
 ), retries AS (
-  -- Retries per never-retry error, kept over all history (facts.sql: kept_retries).
+  -- Retries per never-retry error, kept over all history (facts.sql: kept_retries); the join
+  -- below keeps those of the errors in e (a filter here would compute e a second time).
   SELECT et, ek, n FROM pushlog.kept_retries
-  WHERE et >= since AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM e)
+  WHERE et >= since AND et < until
 )
 SELECT e.status AS status, coalesce(e.reason, '') AS reason, coalesce(e.category, 'unknown') AS category,
        count() AS responses, uniqExactIf(e.token, e.token <> '') AS tokens,
@@ -53,28 +54,36 @@ SETTINGS join_use_nulls = 1;
 -- topic|env|app_version|push_type|reason, bucket is that value instead of a time (app_version: of
 -- the token's latest registration; reason: of an error, its reason or error text), no empty rows.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+pushlog_hours_from(since, {by:String}) AS lo_h, pushlog_hours_to(since, until, {by:String}) AS hi_h,
 g AS (
   -- One scan: every response (err 0 accepted, 1 an error) and transport failure (err 2) by bucket,
   -- status and reason, and the buckets to fill (err -1); the rows are picked from it once below.
   -- --by reason: a response counts in bucket_responses under its reason, an error row is shown
   -- under its reason or error text; an error without a reason but with an error text is both an
   -- error row of the one (err 2: not counted again) and a response of '(none)' (err 0).
-  SELECT b, role.2 AS d, status, why, cat, role.1 AS err, count() AS n
+  SELECT b, role.2 AS d, status, why, cat, role.1 AS err, sum(cnt) AS n
   FROM (
     SELECT pushlog_by_start(time_ms, {by:String}) AS b, status, why, cat,
            pushlog_by_value({by:String}, topic, env, push_type, reason, app_version) AS d_response,
            pushlog_by_value({by:String}, topic, env, push_type, why, app_version) AS d_error,
            arrayJoin(if(kind_err = 1 AND d_response <> d_error, [(toInt8(2), d_error), (toInt8(0), d_response)],
-                        [(kind_err, if(kind_err = 0, d_response, d_error))])) AS role
+                        [(kind_err, if(kind_err = 0, d_response, d_error))])) AS role, cnt
     FROM (
-      SELECT time_ms, topic, env, push_type, reason, reg_app_version AS app_version, status,
+      -- cnt responses alike: the range's whole hours from kept_hourly_responses (none for buckets
+      -- finer than an hour), the responses of its partial hours and the transport failures one by one.
+      SELECT hour * 3600000 AS time_ms, topic, env, push_type, reason, reg_app_version AS app_version, status,
              coalesce(toString(reason), error) AS why, toNullable(toString(category)) AS cat,
-             toInt8(status <> 200) AS kind_err FROM pushlog.kept_responses
-      WHERE time_ms >= since AND time_ms < until
+             toInt8(status <> 200) AS kind_err, responses AS cnt FROM pushlog.kept_hourly_responses
+      WHERE hour >= lo_h AND hour < hi_h
         AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
       UNION ALL
       SELECT time_ms, topic, env, push_type, reason, reg_app_version, status, coalesce(toString(reason), error),
-             toNullable(toString(category)), toInt8(2) FROM pushlog.kept_sends
+             toNullable(toString(category)), toInt8(status <> 200), toUInt64(1) FROM pushlog.kept_responses
+      WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+      UNION ALL
+      SELECT time_ms, topic, env, push_type, reason, reg_app_version, status, coalesce(toString(reason), error),
+             toNullable(toString(category)), toInt8(2), toUInt64(1) FROM pushlog.kept_sends
       WHERE category = 'transport' AND time_ms >= since AND time_ms < until
         AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})))
   GROUP BY b, d, status, why, cat, err
@@ -95,4 +104,4 @@ FROM (
          if(err > 0, n, 0) AS responses, toUInt64(bucket_responses) AS bucket_responses
   FROM w WHERE err > 0 OR (errors = 0 AND k = 1)
 )
-ORDER BY b, d, responses DESC;
+ORDER BY b, d, responses DESC, status, reason;

@@ -197,6 +197,25 @@ CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER B
 SELECT DISTINCT token FROM pushlog.records
 WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4;
 
+-- Responses per UTC hour, counted by every value the reports group or filter them by (topic, env,
+-- push type, reason, the token's latest registration's app version and env, malformed, status,
+-- error, category): a report over many hours reads these counts for the range's whole hours and
+-- the responses of its partial hours one by one (pushlog_hours_from/to), as SQLite's
+-- hourly_responses serves it. Responses before 1970 are left to the one-by-one reads.
+CREATE OR REPLACE TABLE pushlog.kept_hourly_responses ENGINE = MergeTree ORDER BY hour AS
+SELECT intDiv(s.time_ms, 3600000) AS hour, s.topic AS topic, s.env AS env, s.push_type AS push_type, s.reason AS reason,
+       s.reg_app_version AS reg_app_version, s.reg_env AS reg_env, toUInt8(coalesce(s.malformed, 0)) AS malformed,
+       s.status AS status, s.error AS error, s.category AS category, count() AS responses
+FROM pushlog.kept_responses AS s WHERE s.time_ms >= 0
+GROUP BY hour, topic, env, push_type, reason, reg_app_version, reg_env, malformed, status, error, category;
+
+-- The whole hours [from, to) of a range [since, until) in ms that kept_hourly_responses answers
+-- for: none when the buckets are finer than an hour (by minute or 5m), or the range holds none.
+CREATE OR REPLACE FUNCTION pushlog_hours_from AS (since, by) ->
+  if(by IN ('minute', '5m'), toInt64(0), greatest(toInt64(ceil(since / 3600000)), toInt64(0)));
+CREATE OR REPLACE FUNCTION pushlog_hours_to AS (since, until, by) ->
+  if(by IN ('minute', '5m'), toInt64(0), greatest(pushlog_hours_from(since, by), toInt64(floor(until / 3600000))));
+
 -- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
 -- the version of this file that built them: pushlog writes its own one's fingerprint here, so
 -- facts built by another version (or by hand, '') are rebuilt by pushlog once before it reads them.

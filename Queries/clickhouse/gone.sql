@@ -13,14 +13,21 @@
 -- tokens whose first 410 response (over all history) is in the range. sends_after_gone: responses
 -- to a token later than its first 410, with no registration of the token between that 410's APNs
 -- timestamp (or, without one, the 410's time) and the send. Both read kept_gone: the 410s and the
--- responses after one, each with its flags (facts.sql).
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+-- responses after one, each with its flags (facts.sql). responses and gone: the range's whole
+-- hours from kept_hourly_responses, the responses of its partial hours one by one.
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+pushlog_hours_from(since, 'day') AS lo_h, pushlog_hours_to(since, until, 'day') AS hi_h
 -- One aggregate per subquery: ClickHouse evaluates a CTE again at each reference.
 SELECT a.responses AS responses, a.gone AS gone, if(responses = 0, NULL, pushlog_round(gone / responses, 6)) AS gone_rate,
        b.tokens_gone AS tokens_gone, b.sends_after_gone AS sends_after_gone
-FROM (SELECT count() AS responses, countIf(status = 410) AS gone FROM pushlog.kept_responses
-      WHERE time_ms >= since AND time_ms < until
-        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS a
+FROM (SELECT sum(n) AS responses, sum(g) AS gone
+      FROM (SELECT responses AS n, if(status = 410, responses, 0) AS g FROM pushlog.kept_hourly_responses
+            WHERE hour >= lo_h AND hour < hi_h
+              AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+            UNION ALL
+            SELECT toUInt64(1), toUInt64(coalesce(status = 410, 0)) FROM pushlog.kept_responses
+            WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+              AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))) AS a
 CROSS JOIN (SELECT uniqExactIf(token, first_gone = 1) AS tokens_gone, countIf(after_gone = 1) AS sends_after_gone
             FROM pushlog.kept_gone
             WHERE time_ms >= since AND time_ms < until
@@ -33,13 +40,22 @@ CROSS JOIN (SELECT uniqExactIf(token, first_gone = 1) AS tokens_gone, countIf(af
 -- With --by topic|env|app_version|push_type|reason, bucket is that value instead of a time
 -- (app_version: of the token's latest registration), rows ordered by it, no empty rows.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+pushlog_hours_from(since, {by:String}) AS lo_h, pushlog_hours_to(since, until, {by:String}) AS hi_h,
 r AS (
-  SELECT pushlog_by_start(s.time_ms, {by:String}) AS b,
-         pushlog_by_value({by:String}, s.topic, s.env, s.push_type, s.reason, s.reg_app_version) AS d,
-         count() AS responses, countIf(s.status = 410) AS gone
-  FROM pushlog.kept_responses AS s
-  WHERE s.time_ms >= since AND s.time_ms < until
-    AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
+  -- The range's whole hours from kept_hourly_responses (none for buckets finer than an hour),
+  -- the responses of its partial hours one by one.
+  SELECT pushlog_by_start(time_ms, {by:String}) AS b,
+         pushlog_by_value({by:String}, topic, env, push_type, reason, reg_app_version) AS d, sum(n) AS responses, sum(g) AS gone
+  FROM (SELECT hour * 3600000 AS time_ms, topic, env, push_type, reason, reg_app_version, responses AS n,
+               if(status = 410, responses, 0) AS g
+        FROM pushlog.kept_hourly_responses
+        WHERE hour >= lo_h AND hour < hi_h
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        SELECT time_ms, topic, env, push_type, reason, reg_app_version, toUInt64(1), toUInt64(coalesce(status = 410, 0))
+        FROM pushlog.kept_responses
+        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
   GROUP BY b, d
 ), t AS (
   -- The tokens, from the 410s alone (kept_gone).

@@ -7,24 +7,25 @@ extension Watch {
     static func reportOnClickHouse(_ argv0: [String], _ url: ClickHouseURL) throws -> Int32 {
         let (watch, argv) = try extract(argv0)
         let req = try ReportCommand.request(argv)
-        let engine = try ClickHouseEngine(ClickHouseClient(url))
-        let runner = EngineReportRunner(engine: engine, catalog: req.catalog)
-        func run(_ p: ReportParams, compare: Bool, shift: Int64) throws -> ResultDocument {
-            compare
+        let client = ClickHouseClient(url)
+        // A new engine per round: it checks the kept facts against the records (an ingest may
+        // have added rows meanwhile) and reads their span and irregular tokens afresh.
+        func run(_ engine: ClickHouseEngine, _ p: ReportParams, compare: Bool, shift: Int64) throws -> ResultDocument {
+            let runner = EngineReportRunner(engine: engine, catalog: req.catalog)
+            return compare
                 ? try runner.runComparingPrevious(name: req.name, params: p, shift: shift)
                 : try runner.run(name: req.name, params: p)
         }
         // The first round's checks, as on SQLite: a --fail-if column the report lacks is a usage error.
-        try ReportCommand.checkColumns(req, try run(req.params, compare: req.compare, shift: req.shift))
+        try ReportCommand.checkColumns(req, try run(try ClickHouseEngine(client), req.params, compare: req.compare, shift: req.shift))
         guard req.out.path == nil else {
             throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
         }
         return try loop(every: watch ?? 2, title: "pushlog report " + argv.joined(separator: " ")) {
-            try ClickHouseFacts.ensure(engine.client)
+            let engine = try ClickHouseEngine(client)
             let (p, previous, back) = try roundParams(req)
-            let d = try run(p, compare: previous, shift: back)
-            let mask = req.out.revealTokens ? nil : try TokenMask(clickhouse: engine.client, keptFacts: true)
-            return req.out.render(d, db: nil, mask: mask)
+            let d = try run(engine, p, compare: previous, shift: back)
+            return req.out.render(d, db: nil, mask: req.out.revealTokens ? nil : engine.facts.mask)
         }
     }
 }

@@ -6,12 +6,16 @@ import Foundation
 public final class ClickHouseEngine: ReportEngine {
     public let client: ClickHouseClient
     let reports: [String: ReportDefinition]
+    /// The kept facts as this engine found them (rebuilt first when out of date): their span and
+    /// irregular tokens are read once, with the check, not per report. A later round (`--watch`)
+    /// takes a new engine.
+    public let facts: ClickHouseFacts.State
 
     /// Rebuilds the kept facts first when the records changed since they were built
     /// (ClickHouseFacts), so every report reads facts that match the records.
     public init(_ client: ClickHouseClient) throws {
         self.client = client
-        try ClickHouseFacts.ensure(client)
+        facts = try ClickHouseFacts.ensure(client)
         var defs: [String: ReportDefinition] = [:]
         for (name, bytes) in ClickHouseQueries.reports {
             let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
@@ -54,13 +58,7 @@ public final class ClickHouseEngine: ReportEngine {
         return n > 0
     }
 
-    public func dataSpan() throws -> (Int64, Int64)? {
-        let t = try client.table("span", sql: "SELECT lo, hi, n FROM `\(client.url.database)`.kept_data_span")
-        guard let row = t.rows.first, case .int(let n) = row[2], n > 0, case .int(let lo) = row[0], case .int(let hi) = row[1] else {
-            return nil
-        }
-        return (lo, hi)
-    }
+    public func dataSpan() throws -> (Int64, Int64)? { facts.span }
 
     public func latestRecord() throws -> Int64? {
         let db = client.url.database

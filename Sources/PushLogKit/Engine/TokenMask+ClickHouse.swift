@@ -1,15 +1,13 @@
 extension TokenMask {
-    /// The mask for output from a ClickHouse server: the tokens there that the hex-run rule would
-    /// not catch (malformed, masked or short ones), as `init(db:)` reads them from SQLite. With
-    /// `keptFacts` (a report, whose facts were just checked to match the records) from the kept
-    /// list; otherwise from the records themselves, so rows newer than the facts are masked too.
-    public init(clickhouse client: ClickHouseClient, keptFacts: Bool = false) throws {
+    /// The mask for output from a ClickHouse server read from its records: the tokens there that
+    /// the hex-run rule would not catch (malformed, masked or short ones), as `init(db:)` reads
+    /// them from SQLite, so rows newer than the kept facts are masked too. (Commands on the kept
+    /// facts take the kept list: `ClickHouseFacts.State.mask`.)
+    public init(clickhouse client: ClickHouseClient) throws {
         let db = client.url.database
         let t = try client.table(
             "irregular",
-            sql: keptFacts
-                ? "SELECT token FROM `\(db)`.kept_irregular_tokens ORDER BY length(token) DESC, token LIMIT 20000"
-                : """
+            sql: """
                 SELECT DISTINCT token FROM `\(db)`.records
                 WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4
                 ORDER BY length(token) DESC, token LIMIT 20000
