@@ -9,7 +9,7 @@ data, and ranges that cut through days. A difference names the report, section, 
 the exit status is 1 when there is any. --self-test alters one figure and expects the comparison
 to catch it.
 """
-import argparse, json, math, os, re, subprocess, sys, tempfile
+import argparse, json, math, os, random, re, sqlite3, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = os.path.join(ROOT, "Queries", "clickhouse")
@@ -102,8 +102,9 @@ class ClickHouse:
         text = res.bytes().decode() if hasattr(res, "bytes") else str(res)
         return json.loads(text)["data"] if text.strip() else []
 
-    def scalar(self, sql):
-        return json.loads(str(self.s.query(sql + " FORMAT JSONCompact SETTINGS output_format_json_quote_64bit_integers = 0")))["data"][0][0]
+    def scalar(self, sql, params=None):
+        res = self.s.query(sql + " FORMAT JSONCompact SETTINGS output_format_json_quote_64bit_integers = 0", params=params or {})
+        return json.loads(str(res))["data"][0][0]
 
 
 def close(a, b, column):
@@ -276,6 +277,8 @@ def main():
                     compare(report, f"{corpus} {label}", want, got, problems)
                     checked += sum(len(r) for r in want.values())
                     runs += 1
+        rounding_problems, rounded = rounding(ch)
+        problems += rounding_problems
         for (r, sec, row), why in NOT_PORTED.items():
             if r in reports:
                 print(f"clickhouse-check: note: {r}.{sec}{' ' + row if row else ''} is not compared: {why}")
@@ -284,8 +287,32 @@ def main():
         if problems:
             print(f"clickhouse-check: {len(problems)} differences", file=sys.stderr)
             return 1
-        print(f"clickhouse-check: {checked} rows agree ({len(reports)} reports, {runs} runs with their options, {len(corpora)} corpora)")
+        print(f"clickhouse-check: {checked} rows agree ({len(reports)} reports, {runs} runs with their options, {len(corpora)} corpora); "
+              f"pushlog_round equals SQLite's round() on {rounded} values")
         return 0
+
+
+def rounding(ch):
+    """pushlog_round against SQLite's round() on numbers shaped as the reports compute them:
+    averages and medians of milliseconds in seconds, rates, shares; computed, so many sit a few
+    units in the last place below a half (92.83449999999999). Returns (problems, values checked)."""
+    rnd = random.Random(7)
+    values = []
+    for _ in range(4000):
+        a, b = rnd.randint(0, 10**6), rnd.randint(0, 10**6)
+        values += [(a / 1000 + b / 1000) / 2, a / 1000 * 0.1 + b / 7000, sum(rnd.randint(0, 999) / 1000 for _ in range(7)) / 7,
+                   rnd.randint(0, 10**6) / rnd.randint(1, 10**6), -a / 2000, rnd.random() * 10 ** rnd.randint(-8, 9)]
+    db = sqlite3.connect(":memory:")
+    problems = []
+    for n in (0, 1, 2, 3, 6):
+        want = [db.execute("SELECT round(?, ?)", (v, n)).fetchone()[0] for v in values]
+        got = ch.scalar(f"SELECT groupArray(pushlog_round(x, {n})) FROM (SELECT arrayJoin({{v:Array(Float64)}}) AS x)",
+                        {"v": "[" + ",".join(repr(v) for v in values) + "]"})
+        bad = [(v, w, g) for v, w, g in zip(values, want, got) if not math.isclose(w, g, rel_tol=1e-12, abs_tol=1e-12)]
+        if bad:
+            problems.append(f"pushlog_round(x, {n}) differs from SQLite's round() for {len(bad)} of {len(values)} values, "
+                            f"e.g. {bad[0][0]!r}: SQLite {bad[0][1]!r}, ClickHouse {bad[0][2]!r}")
+    return problems, len(values) * 5
 
 
 def ms_text(ms):

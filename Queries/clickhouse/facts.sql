@@ -34,6 +34,15 @@ CREATE OR REPLACE FUNCTION pushlog_by_start AS (t, by) -> if(pushlog_is_dimensio
 
 CREATE OR REPLACE FUNCTION pushlog_by_label AS (b, value, by) -> if(pushlog_is_dimension(by), value, pushlog_bucket(b, by));
 
+-- Rounding as SQLite's round(), which the reports' figures must equal: SQLite adds half a unit
+-- (and a nudge of 3e-16 of the number) to the double before writing its digits, so a computed
+-- 92.83449999999999 rounds to 92.835 and 130.3755 (the double 130.37549999...) to 130.376. That is
+-- the number's 15-significant-digit decimal form rounded half away from zero, which a Decimal
+-- does. ClickHouse's round() of a float is banker's and binary. Numbers too large for the Decimal
+-- round half away from zero as floats.
+CREATE OR REPLACE FUNCTION pushlog_round AS (x, n) -> coalesce(toFloat64(round(toDecimal128OrNull(printf('%.15g', x), 18), n)),
+  if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n));
+
 CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token AS SELECT * FROM pushlog.token_facts;
 
 -- Responses, requests and sends (the `sends` view: split responses completed from their request),

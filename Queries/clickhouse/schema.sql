@@ -276,11 +276,6 @@ CREATE FUNCTION IF NOT EXISTS pushlog_rfc3339 AS (t) -> concat(
 -- The range in ms; DateTime64(3)'s bounds (1900-01-01, 2299-12-31) stand for an open end.
 CREATE FUNCTION IF NOT EXISTS pushlog_ms AS (d) -> if(toUnixTimestamp64Milli(d) <= -2208988800000, toInt64(-9000000000000000000),
   if(toUnixTimestamp64Milli(d) >= 10413791999000, toInt64(9000000000000000000), toUnixTimestamp64Milli(d)));
--- Rounding as SQLite's round(): half away from zero on the number's decimal form (130.3755 ->
--- 130.376, though the double is 130.37549999...). ClickHouse's round() of a float is banker's and
--- binary, so the float goes through its shortest decimal text and a Decimal, which rounds half up.
-CREATE FUNCTION IF NOT EXISTS pushlog_round AS (x, n) -> coalesce(toFloat64(round(toDecimal128OrNull(toString(x), 18), n)),
-  if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n));
 -- The span of the data (responses, requests, registrations, settings), for filling empty buckets.
 CREATE VIEW IF NOT EXISTS pushlog.data_span AS
 SELECT min(time_ms) AS lo, max(time_ms) AS hi, count() AS n FROM pushlog.events WHERE kind NOT IN ('receipt', 'unregister');
