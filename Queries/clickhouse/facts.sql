@@ -199,10 +199,10 @@ WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length
 
 -- The hygiene report's facts. Whether a response breaks a rule depends on the response alone
 -- (and, for missing_push_type, on whether its source logs APNs headers that UTC day of the range),
--- so the rebuild flags each response once (kept_hygiene_responses), keeps the violations one row each
--- (kept_hygiene_violations, with what the report shows as the example) and counts both per UTC
--- hour, source, topic and env (kept_hygiene_hours, kept_hygiene_violation_hours). A report reads
--- the whole hours of its range there and the rows of the partial hours at its ends
+-- so the rebuild flags each response once (kept_hygiene_responses, kept_hygiene_flags), keeps the
+-- violations one row each (kept_hygiene_violations, with what the report shows as the example) and
+-- counts both per UTC hour, source, topic and env (kept_hygiene_hours, kept_hygiene_violation_hours).
+-- A report reads the whole hours of its range there and the rows of the partial hours at its ends
 -- (kept_hygiene_rules, below).
 
 -- Each response with what hygiene counts of it: what it logs (APNs headers, payload, retry ids),
@@ -231,11 +231,18 @@ SELECT time_ms, intDiv(time_ms, 3600000) AS hour, source, line, topic, env, apns
          if(status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'), 10, 0)]) AS broken
 FROM pushlog.kept_responses;
 
+-- Each response's flags, narrow (no strings but its source, topic and env), for the partial hours
+-- at a range's ends; and their counts per UTC hour, source, topic and env, for the whole hours.
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_flags ENGINE = MergeTree ORDER BY time_ms AS
+SELECT time_ms, hour, source, CAST(topic, 'LowCardinality(Nullable(String))') AS topic, CAST(env, 'LowCardinality(Nullable(String))') AS env,
+       headers, payload, ids, typed, alert_n, mutable_n, masked, background, bg_priority, never_error
+FROM pushlog.kept_hygiene_responses;
+
 CREATE OR REPLACE TABLE pushlog.kept_hygiene_hours ENGINE = MergeTree ORDER BY hour AS
 SELECT hour, source, topic, env, count() AS n, sum(headers) AS headers, sum(payload) AS payload, sum(ids) AS ids,
        sum(typed) AS typed, sum(alert_n) AS alert_n, sum(mutable_n) AS mutable_n, sum(masked) AS masked,
        sum(background) AS background, sum(bg_priority) AS bg_priorities, sum(never_error) AS never_errors
-FROM pushlog.kept_hygiene_responses GROUP BY hour, source, topic, env;
+FROM pushlog.kept_hygiene_flags GROUP BY hour, source, topic, env;
 
 -- Retries of the range's errors, for the two retry rules: each 429/5xx's first retry (rule 6,
 -- `bad` when it came too soon) and each never-retry error's retries (rule 7), with the error's
@@ -291,7 +298,9 @@ WHERE token IN (SELECT token FROM pushlog.kept_hygiene_violations WHERE ord = 9)
 -- in rule order: what it checked, why it is not observable (missing, NULL when it is), its
 -- violations with the first, the last and the example, and its violations per UTC day (`days`,
 -- `per_day`). Whole UTC hours of the range are read from the kept hours, the partial hours at its
--- ends from the responses and violations themselves.
+-- ends from the responses' flags and the violations themselves. Each CTE is read once (ClickHouse
+-- evaluates a CTE at each reference): the rules are computed from one row of facts and the
+-- violations per day and source.
 --   SELECT * FROM pushlog.kept_hygiene_rules(since = '2026-11-02 00:00:00', until = '2299-12-31 23:59:59.999', topic = '', env = '')
 CREATE OR REPLACE VIEW pushlog.kept_hygiene_rules AS
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
@@ -305,7 +314,7 @@ resp AS (
   UNION ALL
   SELECT hour, toString(source), count(), sum(headers), sum(payload), sum(ids), sum(typed), sum(alert_n), sum(mutable_n),
          sum(masked), sum(background), sum(bg_priority), sum(never_error)
-  FROM pushlog.kept_hygiene_responses
+  FROM pushlog.kept_hygiene_flags
   WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= whole_lo * 3600000 AND time_ms < whole_hi * 3600000)
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY hour, source
@@ -321,64 +330,60 @@ resp AS (
   SELECT ord, bad, r_never = 1 AND rt >= since AND rt < until AND ({env:String} = '' OR r_env = {env:String}) AS again
   FROM pushlog.kept_hygiene_retries
   WHERE et >= since AND et < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), seen AS (
-  -- What the range's logs record: a rule without its data is not observable, and the responses
-  -- each rule applies to (checked).
+), facts AS (
+  -- What the range's logs record (a rule without its data is not observable), the responses each
+  -- rule applies to (checked), and the source-days that log APNs headers; one row.
   SELECT a.*, c.*
   FROM (SELECT sum(n) AS responses, max(day_headers) AS headers, max(day_payload) AS payload, max(day_ids) AS ids,
                sum(day_typed) > 0 AS typed, sumIf(n, day_headers = 1) AS header_responses, sum(day_alert_n) AS alert_n,
                sum(day_mutable_n) AS mutable_n, sum(day_masked) AS masked, sum(day_background) AS background,
-               sum(day_bg_priorities) AS bg_priorities, sum(day_never_errors) AS nr_errors
+               sum(day_bg_priorities) AS bg_priorities, sum(day_never_errors) AS nr_errors,
+               groupArrayIf((src, day), day_headers = 1) AS header_days
         FROM sd) AS a
   -- retried: 429/5xx answers that were retried; nr_retries: never-retry errors' retries that are not errors of the range themselves
   CROSS JOIN (SELECT countIf(ord = 6) AS retried, countIf(ord = 7 AND NOT again) AS nr_retries FROM retries) AS c
-), violations AS (
-  -- Violations per rule, UTC hour and source (the example's): whole hours kept, the partial ones counted here.
-  SELECT ord, hour, src, v, f, l, k, ex FROM pushlog.kept_hygiene_violation_hours
-  WHERE hour >= whole_lo AND hour < whole_hi
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  UNION ALL
-  SELECT ord, hour, src, count(), min(t), max(t), min(key), argMin(tuple(apns, token), key) FROM pushlog.kept_hygiene_violations
-  WHERE t >= since AND t < until AND NOT (t >= whole_lo * 3600000 AND t < whole_hi * 3600000)
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  GROUP BY ord, hour, src
-), daily AS (
-  -- Violations per rule and UTC day; missing_push_type only where the source logs APNs headers that day.
-  SELECT ord, intDiv(hour, 24) AS day, sum(v) AS day_v, min(f) AS day_f, max(l) AS day_l, min(k) AS day_k, argMin(ex, k) AS day_ex
-  FROM violations
-  WHERE ord <> 4 OR (src, intDiv(hour, 24)) IN (SELECT src, day FROM sd WHERE day_headers = 1)
-  GROUP BY ord, day
-), totals AS (
-  -- Per rule, in one row (looked up by rule below: no join).
-  SELECT groupArray(ord) AS ords, groupArray(v) AS vs, groupArray(f) AS fs, groupArray(l) AS ls, groupArray(ex) AS exs,
-         groupArray(days) AS dayss, groupArray(per_day) AS per_days
-  FROM (SELECT ord, sum(day_v) AS v, min(day_f) AS f, max(day_l) AS l, argMin(day_ex, day_k) AS ex,
-               arraySort(groupArray((day, day_v))) AS by_day, arrayMap(x -> x.1, by_day) AS days, arrayMap(x -> x.2, by_day) AS per_day
-        FROM daily GROUP BY ord)
-), rule_list AS (
-  SELECT arrayJoin(range(1, 11)) AS ord,
-         ['background_with_alert', 'background_priority_10', 'alert_without_content', 'missing_push_type',
-          'mutable_without_alert', 'retry_without_backoff', 'non_retryable_retried', 'sent_after_gone',
-          'malformed_token', 'provider_token_refresh'][ord] AS rule,
-         arrayMap(x -> toInt64(x), [background, background, alert_n, header_responses, mutable_n, retried, nr_errors + nr_retries,
-                                    responses, toInt64(responses) - toInt64(masked), responses])[ord] AS checked,
-         [if(background = 0 AND NOT typed AND NOT payload, 'no push_type or payload logged: background pushes cannot be told apart', NULL),
-          multiIf(background = 0 AND NOT typed AND NOT payload, 'no push_type or payload logged: background pushes cannot be told apart',
-                  background > 0 AND bg_priorities = 0, 'no apns-priority logged for background pushes', NULL),
-          if(NOT payload, 'no payloads logged', NULL),
-          if(NOT headers, 'no APNs headers logged (push_type, priority, collapse_id, expiration)', NULL),
-          if(NOT payload, 'no payloads logged', NULL),
-          if(NOT ids, 'no apns-id, attempt or collapse-id logged: retries cannot be told apart', NULL),
-          if(NOT ids, 'no apns-id, attempt or collapse-id logged: retries cannot be told apart', NULL),
-          NULL,
-          if(responses > 0 AND responses = masked, 'every token in the logs is masked', NULL),
-          NULL][ord] AS missing
-  FROM seen
+), violation_days AS (
+  -- Violations per rule, UTC day and source (the example's): whole hours kept, the partial ones counted here.
+  SELECT ord, intDiv(hour, 24) AS day, src, sum(v) AS day_v, min(f) AS day_f, max(l) AS day_l, min(k) AS day_k, argMin(ex, k) AS day_ex
+  FROM (SELECT ord, hour, src, v, f, l, k, ex FROM pushlog.kept_hygiene_violation_hours
+        WHERE hour >= whole_lo AND hour < whole_hi
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        SELECT ord, hour, src, count(), min(t), max(t), min(key), argMin(tuple(apns, token), key) FROM pushlog.kept_hygiene_violations
+        WHERE t >= since AND t < until AND NOT (t >= whole_lo * 3600000 AND t < whole_hi * 3600000)
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        GROUP BY ord, hour, src)
+  GROUP BY ord, day, src
+), rules AS (
+  -- Per rule: its violations per day (missing_push_type only where the source logs APNs headers that day).
+  SELECT *, arrayJoin(range(1, 11)) AS ord,
+         arrayFilter(x -> x.1 = ord AND (ord <> 4 OR has(header_days, (x.3, x.2))), found) AS kept,
+         arraySort(arrayDistinct(arrayMap(x -> x.2, kept))) AS days
+  FROM facts CROSS JOIN (SELECT groupArray((ord, day, src, day_v, day_f, day_l, day_k, day_ex)) AS found FROM violation_days) AS d
 )
-SELECT ord, rule, checked, missing, if(i = 0, toUInt64(0), vs[i]) AS violations, if(i = 0, NULL, fs[i]) AS first_t,
-       if(i = 0, NULL, ls[i]) AS last_t, if(i = 0, NULL, exs[i].1) AS example, if(i = 0, NULL, exs[i].2) AS example_token,
-       if(i = 0, [], dayss[i]) AS days, if(i = 0, [], per_days[i]) AS per_day
-FROM (SELECT l.*, t.*, indexOf(t.ords, l.ord) AS i FROM rule_list AS l CROSS JOIN totals AS t);
+SELECT ord,
+       ['background_with_alert', 'background_priority_10', 'alert_without_content', 'missing_push_type',
+        'mutable_without_alert', 'retry_without_backoff', 'non_retryable_retried', 'sent_after_gone',
+        'malformed_token', 'provider_token_refresh'][ord] AS rule,
+       arrayMap(x -> toInt64(x), [background, background, alert_n, header_responses, mutable_n, retried, nr_errors + nr_retries,
+                                  responses, toInt64(responses) - toInt64(masked), responses])[ord] AS checked,
+       [if(background = 0 AND NOT typed AND NOT payload, 'no push_type or payload logged: background pushes cannot be told apart', NULL),
+        multiIf(background = 0 AND NOT typed AND NOT payload, 'no push_type or payload logged: background pushes cannot be told apart',
+                background > 0 AND bg_priorities = 0, 'no apns-priority logged for background pushes', NULL),
+        if(NOT payload, 'no payloads logged', NULL),
+        if(NOT headers, 'no APNs headers logged (push_type, priority, collapse_id, expiration)', NULL),
+        if(NOT payload, 'no payloads logged', NULL),
+        if(NOT ids, 'no apns-id, attempt or collapse-id logged: retries cannot be told apart', NULL),
+        if(NOT ids, 'no apns-id, attempt or collapse-id logged: retries cannot be told apart', NULL),
+        NULL,
+        if(responses > 0 AND responses = masked, 'every token in the logs is masked', NULL),
+        NULL][ord] AS missing,
+       arraySum(x -> x.4, kept) AS violations,
+       if(empty(kept), NULL, arrayMin(x -> x.5, kept)) AS first_t, if(empty(kept), NULL, arrayMax(x -> x.6, kept)) AS last_t,
+       -- the example: the least key (x.7) of the rule's days
+       if(empty(kept), NULL, arraySort(x -> x.7, kept)[1].8.1) AS example, if(empty(kept), NULL, arraySort(x -> x.7, kept)[1].8.2) AS example_token,
+       days, arrayMap(d -> arraySum(x -> if(x.2 = d, x.4, 0), kept), days) AS per_day
+FROM rules;
 
 -- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
 -- the version of this file that built them: pushlog writes its own one's fingerprint here, so
