@@ -10,9 +10,8 @@
 -- The rules, their data and 'not observable' are Queries/hygiene.sql's: every violation is a
 -- response dated by its own time, except the two retry rules, whose retries are dated and
 -- selected by the error they follow (the retries are kept over all history, facts.sql). Both
--- sections read the rules over the range from pushlog.kept_hygiene_rules (facts.sql), which counts the
--- whole UTC hours of the range from the kept hours and the partial hours at its ends from the
--- kept violations.
+-- sections read the rules over the range from pushlog.kept_hygiene_rules (facts.sql): the whole
+-- UTC hours of the range from the kept hours, the partial hours at its ends from the kept rows.
 
 -- section: rules
 -- One row per rule, in a fixed order. example: the apns-id of one violating response (the
