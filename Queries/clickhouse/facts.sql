@@ -225,6 +225,194 @@ CREATE OR REPLACE FUNCTION pushlog_hours_from AS (since, by) ->
 CREATE OR REPLACE FUNCTION pushlog_hours_to AS (since, until, by) ->
   if(by IN ('minute', '5m'), toInt64(0), greatest(pushlog_hours_from(since, by), toInt64(floor(until / 3600000))));
 
+-- The hygiene report's facts. Whether a response breaks a rule depends on the response alone
+-- (and, for missing_push_type, on whether its source logs APNs headers that UTC day of the range),
+-- so the rebuild flags each response once (kept_hygiene_responses, kept_hygiene_flags), keeps the
+-- violations one row each (kept_hygiene_violations, with what the report shows as the example) and
+-- counts both per UTC hour, source, topic and env (kept_hygiene_hours, kept_hygiene_violation_hours).
+-- A report reads the whole hours of its range there and the rows of the partial hours at its ends
+-- (kept_hygiene_rules, below).
+
+-- Each response with what hygiene counts of it: what it logs (APNs headers, payload, retry ids),
+-- the rules it is checked by and the rules it breaks (`broken`, by rule number: 1-2 background,
+-- 3-5 per response, 9 malformed token, 10 provider token).
+CREATE OR REPLACE VIEW pushlog.kept_hygiene_responses AS
+SELECT time_ms, intDiv(time_ms, 3600000) AS hour, source, line, topic, env, apns_id, token, reason,
+       toUInt8(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL) AS headers,
+       toUInt8(has_alert IS NOT NULL) AS payload,
+       toUInt8(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS ids,
+       toUInt8(push_type IS NOT NULL) AS typed,
+       toUInt8(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS alert_n,
+       toUInt8(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS mutable_n,
+       toUInt8(coalesce(token_malformed = 1 AND token_masked = 1, 0) = 1) AS masked,
+       toUInt8(coalesce(pushlog_is_background(push_type, content_available, has_alert, has_sound, has_badge), 0) = 1) AS background,
+       toUInt8(background = 1 AND priority IS NOT NULL) AS bg_priority,
+       -- the never-retry errors (token-gone, token-bad, request) to a token: what non_retryable_retried checks
+       toUInt8(coalesce(status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> '', 0) = 1) AS never_error,
+       arrayFilter(o -> o > 0, [
+         if(background = 1 AND coalesce(has_alert = 1 OR has_sound = 1 OR has_badge = 1, 0) = 1, 1, 0),
+         if(background = 1 AND coalesce(priority, 10) <> 5, 2, 0),
+         if(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1, 3, 0),
+         if(push_type IS NULL, 4, 0),
+         if(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1, 5, 0),
+         if(token_malformed = 1 AND token_masked = 0, 9, 0),
+         if(status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates'), 10, 0)]) AS broken
+FROM pushlog.kept_responses;
+
+-- Each response's flags, narrow (no strings but its source, topic and env), for the partial hours
+-- at a range's ends; and their counts per UTC hour, source, topic and env, for the whole hours.
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_flags ENGINE = MergeTree ORDER BY time_ms AS
+SELECT time_ms, hour, source, CAST(topic, 'LowCardinality(Nullable(String))') AS topic, CAST(env, 'LowCardinality(Nullable(String))') AS env,
+       headers, payload, ids, typed, alert_n, mutable_n, masked, background, bg_priority, never_error
+FROM pushlog.kept_hygiene_responses;
+
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_hours ENGINE = MergeTree ORDER BY hour AS
+SELECT hour, source, topic, env, count() AS n, sum(headers) AS headers, sum(payload) AS payload, sum(ids) AS ids,
+       sum(typed) AS typed, sum(alert_n) AS alert_n, sum(mutable_n) AS mutable_n, sum(masked) AS masked,
+       sum(background) AS background, sum(bg_priority) AS bg_priorities, sum(never_error) AS never_errors
+FROM pushlog.kept_hygiene_flags GROUP BY hour, source, topic, env;
+
+-- Retries of the range's errors, for the two retry rules: each 429/5xx's first retry (rule 6,
+-- `bad` when it came too soon) and each never-retry error's retries (rule 7), with the error's
+-- time, topic and env (what the range selects by) and what `again` needs (the retry is itself a
+-- never-retry error: counted as an error of the range when it is in the range, not twice).
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_retries ENGINE = MergeTree ORDER BY (ord, et) AS
+WITH (SELECT groupArray(path), groupArray(version) FROM pushlog.sources FINAL) AS file_order
+SELECT ord, et, topic, env, bad, rt, r_never, r_env, src, file_order.2[indexOf(file_order.1, src)] AS stored, line, apns, token
+FROM (
+  SELECT toUInt8(6) AS ord, b.et AS et, e.topic AS topic, e.env AS env, toUInt8(coalesce(b.bad, 0) = 1) AS bad, toInt64(0) AS rt,
+         toUInt8(0) AS r_never, CAST(NULL, 'Nullable(String)') AS r_env, toString(b.r_source) AS src, b.r_line AS line,
+         b.r_apns AS apns, b.r_token AS token
+  FROM pushlog.kept_rate_retries AS b
+  INNER JOIN (SELECT time_ms, line_hash, topic, env FROM pushlog.kept_errors
+              WHERE response = 1 AND token <> '' AND category IN ('rate', 'server')) AS e ON e.time_ms = b.et AND e.line_hash = b.ek
+  UNION ALL
+  SELECT toUInt8(7), l.et, e.topic, e.env, toUInt8(1), l.rt,
+         toUInt8(coalesce(l.r_status <> 200 AND l.r_category IN ('token-gone', 'token-bad', 'request'), 0) = 1), l.r_env,
+         toString(l.r_source), l.r_line, l.r_apns, l.token
+  FROM pushlog.kept_retry_links AS l
+  INNER JOIN (SELECT time_ms, line_hash, topic, env FROM pushlog.kept_errors
+              WHERE response = 1 AND token <> '' AND category IN ('token-gone', 'token-bad', 'request')) AS e
+    ON e.time_ms = l.et AND e.line_hash = l.ek);
+
+-- Every violation, one row each: its rule (ord), its time (a retry's: its error's), the topic and
+-- env the range selects it by, and the record shown as its example (`key`: the first violation of
+-- rules 1-5, of the others the first stored, in the order pushlog stores records: the files in the
+-- order they were ingested, the version of their final `sources` row, then lines; files without a
+-- `sources` row, loaded from `pushlog export`, first, by path).
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_violations ENGINE = MergeTree ORDER BY (ord, t) AS
+WITH (SELECT groupArray(path), groupArray(version) FROM pushlog.sources FINAL) AS file_order
+SELECT ord, t, intDiv(t, 3600000) AS hour, src, topic, env,
+       tuple(if(ord <= 5, t, toInt64(0)), file_order.2[indexOf(file_order.1, src)], src, line) AS key, apns, token, reason
+FROM (
+  SELECT arrayJoin(broken) AS ord, time_ms AS t, toString(source) AS src, line, topic, env, apns_id AS apns, token,
+         toString(reason) AS reason
+  FROM pushlog.kept_hygiene_responses WHERE notEmpty(broken)
+  UNION ALL SELECT ord, et, src, line, topic, env, apns, token, '' FROM pushlog.kept_hygiene_retries WHERE bad = 1
+  UNION ALL
+  -- sent_after_gone, as gone.sends_after_gone (kept_gone: its flag depends on the token's history only).
+  SELECT 8, time_ms, toString(source), line, topic, env, apns_id, token, '' FROM pushlog.kept_gone WHERE after_gone = 1);
+
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_violation_hours ENGINE = MergeTree ORDER BY (hour, ord) AS
+SELECT ord, hour, src, topic, env, count() AS v, min(t) AS f, max(t) AS l, min(key) AS k, argMin(tuple(apns, token), key) AS ex
+FROM pushlog.kept_hygiene_violations GROUP BY ord, hour, src, topic, env;
+
+-- Registrations of the tokens some response sent to malformed (unmasked): malformed_token's detail.
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_malformed_registers ENGINE = MergeTree ORDER BY token AS
+SELECT token, app_version FROM pushlog.kept_registers
+WHERE token IN (SELECT token FROM pushlog.kept_hygiene_violations WHERE ord = 9);
+
+-- The rules over a range (since, until, topic, env: as the reports' parameters), one row per rule
+-- in rule order: what it checked, why it is not observable (missing, NULL when it is), its
+-- violations with the first, the last and the example, and its violations per UTC day (`days`,
+-- `per_day`). Whole UTC hours of the range are read from the kept hours, the partial hours at its
+-- ends from the responses' flags and the violations themselves. Each CTE is read once (ClickHouse
+-- evaluates a CTE at each reference): the rules are computed from one row of facts and the
+-- violations per day and source.
+--   SELECT * FROM pushlog.kept_hygiene_rules(since = '2026-11-02 00:00:00', until = '2299-12-31 23:59:59.999', topic = '', env = '')
+CREATE OR REPLACE VIEW pushlog.kept_hygiene_rules AS
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+     -- [whole_lo, whole_hi): the whole UTC hours of the range (none when it holds none)
+     intDiv(greatest(since, 0) + 3599999, 3600000) AS whole_lo, greatest(whole_lo, intDiv(greatest(until, 0), 3600000)) AS whole_hi,
+resp AS (
+  SELECT hour, toString(source) AS src, n, headers, payload, ids, typed, alert_n, mutable_n, masked, background, bg_priorities, never_errors
+  FROM pushlog.kept_hygiene_hours
+  WHERE hour >= whole_lo AND hour < whole_hi
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  UNION ALL
+  SELECT hour, toString(source), count(), sum(headers), sum(payload), sum(ids), sum(typed), sum(alert_n), sum(mutable_n),
+         sum(masked), sum(background), sum(bg_priority), sum(never_error)
+  FROM pushlog.kept_hygiene_flags
+  WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= whole_lo * 3600000 AND time_ms < whole_hi * 3600000)
+    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+  GROUP BY hour, source
+), sd AS (
+  -- Per source and UTC day: what its responses log (APNs headers, payloads, retry ids) and the
+  -- responses each rule applies to.
+  SELECT src, intDiv(hour, 24) AS day, sum(n) AS n, max(headers > 0) AS day_headers, max(payload > 0) AS day_payload,
+         max(ids > 0) AS day_ids, sum(typed) AS day_typed, sum(alert_n) AS day_alert_n, sum(mutable_n) AS day_mutable_n,
+         sum(masked) AS day_masked, sum(background) AS day_background, sum(bg_priorities) AS day_bg_priorities,
+         sum(never_errors) AS day_never_errors
+  FROM resp GROUP BY src, day
+), retries AS (
+  SELECT ord, bad, r_never = 1 AND rt >= since AND rt < until AND ({env:String} = '' OR r_env = {env:String}) AS again
+  FROM pushlog.kept_hygiene_retries
+  WHERE et >= since AND et < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+), facts AS (
+  -- What the range's logs record (a rule without its data is not observable), the responses each
+  -- rule applies to (checked), and the source-days that log APNs headers; one row.
+  SELECT a.*, c.*
+  FROM (SELECT sum(n) AS responses, max(day_headers) AS headers, max(day_payload) AS payload, max(day_ids) AS ids,
+               sum(day_typed) > 0 AS typed, sumIf(n, day_headers = 1) AS header_responses, sum(day_alert_n) AS alert_n,
+               sum(day_mutable_n) AS mutable_n, sum(day_masked) AS masked, sum(day_background) AS background,
+               sum(day_bg_priorities) AS bg_priorities, sum(day_never_errors) AS nr_errors,
+               groupArrayIf((src, day), day_headers = 1) AS header_days
+        FROM sd) AS a
+  -- retried: 429/5xx answers that were retried; nr_retries: never-retry errors' retries that are not errors of the range themselves
+  CROSS JOIN (SELECT countIf(ord = 6) AS retried, countIf(ord = 7 AND NOT again) AS nr_retries FROM retries) AS c
+), violation_days AS (
+  -- Violations per rule, UTC day and source (the example's): whole hours kept, the partial ones counted here.
+  SELECT ord, intDiv(hour, 24) AS day, src, sum(v) AS day_v, min(f) AS day_f, max(l) AS day_l, min(k) AS day_k, argMin(ex, k) AS day_ex
+  FROM (SELECT ord, hour, src, v, f, l, k, ex FROM pushlog.kept_hygiene_violation_hours
+        WHERE hour >= whole_lo AND hour < whole_hi
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        SELECT ord, hour, src, count(), min(t), max(t), min(key), argMin(tuple(apns, token), key) FROM pushlog.kept_hygiene_violations
+        WHERE t >= since AND t < until AND NOT (t >= whole_lo * 3600000 AND t < whole_hi * 3600000)
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        GROUP BY ord, hour, src)
+  GROUP BY ord, day, src
+), rules AS (
+  -- Per rule: its violations per day (missing_push_type only where the source logs APNs headers that day).
+  SELECT *, arrayJoin(range(1, 11)) AS ord,
+         arrayFilter(x -> x.1 = ord AND (ord <> 4 OR has(header_days, (x.3, x.2))), found) AS kept,
+         arraySort(arrayDistinct(arrayMap(x -> x.2, kept))) AS days
+  FROM facts CROSS JOIN (SELECT groupArray((ord, day, src, day_v, day_f, day_l, day_k, day_ex)) AS found FROM violation_days) AS d
+)
+SELECT ord,
+       ['background_with_alert', 'background_priority_10', 'alert_without_content', 'missing_push_type',
+        'mutable_without_alert', 'retry_without_backoff', 'non_retryable_retried', 'sent_after_gone',
+        'malformed_token', 'provider_token_refresh'][ord] AS rule,
+       arrayMap(x -> toInt64(x), [background, background, alert_n, header_responses, mutable_n, retried, nr_errors + nr_retries,
+                                  responses, toInt64(responses) - toInt64(masked), responses])[ord] AS checked,
+       [if(background = 0 AND NOT typed AND NOT payload, 'no push_type or payload logged: background pushes cannot be told apart', NULL),
+        multiIf(background = 0 AND NOT typed AND NOT payload, 'no push_type or payload logged: background pushes cannot be told apart',
+                background > 0 AND bg_priorities = 0, 'no apns-priority logged for background pushes', NULL),
+        if(NOT payload, 'no payloads logged', NULL),
+        if(NOT headers, 'no APNs headers logged (push_type, priority, collapse_id, expiration)', NULL),
+        if(NOT payload, 'no payloads logged', NULL),
+        if(NOT ids, 'no apns-id, attempt or collapse-id logged: retries cannot be told apart', NULL),
+        if(NOT ids, 'no apns-id, attempt or collapse-id logged: retries cannot be told apart', NULL),
+        NULL,
+        if(responses > 0 AND responses = masked, 'every token in the logs is masked', NULL),
+        NULL][ord] AS missing,
+       arraySum(x -> x.4, kept) AS violations,
+       if(empty(kept), NULL, arrayMin(x -> x.5, kept)) AS first_t, if(empty(kept), NULL, arrayMax(x -> x.6, kept)) AS last_t,
+       -- the example: the least key (x.7) of the rule's days
+       if(empty(kept), NULL, arraySort(x -> x.7, kept)[1].8.1) AS example, if(empty(kept), NULL, arraySort(x -> x.7, kept)[1].8.2) AS example_token,
+       days, arrayMap(d -> arraySum(x -> if(x.2 = d, x.4, 0), kept), days) AS per_day
+FROM rules;
+
 -- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
 -- the version of this file that built them: pushlog writes its own one's fingerprint here, so
 -- facts built by another version (or by hand, '') are rebuilt by pushlog once before it reads them.

@@ -191,106 +191,20 @@ SETTINGS join_use_nulls = 1;
 
 -- section: provider_hygiene
 -- The hygiene report's rules broken this week or last: violations per week, 'not observable'
--- when that week's logs lack the rule's data (pushlog's hygiene.sql, its counts only: no
--- examples are needed here). Days are UTC; a violation is dated by its response, the retry rules
--- by the error a retry follows.
+-- when that week's logs lack the rule's data (hygiene's rules over each week, read from
+-- pushlog.kept_hygiene_rules as the hygiene report reads them; its counts only).
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
-     toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until, since - 604800000 AS lo,
-r AS (
-  SELECT *, intDiv(time_ms, 86400000) AS day FROM pushlog.kept_responses
-  WHERE time_ms >= lo AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), resp AS (
-  -- Per source and day: whether APNs headers, payloads and retry ids are logged at all.
-  SELECT source, day, count() AS n,
-         max(push_type IS NOT NULL OR priority IS NOT NULL OR collapse_id IS NOT NULL OR expiration IS NOT NULL) AS headers,
-         max(has_alert IS NOT NULL) AS payload, max(apns_id IS NOT NULL OR attempt IS NOT NULL OR collapse_id IS NOT NULL) AS ids,
-         countIf(push_type IS NULL) AS untyped_v,
-         countIf(coalesce(push_type = 'alert' AND has_alert IS NOT NULL, 0) = 1) AS alert_n,
-         countIf(coalesce(push_type = 'alert' AND has_alert = 0 AND has_sound = 0 AND has_badge = 0, 0) = 1) AS alert_v,
-         countIf(coalesce(mutable_content = 1 AND has_alert IS NOT NULL, 0) = 1) AS mutable_n,
-         countIf(coalesce(mutable_content = 1 AND has_alert = 0, 0) = 1) AS mutable_v
-  FROM r GROUP BY source, day
-), resp_daily AS (
-  SELECT day, sum(n) AS n, sumIf(n, headers = 1) AS header_n, sumIf(untyped_v, headers = 1) AS untyped_v,
-         max(headers) AS headers, max(payload) AS payload, max(ids) AS ids, sum(n - untyped_v) AS typed,
-         sum(alert_n) AS alert_n, sum(alert_v) AS alert_v, sum(mutable_n) AS mutable_n, sum(mutable_v) AS mutable_v
-  FROM resp GROUP BY day
-), bg AS (
-  SELECT intDiv(hour, 24) AS day, count() AS n, count(priority) AS priorities, sum(with_alert) AS alert_v,
-         countIf(coalesce(priority, 10) <> 5) AS p10_v
-  FROM pushlog.kept_background_pushes
-  WHERE t >= lo AND t < until AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  GROUP BY day
-), nr AS (
-  SELECT time_ms, line_hash, source, line, token, topic, apns_id, collapse_id FROM r
-  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
-), nr_retries AS (
-  -- Retries per never-retry error and per 429/5xx, kept over all history (facts.sql).
-  SELECT et, n FROM pushlog.kept_retries WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM nr)
-), retried AS (
-  SELECT et, bad FROM pushlog.kept_rate_retries
-  WHERE et >= lo AND et < until AND (et, ek) IN (SELECT time_ms, line_hash FROM r WHERE status <> 200 AND category IN ('rate', 'server') AND token <> '')
-), gone AS (
-  SELECT time_ms AS t FROM pushlog.kept_gone
-  WHERE after_gone = 1 AND time_ms >= lo AND time_ms < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-), daily AS (
-  SELECT 1 AS ord, day, alert_v AS v FROM bg WHERE alert_v > 0
-  UNION ALL SELECT 2, day, p10_v FROM bg WHERE p10_v > 0
-  UNION ALL SELECT 3, day, alert_v FROM resp_daily WHERE alert_v > 0
-  UNION ALL SELECT 4, day, untyped_v FROM resp_daily WHERE untyped_v > 0
-  UNION ALL SELECT 5, day, mutable_v FROM resp_daily WHERE mutable_v > 0
-  UNION ALL SELECT 6, intDiv(et, 86400000), count() FROM retried WHERE bad GROUP BY 2
-  UNION ALL SELECT 7, intDiv(et, 86400000), sum(n) FROM nr_retries GROUP BY 2
-  UNION ALL SELECT 8, intDiv(t, 86400000), count() FROM gone GROUP BY 2
-  UNION ALL SELECT 9, day, count() FROM r WHERE token_malformed = 1 AND token_masked = 0 GROUP BY 2
-  UNION ALL SELECT 10, day, count() FROM r WHERE status <> 200 AND reason IN ('ExpiredProviderToken', 'TooManyProviderTokenUpdates') GROUP BY 2
-), weeks AS (SELECT arrayJoin([0, 1]) AS wk, lo + wk * 604800000 AS ws, ws + 604800000 AS we),
-seen AS (
-  -- What each week's logs show at all (pushlog's `seen`): a rule without its data is not observable.
-  SELECT weeks.wk AS wk,
-         (SELECT sum(n) FROM resp_daily WHERE day * 86400000 >= weeks.ws AND day * 86400000 < weeks.we) AS responses,
-         0 AS unused
-  FROM weeks
-), facts AS (
-  SELECT if(day * 86400000 >= since, 1, 0) AS wk, sum(n) AS responses, max(headers) AS headers, max(payload) AS payload,
-         max(ids) AS ids, sum(typed) > 0 AS typed, sum(header_n) AS header_responses, sum(alert_n) AS alert_n,
-         sum(mutable_n) AS mutable_n
-  FROM resp_daily GROUP BY wk
-), bg_facts AS (
-  SELECT if(day * 86400000 >= since, 1, 0) AS wk, sum(n) AS background, sum(priorities) AS bg_priorities FROM bg GROUP BY wk
-), masked AS (
-  SELECT if(time_ms >= since, 1, 0) AS wk, count() AS masked FROM r WHERE token_malformed = 1 AND token_masked = 1 GROUP BY wk
-), w AS (
-  SELECT weeks.wk AS wk, coalesce(f.responses, 0) AS responses, coalesce(f.headers, 0) AS headers,
-         coalesce(f.payload, 0) AS payload, coalesce(f.ids, 0) AS ids, coalesce(f.typed, 0) AS typed,
-         coalesce(b.background, 0) AS background, coalesce(b.bg_priorities, 0) AS bg_priorities, coalesce(m.masked, 0) AS masked
-  FROM weeks LEFT JOIN facts AS f ON f.wk = weeks.wk LEFT JOIN bg_facts AS b ON b.wk = weeks.wk LEFT JOIN masked AS m ON m.wk = weeks.wk
-), missing AS (
-  -- Per week, one flag per rule (in rule order): 1 = not observable.
-  SELECT wk, [background = 0 AND NOT typed AND NOT payload,
-              (background = 0 AND NOT typed AND NOT payload) OR (background > 0 AND bg_priorities = 0),
-              NOT payload, NOT headers, NOT payload, NOT ids, NOT ids, false,
-              responses > 0 AND responses = masked, false] AS flags
-  FROM w
-), names AS (
-  SELECT ['background_with_alert', 'background_priority_10', 'alert_without_content', 'missing_push_type',
-          'mutable_without_alert', 'retry_without_backoff', 'non_retryable_retried', 'sent_after_gone',
-          'malformed_token', 'provider_token_refresh'] AS rules
-), per_rule AS (
-  SELECT ord, sumIf(v, day * 86400000 >= since) AS this_v, sumIf(v, day * 86400000 < since) AS last_v FROM daily GROUP BY ord
-)
-SELECT names.rules[ord] AS rule,
-       if(mf.this_missing[ord], 'not observable'::Variant(Int64, String), toInt64(this_v)::Variant(Int64, String)) AS this_week,
-       if(mf.last_missing[ord], 'not observable'::Variant(Int64, String), toInt64(last_v)::Variant(Int64, String)) AS last_week,
-       if(mf.this_missing[ord] OR mf.last_missing[ord], NULL, toInt64(this_v) - toInt64(last_v)) AS change
-FROM per_rule CROSS JOIN names
--- missing once (a CTE is evaluated at each reference)
-CROSS JOIN (SELECT anyIf(flags, wk = 1) AS this_missing, anyIf(flags, wk = 0) AS last_missing FROM missing) AS mf
-WHERE this_v > 0 OR last_v > 0
-ORDER BY ord
-SETTINGS join_use_nulls = 1, allow_experimental_variant_type = 1, prefer_column_name_to_alias = 1;
+     toDateTime64(monday, 3, 'UTC') AS since
+SELECT t.rule AS rule,
+       if(t.missing IS NOT NULL, 'not observable'::Variant(Int64, String), toInt64(t.violations)::Variant(Int64, String)) AS this_week,
+       if(l.missing IS NOT NULL, 'not observable'::Variant(Int64, String), toInt64(l.violations)::Variant(Int64, String)) AS last_week,
+       if(t.missing IS NOT NULL OR l.missing IS NOT NULL, NULL, toInt64(t.violations) - toInt64(l.violations)) AS change
+FROM pushlog.kept_hygiene_rules(since = since, until = since + INTERVAL 7 DAY, topic = {topic:String}, env = {env:String}) AS t
+INNER JOIN pushlog.kept_hygiene_rules(since = since - INTERVAL 7 DAY, until = since, topic = {topic:String}, env = {env:String}) AS l
+  ON l.ord = t.ord
+WHERE t.violations > 0 OR l.violations > 0
+ORDER BY t.ord
+SETTINGS allow_experimental_variant_type = 1;
 
 -- section: trend_turn_off_rate
 -- The turn-off rate of the eight weeks ending with this one, each against the units opted in and
