@@ -12,6 +12,7 @@ part of the interface pushlog uses, as the server does:
     against --user/--password;
   - errors as HTTP 500 with the text `Code: N. DB::Exception: ...` and the header
     `X-ClickHouse-Exception-Code: N` (401 with code 516 for a wrong password);
+  - an HTTP/1.1 request's answer in chunks (`Transfer-Encoding: chunked`), as the server sends it;
   - `GET /ping` answers `Ok.`.
 chDB hosts one engine per process: every request runs on a connection to the one data path,
 one request at a time (a lock), so results never interleave. Not a server to deploy.
@@ -91,6 +92,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         for k, v in headers:
             self.send_header(k, v)
+        if self.request_version == "HTTP/1.1":
+            # As the server answers HTTP/1.1: chunked (it starts sending before it knows the length).
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(body), 65536):
+                part = body[i:i + 65536]
+                self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
