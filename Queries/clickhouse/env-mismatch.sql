@@ -11,22 +11,10 @@
 -- section: summary
 -- A token's registered env is the env of its latest registration; a mismatched send is a
 -- response whose env differs from it. malformed_token_sends: responses to non-hex tokens.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h,
-h AS (
-  -- n responses alike: the range's whole hours from kept_hourly_responses, the responses of its
-  -- partial hours one by one; mismatched: sent to another env than the token's registered one.
-  SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
-         coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
-  FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
-        FROM pushlog.kept_hourly_responses
-        WHERE hour >= lo_h AND hour < hi_h
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-        UNION ALL
-        SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
-        FROM pushlog.kept_responses
-        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+-- n responses alike (pushlog.kept_response_counts, facts.sql: whole hours counted, partial ones row by row).
+WITH h AS (
+  SELECT * FROM pushlog.kept_response_counts(since = {since:DateTime64(3)}, until = {until:DateTime64(3)},
+                                             topic = {topic:String}, env = {env:String})
 )
 SELECT sum(n) AS responses, sumIf(n, mismatched = 1) AS mismatched_sends,
        sumIf(n, reason = 'BadDeviceToken') AS bad_device_token,
@@ -48,22 +36,10 @@ GROUP BY registered_env, sent_env ORDER BY responses DESC;
 -- section: by_app_version
 -- app_version is that of the token's latest registration. Every column sums to the summary's
 -- column of the same name.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h,
-h AS (
-  -- n responses alike: the range's whole hours from kept_hourly_responses, the responses of its
-  -- partial hours one by one; mismatched: sent to another env than the token's registered one.
-  SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
-         coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
-  FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
-        FROM pushlog.kept_hourly_responses
-        WHERE hour >= lo_h AND hour < hi_h
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-        UNION ALL
-        SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
-        FROM pushlog.kept_responses
-        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+-- n responses alike (pushlog.kept_response_counts, facts.sql: whole hours counted, partial ones row by row).
+WITH h AS (
+  SELECT * FROM pushlog.kept_response_counts(since = {since:DateTime64(3)}, until = {until:DateTime64(3)},
+                                             topic = {topic:String}, env = {env:String})
 )
 SELECT coalesce(reg_app_version, '(unknown)') AS app_version, sum(n) AS responses,
        sumIf(n, reason = 'BadDeviceToken') AS bad_device_token, sumIf(n, mismatched = 1) AS mismatched_sends,
@@ -74,22 +50,10 @@ GROUP BY app_version ORDER BY bad_device_token DESC, responses DESC;
 -- section: by_bucket
 -- Only with --by: the summary's figures per topic, env (sent env), app_version (of the token's
 -- latest registration), push_type or reason; the buckets add up to the summary.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h,
-h AS (
-  -- n responses alike: the range's whole hours from kept_hourly_responses, the responses of its
-  -- partial hours one by one; mismatched: sent to another env than the token's registered one.
-  SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
-         coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
-  FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
-        FROM pushlog.kept_hourly_responses
-        WHERE hour >= lo_h AND hour < hi_h
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-        UNION ALL
-        SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
-        FROM pushlog.kept_responses
-        WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+-- n responses alike (pushlog.kept_response_counts, facts.sql: whole hours counted, partial ones row by row).
+WITH h AS (
+  SELECT * FROM pushlog.kept_response_counts(since = {since:DateTime64(3)}, until = {until:DateTime64(3)},
+                                             topic = {topic:String}, env = {env:String})
 )
 SELECT if({by:String} = 'app_version', coalesce(reg_app_version, '(unknown)'),
           pushlog_by_value({by:String}, topic, env, push_type, reason, NULL)) AS bucket,

@@ -225,6 +225,26 @@ CREATE OR REPLACE FUNCTION pushlog_hours_from AS (since, by) ->
 CREATE OR REPLACE FUNCTION pushlog_hours_to AS (since, until, by) ->
   if(by IN ('minute', '5m'), toInt64(0), greatest(pushlog_hours_from(since, by), toInt64(floor(until / 3600000))));
 
+-- The responses of a range counted alike, for reports that count by the columns of
+-- kept_hourly_responses without a time bucket: the range's whole hours from there, the responses
+-- of its partial hours one by one (n = 1); mismatched: sent to another env than the token's
+-- registered one. A parameterized view, so the reports hold this SQL once:
+--   SELECT * FROM pushlog.kept_response_counts(since = '2026-11-02 00:00:00', until = '2299-12-31 23:59:59.999', topic = '', env = '')
+CREATE OR REPLACE VIEW pushlog.kept_response_counts AS
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+pushlog_hours_from(since, 'hour') AS lo_h, pushlog_hours_to(since, until, 'hour') AS hi_h
+SELECT topic, env, push_type, reason, category, reg_app_version, malformed, n,
+       coalesce(reg_env IS NOT NULL AND env IS NOT NULL AND env <> reg_env, 0) AS mismatched
+FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, malformed, responses AS n
+      FROM pushlog.kept_hourly_responses
+      WHERE hour >= lo_h AND hour < hi_h
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+      UNION ALL
+      SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, toUInt8(coalesce(malformed, 0)), toUInt64(1)
+      FROM pushlog.kept_responses
+      WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
+        AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}));
+
 -- The hygiene report's facts. Whether a response breaks a rule depends on the response alone
 -- (and, for missing_push_type, on whether its source logs APNs headers that UTC day of the range),
 -- so the rebuild flags each response once (kept_hygiene_responses, kept_hygiene_flags), keeps the
