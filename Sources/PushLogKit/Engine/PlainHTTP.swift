@@ -32,7 +32,8 @@ enum PlainHTTP {
     ) throws(Failure) -> Response {
         let fd = try openSocket(host: host, port: port, timeout: timeout)
         defer { close(fd) }
-        var head = "POST \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        let hostField = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host  // an IPv6 literal
+        var head = "POST \(target) HTTP/1.1\r\nHost: \(hostField):\(port)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         try write(fd, Data(head.utf8))
