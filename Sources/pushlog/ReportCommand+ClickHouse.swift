@@ -15,6 +15,7 @@ extension ReportCommand {
             : try runner.run(name: req.name, params: req.params)
         if let aligned = req.aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
         try checkColumns(req, doc)
+        for note in try engine.coverageNotes(for: req.params, report: req.def) { Console.err("pushlog: \(note)") }
         let mask = req.out.revealTokens ? nil : engine.facts.mask
         return try finish(req, doc, write: { try req.out.write($0, db: nil, mask: mask) }) {
             try engine.hasRecords(since: $0, until: $1, $2, topic: $3, env: $4)

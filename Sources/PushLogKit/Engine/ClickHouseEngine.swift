@@ -60,6 +60,20 @@ public final class ClickHouseEngine: ReportEngine {
 
     public func dataSpan() throws -> (Int64, Int64)? { facts.span }
 
+    /// Why a report may come out empty (DataCoverage's notes), from the kept facts.
+    public func coverageNotes(for p: ReportParams, report: ReportDefinition) throws -> [String] {
+        func seen(_ column: String, limit: String) throws -> [String] {
+            let t = try client.table(
+                "seen",
+                sql: "SELECT DISTINCT toString(\(column)) AS v FROM \(client.url.database).kept_hourly_responses "
+                    + "WHERE coalesce(toString(\(column)), '') <> '' ORDER BY v\(limit)")
+            return t.rows.compactMap { if case .text(let s) = $0.first { s } else { nil } }
+        }
+        return try DataCoverage.notes(
+            for: p, report: report, span: facts.span, topics: { try seen("topic", limit: " LIMIT 20") },
+            envs: { try seen("env", limit: "") })
+    }
+
     public func latestRecord() throws -> Int64? {
         let db = client.url.database
         let t = try client.table(

@@ -21,9 +21,27 @@ public struct DataCoverage {
     }
 
     public func notes(for p: ReportParams, report: ReportDefinition) throws -> [String] {
+        try Self.notes(
+            for: p, report: report, span: span(),
+            topics: {
+                try values(
+                    "SELECT name FROM topics WHERE id IN (SELECT DISTINCT topic_id FROM hourly_responses) AND name <> '' ORDER BY 1 LIMIT 20"
+                )
+            },
+            envs: {
+                try values("SELECT name FROM envs WHERE id IN (SELECT DISTINCT env_id FROM hourly_responses) AND name <> '' ORDER BY 1")
+            })
+    }
+
+    /// The notes from what an engine knows: the data's span (nil: no records), and the topics
+    /// (at most 20) and envs its responses were sent for, asked only when a filter names one.
+    public static func notes(
+        for p: ReportParams, report: ReportDefinition, span: (Int64, Int64)?, topics: () throws -> [String],
+        envs: () throws -> [String]
+    ) throws -> [String] {
         var out: [String] = []
         let names = Set(report.paramNames)
-        guard let (lo, hi) = try span() else { return ["the database holds no records (run `pushlog ingest PATH...` first)"] }
+        guard let (lo, hi) = span else { return ["the database holds no records (run `pushlog ingest PATH...` first)"] }
         let since = p.since ?? Int64.min, until = p.until ?? Int64.max
         if names.contains("since") && (since > hi || until <= lo) {
             out.append(
@@ -32,15 +50,13 @@ public struct DataCoverage {
             )
         }
         if let topic = p.topic, names.contains("topic") {
-            let known = try values(
-                "SELECT name FROM topics WHERE id IN (SELECT DISTINCT topic_id FROM hourly_responses) AND name <> '' ORDER BY 1 LIMIT 20")
+            let known = try topics()
             if !known.contains(topic) {
                 out.append("no responses for topic '\(topic)'; topics seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }
         }
         if let env = p.env, names.contains("env") {
-            let known = try values(
-                "SELECT name FROM envs WHERE id IN (SELECT DISTINCT env_id FROM hourly_responses) AND name <> '' ORDER BY 1")
+            let known = try envs()
             if !known.contains(env) {
                 out.append("no responses sent to env '\(env)'; envs seen: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }
