@@ -264,11 +264,33 @@ def check_commands(a, server, ch, chdb, db, problems):
     e = subprocess.run([a.pushlog, "--clickhouse", ch, "report", "gone", "--unit", "user"], capture_output=True, text=True)
     if e.returncode != 2:
         problems.append(f"report gone --unit user: want exit 2 on ClickHouse, got {e.returncode}: {e.stderr!r}")
+    # Why a report is empty, said on stderr as SQLite says it: a range outside the data, a topic
+    # or env that never occurs (with --fail-if: not checked, exit 4).
+    for args in (["gone", "--since", "2099-01-01"], ["errors", "--until", "1999-01-01"], ["silent", "--topic", "no.such.topic"],
+                 ["opt-out", "--env", "nowhere"], ["gone", "--since", "2099-01-01", "--fail-if", "gone_rate > 0.01"]):
+        on_sqlite = subprocess.run([a.pushlog, "--db", db, "report"] + args + ["--format", "json"], capture_output=True, text=True)
+        on_ch = subprocess.run([a.pushlog, "--clickhouse", ch, "report"] + args + ["--format", "json"], capture_output=True, text=True)
+        if (on_sqlite.returncode, on_sqlite.stderr) != (on_ch.returncode, on_ch.stderr) or not on_sqlite.stderr:
+            problems.append(f"report {' '.join(args)}: SQLite exit {on_sqlite.returncode} {on_sqlite.stderr!r}, "
+                            f"ClickHouse exit {on_ch.returncode} {on_ch.stderr!r}")
     # The environment variable works as --clickhouse does.
     env = dict(os.environ, PUSHLOG_CLICKHOUSE=ch)
     c2 = run([a.pushlog, "query", "SELECT count() AS n FROM responses", "--format", "json"], env=env)
     if c2.stdout != c.stdout:
         problems.append("$PUSHLOG_CLICKHOUSE: query output differs from --clickhouse")
+
+
+def killed_after(pushlog, ch, inputs, env, delay):
+    """Starts a ClickHouse ingest of `inputs` and kills it with SIGKILL after `delay` seconds;
+    1 if it was still running (killed), 0 if it had ended."""
+    p = subprocess.Popen([pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    killed = p.poll() is None
+    if killed:
+        p.send_signal(signal.SIGKILL)
+    p.wait()
+    return int(killed)
 
 
 def check_kill(a, server, tmp, inputs, problems):
@@ -285,15 +307,7 @@ def check_kill(a, server, tmp, inputs, problems):
     # twice would stay a second part, and the raw count would show it.
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
     server.query(f"SYSTEM STOP MERGES {chdb}.records")
-    kills = 0
-    for delay in (0.4, 0.9, 1.7):
-        p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-            kills += 1
-        p.wait()
+    kills = sum(killed_after(a.pushlog, ch, inputs, env, delay) for delay in (0.4, 0.9, 1.7))
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env, ok=(0, 1))
     raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
     final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
@@ -432,13 +446,7 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
     server.query(f"SYSTEM STOP MERGES {chdb}.records")
     kills, partial = 0, 0
     for delay in (0.15, 0.3, 0.5, 0.8, 1.1, 1.5, 2.0, 2.6):
-        p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-            kills += 1
-        p.wait()
+        kills += killed_after(a.pushlog, ch, inputs, env, delay)
         # A file left half sent: the kill landed inside a file, between or during its batches.
         partial += int(server.query("SELECT count() FROM sources FINAL WHERE complete = 0 AND batches_done > 0", chdb)[0][0])
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env, ok=(0, 1))
