@@ -16,6 +16,31 @@
 CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple() AS
 SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(version) FROM pushlog.sources) AS sources_version;
 
+-- Time buckets as pushlog labels them (UTC): 'minute', '5m', 'hour', 'day', 'week' (ISO, Monday:
+-- 1970-01-05 was one, so a week's start is shifted by 3 days). Each argument appears once in the
+-- expansion, and the unit only in constant parts: the server expands a function's body at every
+-- use, and a body that repeated `t` made the reports' plans grow with every nesting.
+CREATE OR REPLACE FUNCTION pushlog_bucket_step AS (unit) -> toInt64(multiIf(
+  unit = 'minute', 60000, unit = '5m', 300000, unit = 'hour', 3600000, unit = 'week', 604800000, 86400000));
+CREATE OR REPLACE FUNCTION pushlog_bucket_shift AS (unit) -> toInt64(if(unit = 'week', 259200000, 0));
+-- Rounded down, before 1970 too (floor, not intDiv's truncation toward zero).
+CREATE OR REPLACE FUNCTION pushlog_bucket_start AS (t, unit) ->
+  toInt64(floor((t + pushlog_bucket_shift(unit)) / pushlog_bucket_step(unit))) * pushlog_bucket_step(unit) - pushlog_bucket_shift(unit);
+-- '2026-W45', '2026-11-02', '2026-11-02T14', '2026-11-02T14:05'
+CREATE OR REPLACE FUNCTION pushlog_bucket AS (b, unit) -> formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'),
+  multiIf(unit = 'week', '%G-W%V', unit = 'hour', '%Y-%m-%dT%H', unit IN ('minute', '5m'), '%Y-%m-%dT%H:%i', '%Y-%m-%d'), 'UTC');
+CREATE OR REPLACE FUNCTION pushlog_iso_week AS (t) -> pushlog_bucket(t, 'week');
+-- Every bucket start of a report's range, for the buckets without records: [since, until) where
+-- given, else the data's span [lo, hi] (up to now when only since is given); none without data
+-- (n = 0) or past 20,000 buckets.
+CREATE OR REPLACE FUNCTION pushlog_fill_from AS (since, lo) -> if(since = -9000000000000000000, lo, since);
+CREATE OR REPLACE FUNCTION pushlog_fill_to AS (since, until, hi) -> if(until = 9000000000000000000,
+  if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until);
+CREATE OR REPLACE FUNCTION pushlog_bucket_range AS (first, f1, n, unit) ->
+  if(n = 0 OR intDiv(f1 - first, pushlog_bucket_step(unit)) >= 20000, [], range(first, f1, pushlog_bucket_step(unit)));
+CREATE OR REPLACE FUNCTION pushlog_fill AS (since, until, lo, hi, n, unit) ->
+  pushlog_bucket_range(pushlog_bucket_start(pushlog_fill_from(since, lo), unit), pushlog_fill_to(since, until, hi), n, unit);
+
 -- `--by` a dimension (topic, env, app_version, push_type, reason) as pushlog labels it: the value,
 -- '(none)' when it is missing or empty ('(unknown)' for an app version); '' for a time unit, whose
 -- bucket is its start (pushlog_bucket_start). The reports group by both, (start, value), so one
@@ -23,7 +48,7 @@ SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(versio
 -- definition, and this file (unlike the schema) runs again whenever pushlog's version of it changes.
 CREATE OR REPLACE FUNCTION pushlog_is_dimension AS (by) -> by IN ('topic', 'env', 'app_version', 'push_type', 'reason');
 
-CREATE OR REPLACE FUNCTION pushlog_named AS (x, none) -> if(coalesce(toString(x), '') = '', none, coalesce(toString(x), ''));
+CREATE OR REPLACE FUNCTION pushlog_named AS (x, none) -> coalesce(nullIf(toString(x), ''), none);
 
 CREATE OR REPLACE FUNCTION pushlog_by_value AS (by, topic, env, push_type, reason, app_version) -> multiIf(
   by = 'topic', pushlog_named(topic, '(none)'), by = 'env', pushlog_named(env, '(none)'),
@@ -198,6 +223,26 @@ WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t;
 
 CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.device_facts;
 
+-- What opts in and turns off, as opt-out and weekly count it, once for each unit: a device, or a
+-- user (its devices; a device without a user stands for itself). opt_in and off: the first of its
+-- devices'; last_gone: the last token of its device registered last got a 410 and was not
+-- registered again after the 410's timestamp; fd_t and fd_provisional: its first decided
+-- observation (not notDetermined), and whether it was provisional. A function of the history
+-- alone, so kept here, not computed by each report from every device.
+CREATE OR REPLACE TABLE pushlog.kept_unit_facts ENGINE = MergeTree ORDER BY (unit_kind, opt_in) SETTINGS allow_nullable_key = 1 AS
+WITH d AS (
+  SELECT f.*, coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
+  FROM pushlog.kept_device_facts AS f LEFT JOIN pushlog.kept_token_facts AS t ON t.token = f.last_token
+), ranked AS (
+  SELECT *, row_number() OVER (PARTITION BY unit_kind, unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
+            row_number() OVER (PARTITION BY unit_kind, unit ORDER BY fd_t ASC NULLS LAST) AS by_first_decided
+  FROM (SELECT arrayJoin(['device', 'user']) AS unit_kind, if(unit_kind = 'user', coalesce(d.user, d.dkey), d.dkey) AS unit, d.* FROM d)
+)
+SELECT unit_kind, unit, min(ranked.opt_in) AS opt_in, min(ranked.off) AS off, max(if(by_last_reg = 1, gone, NULL)) AS last_gone,
+       min(ranked.fd_t) AS fd_t, max(if(by_first_decided = 1, fd_auth = 'provisional', NULL)) AS fd_provisional
+FROM ranked GROUP BY unit_kind, unit
+SETTINGS join_use_nulls = 1;
+
 CREATE OR REPLACE TABLE pushlog.kept_data_span ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.data_span;
 
 -- Tokens the hex-run mask would not catch (malformed, masked or short ones): what a report's
@@ -244,6 +289,34 @@ FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, 
       FROM pushlog.kept_responses
       WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
         AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}));
+
+-- Background pushes per token and UTC clock hour, what silent and weekly count of them: n pushes,
+-- load (the accepted ones), not_5 (priority not 5; a missing priority is APNs' default, 10),
+-- alerts (with an alert, sound or badge), lags (receipt time minus response time in seconds, of
+-- the accepted pushes with a background receipt). No token column: nothing reads it, and the
+-- reports' sums need no string. Pushes before 1970 are left to the one-by-one reads.
+CREATE OR REPLACE TABLE pushlog.kept_background_hours ENGINE = MergeTree ORDER BY hour AS
+SELECT hour, count() AS n, countIf(status = 200) AS load, countIf(coalesce(priority, 10) <> 5) AS not_5,
+       sum(with_alert) AS alerts, groupArrayIf((rt - t) / 1000.0, status = 200 AND rt IS NOT NULL) AS lags
+FROM pushlog.kept_background_pushes WHERE t >= 0
+GROUP BY hour, token;
+
+-- The token-hours of a range, a row each: the whole hours from kept_background_hours when no topic
+-- or env is asked for (a token-hour may mix topics, and its load is of the matching pushes only),
+-- the rest (partial hours at the ends, or every hour under a filter) grouped from the pushes:
+--   SELECT * FROM pushlog.kept_background_loads(since = '2026-11-02 00:00:00', until = '2299-12-31 23:59:59.999', topic = '', env = '')
+CREATE OR REPLACE VIEW pushlog.kept_background_loads AS
+WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
+{topic:String} = '' AND {env:String} = '' AS whole, pushlog_hours_from(since, 'hour') AS lo_h,
+if(whole, pushlog_hours_to(since, until, 'hour'), lo_h) AS hi_h
+SELECT hour, n, load, not_5, alerts, lags FROM pushlog.kept_background_hours WHERE hour >= lo_h AND hour < hi_h
+UNION ALL
+SELECT hour, count(), countIf(status = 200), countIf(coalesce(priority, 10) <> 5), sum(with_alert),
+       groupArrayIf((rt - t) / 1000.0, status = 200 AND rt IS NOT NULL)
+FROM pushlog.kept_background_pushes
+WHERE t >= since AND t < until AND (t < lo_h * 3600000 OR t >= hi_h * 3600000)
+  AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+GROUP BY hour, token;
 
 -- The hygiene report's facts. Whether a response breaks a rule depends on the response alone
 -- (and, for missing_push_type, on whether its source logs APNs headers that UTC day of the range),

@@ -12,28 +12,19 @@
 -- in when its first device does and turns off when a device that had opted in turns off.
 -- uninstalled: opted-in units not turned off whose last token got a 410 and was not registered
 -- again after the 410's timestamp. provisional: units whose first decided observation is provisional.
+-- The units' facts are kept (pushlog.kept_unit_facts, facts.sql): they depend on the history alone.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
-d AS (
-  SELECT f.*, if({unit:String} = 'user', coalesce(f.user, f.dkey), f.dkey) AS unit,
-         coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
-  FROM pushlog.kept_device_facts AS f LEFT JOIN pushlog.kept_token_facts AS t ON t.token = f.last_token
-), ranked AS (
-  SELECT *, row_number() OVER (PARTITION BY unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
-            row_number() OVER (PARTITION BY unit ORDER BY fd_t ASC NULLS LAST) AS by_first_decided
-  FROM d
-), u AS (
-  SELECT unit, min(ranked.opt_in) AS unit_opt_in, min(ranked.off) AS unit_off, max(if(by_last_reg = 1, gone, NULL)) AS last_gone,
-         min(ranked.fd_t) AS unit_fd_t, max(if(by_first_decided = 1, fd_auth = 'provisional', NULL)) AS fd_provisional,
+u AS (
+  SELECT opt_in AS unit_opt_in, off AS unit_off, last_gone, fd_t AS unit_fd_t, fd_provisional,
          coalesce(unit_opt_in >= since AND unit_opt_in < until, 0) AS in_range
-  FROM ranked GROUP BY unit
+  FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
 )
 SELECT countIf(in_range = 1) AS opted_in, countIf(in_range = 1 AND unit_off IS NOT NULL) AS turned_off,
        if(opted_in = 0, NULL, pushlog_round(turned_off / opted_in, 6)) AS turned_off_share,
        pushlog_round(quantileExactInclusiveIf(0.5)((unit_off - unit_opt_in) / 86400000.0, in_range = 1 AND unit_off IS NOT NULL), 3) AS median_days_to_off,
        countIf(in_range = 1 AND unit_off IS NULL AND last_gone = 1) AS uninstalled,
        countIf(fd_provisional = 1 AND unit_fd_t >= since AND unit_fd_t < until) AS provisional
-FROM u
-SETTINGS join_use_nulls = 1;
+FROM u;
 
 -- section: by_cohort
 -- cohort: ISO week of opt-in. opted_in, turned_off: units of the cohort (additive across cohorts).
@@ -44,8 +35,7 @@ SETTINGS join_use_nulls = 1;
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 (SELECT least(until, hi) FROM pushlog.kept_data_span) AS data_end,
 units AS (
-  SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
 ), c AS (
   SELECT pushlog_bucket_start(opt_in, 'week') AS w, opt_in, off,
          coalesce(off IS NOT NULL AND off < opt_in + 7 * 86400000, 0) AS off7, opt_in + 7 * 86400000 <= data_end AS eligible7,
@@ -69,7 +59,6 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 SELECT count() AS on_at_start, countIf(off < until) AS turned_off,
        if(on_at_start = 0, NULL, pushlog_round(turned_off / on_at_start, 6)) AS turn_off_rate
 FROM (
-  SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
 )
 WHERE opt_in < since AND (off IS NULL OR off >= since);

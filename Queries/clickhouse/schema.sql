@@ -236,39 +236,11 @@ FROM (
 )
 GROUP BY token;
 
--- Time buckets as pushlog labels them (UTC): 'minute', '5m', 'hour', 'day', 'week' (ISO, Monday).
-CREATE FUNCTION IF NOT EXISTS pushlog_bucket_start AS (t, unit) -> multiIf(
-  unit = 'minute', intDiv(t, 60000) * 60000, unit = '5m', intDiv(t, 300000) * 300000,
-  unit = 'hour', intDiv(t, 3600000) * 3600000,
-  unit = 'week', (intDiv(t, 86400000) - (intDiv(t, 86400000) + 3) % 7) * 86400000,
-  intDiv(t, 86400000) * 86400000);
-CREATE FUNCTION IF NOT EXISTS pushlog_bucket_step AS (unit) -> multiIf(
-  unit = 'minute', 60000, unit = '5m', 300000, unit = 'hour', 3600000, unit = 'week', 604800000, 86400000);
 -- A background push: push_type background, or no push_type with content-available and no alert,
 -- sound or badge (what pushlog counts against the background budget).
 CREATE FUNCTION IF NOT EXISTS pushlog_is_background AS (push_type, content_available, has_alert, has_sound, has_badge) ->
   push_type = 'background' OR (push_type IS NULL AND content_available = 1 AND coalesce(has_alert, 0) = 0
     AND coalesce(has_sound, 0) = 0 AND coalesce(has_badge, 0) = 0);
--- Every bucket start of a report's range, for the buckets without records: [since, until) where
--- given, else the data's span [lo, hi] (up to now when only since is given); none without data
--- (n = 0) or past 20,000 buckets.
-CREATE FUNCTION IF NOT EXISTS pushlog_fill_from AS (since, lo) -> if(since = -9000000000000000000, lo, since);
-CREATE FUNCTION IF NOT EXISTS pushlog_fill_to AS (since, until, hi) -> if(until = 9000000000000000000,
-  if(since = -9000000000000000000, hi + 1, greatest(toUnixTimestamp64Milli(now64(3)), hi + 1)), until);
-CREATE FUNCTION IF NOT EXISTS pushlog_bucket_range AS (f0, f1, n, unit) -> if(
-  n = 0 OR intDiv(f1 - pushlog_bucket_start(f0, unit), pushlog_bucket_step(unit)) >= 20000, [],
-  range(pushlog_bucket_start(f0, unit), f1, pushlog_bucket_step(unit)));
-CREATE FUNCTION IF NOT EXISTS pushlog_fill AS (since, until, lo, hi, n, unit) ->
-  pushlog_bucket_range(pushlog_fill_from(since, lo), pushlog_fill_to(since, until, hi), n, unit);
-CREATE FUNCTION IF NOT EXISTS pushlog_iso_week AS (t) -> concat(
-  toString(toISOYear(toDate(fromUnixTimestamp64Milli(toInt64(t), 'UTC')))), '-W',
-  leftPad(toString(toISOWeek(toDate(fromUnixTimestamp64Milli(toInt64(t), 'UTC')))), 2, '0'));
--- '2026-W45', '2026-11-02', '2026-11-02T14', '2026-11-02T14:05'
-CREATE FUNCTION IF NOT EXISTS pushlog_bucket AS (b, unit) -> multiIf(
-  unit = 'week', pushlog_iso_week(b),
-  unit = 'hour', formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%dT%H', 'UTC'),
-  unit IN ('minute', '5m'), formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%dT%H:%i', 'UTC'),
-  formatDateTime(fromUnixTimestamp64Milli(toInt64(b), 'UTC'), '%Y-%m-%d', 'UTC'));
 -- '2026-11-02T14:00:00.120Z', '2026-11-02T14:00:00Z' (no fraction when it is zero, as pushlog writes it)
 CREATE FUNCTION IF NOT EXISTS pushlog_rfc3339 AS (t) -> concat(
   formatDateTime(fromUnixTimestamp64Milli(toInt64(t), 'UTC'), '%Y-%m-%dT%H:%i:%S', 'UTC'),

@@ -14,18 +14,16 @@
 -- alert, sound or badge; counted when APNs answered it (pushlog.kept_background_pushes). Load of a token-hour:
 -- accepted background pushes to the token in one UTC clock hour. over_budget_sends = sum of
 -- max(0, load - budget). priority_not_5: a missing priority is APNs' default, 10.
+-- The range's token-hours from pushlog.kept_background_loads (facts.sql), then the summary of those.
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
--- One pass over the range's background pushes, per token-hour, then the summary of those.
 SELECT b.background_sends AS background_sends, b.accepted AS accepted, b.token_hours AS token_hours,
        b.over_budget_sends AS over_budget_sends, if(accepted = 0, NULL, pushlog_round(over_budget_sends / accepted, 6)) AS over_budget_share,
        b.priority_not_5 AS priority_not_5, b.with_alert AS with_alert, q.too_many_requests AS too_many_requests
 FROM (SELECT sum(n) AS background_sends, sum(load) AS accepted, countIf(load > 0) AS token_hours,
              sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends, sum(not_5) AS priority_not_5,
              sum(alerts) AS with_alert
-      FROM (SELECT count() AS n, countIf(status = 200) AS load, countIf(coalesce(priority, 10) <> 5) AS not_5, sum(with_alert) AS alerts
-            FROM pushlog.kept_background_pushes WHERE t >= since AND t < until
-              AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-            GROUP BY hour, token)) AS b
+      FROM pushlog.kept_background_loads(since = {since:DateTime64(3)}, until = {until:DateTime64(3)},
+                                         topic = {topic:String}, env = {env:String})) AS b
 CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.kept_errors
             WHERE response = 1 AND time_ms >= since AND time_ms < until AND reason = 'TooManyRequests'
               AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})) AS q;
@@ -33,19 +31,14 @@ CROSS JOIN (SELECT count() AS too_many_requests FROM pushlog.kept_errors
 -- section: by_hourly_rate
 -- received: accepted pushes with a background receipt for their apns_id; median_lag_s:
 -- receipt time minus response time, in seconds (the mean of the two middle values for an even count).
--- Per token-hour its load and its pushes' lags, then per rate.
-WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until
+-- The range's token-hours with a load, then per rate.
 SELECT multiIf(load = 1, '1', load = 2, '2', load = 3, '3', load <= 6, '4-6', '7+') AS rate,
        sum(load) AS accepted, sum(length(lags)) AS received,
        pushlog_round(received / accepted, 6) AS receipt_rate,
        if(received = 0, NULL, pushlog_round(quantileExactInclusiveArray(0.5)(lags), 3)) AS median_lag_s
-FROM (
-  SELECT count() AS load, groupArrayIf((rt - t) / 1000.0, rt IS NOT NULL) AS lags
-  FROM pushlog.kept_background_pushes
-  WHERE status = 200 AND t >= since AND t < until
-    AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-  GROUP BY hour, token
-)
+FROM pushlog.kept_background_loads(since = {since:DateTime64(3)}, until = {until:DateTime64(3)},
+                                   topic = {topic:String}, env = {env:String})
+WHERE load > 0
 GROUP BY rate ORDER BY min(load);
 
 -- section: by_bucket

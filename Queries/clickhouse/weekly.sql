@@ -36,11 +36,11 @@ r AS (
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY w
 ), silent AS (
-  SELECT w, sum(load) AS accepted, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
-    SELECT if(t >= ws0, 0, 1) AS w, hour, token, count() AS load FROM pushlog.kept_background_pushes
-    WHERE status = 200 AND t >= ws0 - 604800000 AND t < ws0 + 604800000
-      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-    GROUP BY w, hour, token)
+  -- The two weeks' token-hours (kept_background_loads); a week starts at a whole hour.
+  SELECT if(hour * 3600000 >= ws0, 0, 1) AS w, sum(load) AS accepted,
+         sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends
+  FROM pushlog.kept_background_loads(since = fromUnixTimestamp64Milli(ws0 - 604800000, 'UTC'),
+                                     until = fromUnixTimestamp64Milli(ws0 + 604800000, 'UTC'), topic = {topic:String}, env = {env:String})
   GROUP BY w
 ), active AS (
   SELECT if(time_ms >= ws0, 0, 1) AS w, uniqExact(device) AS active_devices FROM pushlog.kept_registers
@@ -54,8 +54,7 @@ r AS (
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY w
 ), units AS (
-  SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
 ), turnoff AS (
   SELECT weeks.w AS w, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
          countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
@@ -175,11 +174,9 @@ d AS (
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY day
 ), bg AS (
-  SELECT intDiv(hour, 24) AS day, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends FROM (
-    SELECT hour, token, count() AS load FROM pushlog.kept_background_pushes
-    WHERE status = 200 AND t >= since - 604800000 AND t < until
-      AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
-    GROUP BY hour, token)
+  SELECT intDiv(hour, 24) AS day, sum(greatest(0, toInt64(load) - {budget:UInt32})) AS over_budget_sends
+  FROM pushlog.kept_background_loads(since = fromUnixTimestamp64Milli(since - 604800000, 'UTC'),
+                                     until = fromUnixTimestamp64Milli(until, 'UTC'), topic = {topic:String}, env = {env:String})
   GROUP BY day
 ), days AS (SELECT arrayJoin(range(intDiv(since, 86400000) - 7, intDiv(since, 86400000) + 7)) AS day)
 SELECT pushlog_bucket(days.day * 86400000, 'day') AS day, coalesce(d.responses, 0) AS responses,
@@ -212,8 +209,7 @@ SETTINGS allow_experimental_variant_type = 1;
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since,
 units AS (
-  SELECT if({unit:String} = 'user', coalesce(user, dkey), dkey) AS unit, min(device_facts.opt_in) AS opt_in, min(device_facts.off) AS off
-  FROM pushlog.kept_device_facts AS device_facts GROUP BY unit
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
 ), weeks AS (SELECT arrayJoin(range(0, 8)) AS k, since - (7 - k) * 604800000 AS ws),
 rates AS (
   SELECT weeks.k AS k, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
