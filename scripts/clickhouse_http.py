@@ -14,8 +14,9 @@ part of the interface pushlog uses, as the server does:
     `X-ClickHouse-Exception-Code: N` (401 with code 516 for a wrong password);
   - an HTTP/1.1 request's answer in chunks (`Transfer-Encoding: chunked`), as the server sends it;
   - `GET /ping` answers `Ok.`.
-chDB hosts one engine per process: every request runs on a connection to the one data path,
-one request at a time (a lock), so results never interleave. Not a server to deploy.
+chDB hosts one engine per process: every request runs on a connection of its own to the one
+data path. Reads (SELECT, WITH, EXPLAIN, SHOW, DESCRIBE) run at once, as on a server; anything
+else (inserts, DDL) runs alone, after the reads in flight. Not a server to deploy.
 
   scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--port-file F]
 --port 0 picks a free port; the port is printed on stdout as `listening on PORT` (and written to
@@ -28,34 +29,66 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout",
             "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A statement that only reads, after any leading comments.
+READ = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS)\b", re.I | re.S)
+
+
+class Gate:
+    """Many readers at once, or one writer; a waiting writer holds new readers back."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.readers = 0
+        self.writing = False
+        self.writers_waiting = 0
+
+    def enter(self, shared):
+        with self.cond:
+            if shared:
+                self.cond.wait_for(lambda: not self.writing and self.writers_waiting == 0)
+                self.readers += 1
+            else:
+                self.writers_waiting += 1
+                self.cond.wait_for(lambda: not self.writing and self.readers == 0)
+                self.writers_waiting -= 1
+                self.writing = True
+
+    def leave(self, shared):
+        with self.cond:
+            if shared:
+                self.readers -= 1
+            else:
+                self.writing = False
+            self.cond.notify_all()
 
 
 class Engine:
-    """The chDB engine behind the port: one data path, requests serialized."""
+    """The chDB engine behind the port: one data path; reads at once, writes alone."""
 
     def __init__(self, path):
         from chdb import state
         self.state = state
         self.path = path
-        self.lock = threading.Lock()
+        self.gate = Gate()
         self.main = state.connect(path)  # kept open: the engine lives as long as one connection does
         self.tmp = tempfile.mkdtemp(prefix="pushlog-chhttp-")
 
     def run(self, sql, fmt, params, settings, data):
-        with self.lock:
-            conn = self.main
-            if settings:
-                # A connection string's keys are query-level settings of that connection only,
-                # as the server's URL settings apply to one request.
-                conn = self.state.connect(self.path + "?" + urllib.parse.urlencode(settings))
+        shared = data is None and bool(READ.match(sql))
+        self.gate.enter(shared)
+        try:
+            # A connection string's keys are query-level settings of that connection only, as the
+            # server's URL settings apply to one request.
+            conn = self.state.connect(self.path + ("?" + urllib.parse.urlencode(settings) if settings else ""))
             try:
                 if data is not None:
                     sql = self.insert_from_file(sql, data)
                 res = conn.query(sql, fmt, params=params or None)
                 return res.bytes() if hasattr(res, "bytes") else str(res).encode()
             finally:
-                if conn is not self.main:
-                    conn.close()
+                conn.close()
+        finally:
+            self.gate.leave(shared)
 
     def insert_from_file(self, sql, data):
         """`INSERT ... FORMAT F` with the request body as its data (chDB reads data from a file)."""

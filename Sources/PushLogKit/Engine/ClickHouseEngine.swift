@@ -36,6 +36,32 @@ public final class ClickHouseEngine: ReportEngine {
         return try client.table(name, sql: sql, params: params)
     }
 
+    /// The sections at once, each on its own connection: the server plans and runs queries in
+    /// parallel, and a report's time is mostly the planning of each of its sections. As many at
+    /// once as this machine has cores; the first error in `sections`' order is thrown.
+    public func sections(of report: String, _ sections: [(name: String, sql: String)], parameters: [String: SQLValue]) throws
+        -> [ResultTable]
+    {
+        let results = Results(count: sections.count)
+        DispatchQueue.concurrentPerform(iterations: sections.count) { i in
+            let (name, sql) = sections[i]
+            results.set(i, Result { try PhaseTimer.measure("\(report).\(name)") { try section(name, sql: sql, parameters: parameters) } })
+        }
+        return try results.all()
+    }
+
+    /// The sections' outcomes as the threads finish them.
+    private final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var slots: [Result<ResultTable, Error>?]
+
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+        func set(_ i: Int, _ r: Result<ResultTable, Error>) { lock.withLock { slots[i] = r } }
+
+        func all() throws -> [ResultTable] { try lock.withLock { try slots.map { try $0!.get() } } }
+    }
+
     /// True when [since, until) holds a record of the kinds `evidence` names (for responses, of
     /// `topic` and `env` when given), as the SQLite store answers it.
     public func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence, topic: String?, env: String?) throws -> Bool {

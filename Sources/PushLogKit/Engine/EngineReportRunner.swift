@@ -23,12 +23,10 @@ public final class EngineReportRunner {
             throw CatalogError("report \(name) --by \(by) is not available on \(engine.label) (--by \(allowed.joined(separator: ", ")))")
         }
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
-        var sections: [ResultTable] = []
         let values = bindings(def, own, params)
-        for (section, sql) in own.sections where !(skipBuckets && section == "by_bucket") {
-            sections.append(
-                def.describe(try PhaseTimer.measure("\(name).\(section)") { try engine.section(section, sql: sql, parameters: values) }))
-        }
+        var sections = try engine.sections(
+            of: name, own.sections.filter { !(skipBuckets && $0.name == "by_bucket") }, parameters: values
+        ).map { def.describe($0) }
         if let unit = TimeUnit(rawValue: params.by ?? def.paramDefaults["by"] ?? ""), def.byValues != nil,
             sections.contains(where: { $0.columns.first == "bucket" }), let (lo, hi) = try engine.dataSpan()
         {
@@ -72,10 +70,8 @@ public final class EngineReportRunner {
         var q = p
         q.week = label
         let values = bindings(def, own, q)
-        var doc = ResultDocument(report: def.name, title: def.title, sections: [])
-        for (section, sql) in own.sections {
-            doc.sections.append(try PhaseTimer.measure("weekly.\(section)") { try engine.section(section, sql: sql, parameters: values) })
-        }
+        var doc = ResultDocument(
+            report: def.name, title: def.title, sections: try engine.sections(of: def.name, own.sections, parameters: values))
         if let i = doc.sections.firstIndex(where: { $0.name == KPIPage.tableName }), let x = doc.sections[i].column("this_week"),
             let y = doc.sections[i].column("last_week"), let c = doc.sections[i].column("change")
         {

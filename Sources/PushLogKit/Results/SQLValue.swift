@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// A value read from a result row.
-public enum SQLValue: Equatable {
+public enum SQLValue: Equatable, Sendable {
     case null
     case int(Int64)
     case double(Double)
