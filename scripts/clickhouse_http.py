@@ -15,8 +15,8 @@ part of the interface pushlog uses, as the server does:
   - an HTTP/1.1 request's answer in chunks (`Transfer-Encoding: chunked`), as the server sends it;
   - `GET /ping` answers `Ok.`.
 chDB hosts one engine per process: every request runs on a connection of its own to the one
-data path. Reads (SELECT, WITH, EXPLAIN, SHOW, DESCRIBE) run at once, as on a server; anything
-else (inserts, DDL) runs alone, after the reads in flight. Not a server to deploy.
+data path. Queries and inserts run at once, as on a server; anything else (CREATE, DROP, ALTER,
+...) runs alone, after the requests in flight. Not a server to deploy.
 
   scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--port-file F]
 --port 0 picks a free port; the port is printed on stdout as `listening on PORT` (and written to
@@ -29,12 +29,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout",
             "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# A statement that only reads, after any leading comments.
-READ = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS)\b", re.I | re.S)
+# A statement that reads or inserts (no DDL), after any leading comments.
+SHARED = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS|INSERT)\b", re.I | re.S)
 
 
 class Gate:
-    """Many readers at once, or one writer; a waiting writer holds new readers back."""
+    """Many shared requests at once, or one exclusive one; a waiting exclusive one holds new
+    shared ones back."""
 
     def __init__(self):
         self.cond = threading.Condition()
@@ -63,7 +64,7 @@ class Gate:
 
 
 class Engine:
-    """The chDB engine behind the port: one data path; reads at once, writes alone."""
+    """The chDB engine behind the port: one data path; queries and inserts at once, DDL alone."""
 
     def __init__(self, path):
         from chdb import state
@@ -74,16 +75,21 @@ class Engine:
         self.tmp = tempfile.mkdtemp(prefix="pushlog-chhttp-")
 
     def run(self, sql, fmt, params, settings, data):
-        shared = data is None and bool(READ.match(sql))
+        shared = bool(SHARED.match(sql))
         self.gate.enter(shared)
         try:
             # A connection string's keys are query-level settings of that connection only, as the
             # server's URL settings apply to one request.
             conn = self.state.connect(self.path + ("?" + urllib.parse.urlencode(settings) if settings else ""))
             try:
+                body = None
                 if data is not None:
-                    sql = self.insert_from_file(sql, data)
-                res = conn.query(sql, fmt, params=params or None)
+                    sql, body = self.insert_from_file(sql, data)
+                try:
+                    res = conn.query(sql, fmt, params=params or None)
+                finally:
+                    if body:
+                        os.unlink(body)
                 return res.bytes() if hasattr(res, "bytes") else str(res).encode()
             finally:
                 conn.close()
@@ -95,10 +101,10 @@ class Engine:
         m = re.search(r"\bFORMAT\s+(\w+)\s*;?\s*$", sql, re.I)
         if not m or not re.match(r"\s*INSERT\b", sql, re.I):
             raise ValueError("Code: 62. DB::Exception: the body holds data, so the query must be INSERT ... FORMAT F. (SYNTAX_ERROR)")
-        f = os.path.join(self.tmp, "body")
-        with open(f, "wb") as out:
+        fd, f = tempfile.mkstemp(dir=self.tmp, prefix="body-")
+        with os.fdopen(fd, "wb") as out:
             out.write(data)
-        return sql[: m.start()] + f"FROM INFILE '{f}' FORMAT {m.group(1)}"
+        return sql[: m.start()] + f"FROM INFILE '{f}' FORMAT {m.group(1)}", f
 
 
 class Handler(BaseHTTPRequestHandler):
