@@ -6,19 +6,26 @@ import Foundation
 
 /// Queries over ClickHouse's HTTP interface: the SQL in the POST body (or `query=` when the body
 /// is an INSERT's data), values as query parameters (`param_NAME` for `{NAME:Type}`), never
-/// spliced into SQL text; settings as URL keys. Synchronous: the CLI runs one query at a time.
+/// spliced into SQL text; settings as URL keys. Synchronous: a call waits for its answer (calls
+/// from several threads run at once, each on a connection of its own).
 public final class ClickHouseClient: Sendable {
     public let url: ClickHouseURL
-    private let session: URLSession
+    /// For `https://` only (`http://` goes over a plain socket): made only then, as setting one
+    /// up costs the CLI's start a few milliseconds.
+    private let session: URLSession?
     /// Seconds a query may take before the request is abandoned.
     static let timeout: TimeInterval = 3600
 
     public init(_ url: ClickHouseURL) {
         self.url = url
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = ClickHouseClient.timeout
-        config.timeoutIntervalForResource = ClickHouseClient.timeout
-        session = URLSession(configuration: config)
+        if url.endpoint.scheme?.lowercased() == "http" {
+            session = nil
+        } else {
+            let config = URLSessionConfiguration.ephemeral
+            config.timeoutIntervalForRequest = ClickHouseClient.timeout
+            config.timeoutIntervalForResource = ClickHouseClient.timeout
+            session = URLSession(configuration: config)
+        }
     }
 
     /// Runs `sql` and returns the response body. `params` become `param_NAME`; `settings` URL keys.
@@ -56,7 +63,8 @@ public final class ClickHouseClient: Sendable {
     /// One request, waited for: the CLI has nothing else to do meanwhile. `http://` over a plain
     /// socket (`PlainHTTP`), `https://` through URLSession.
     private func send(_ c: URLComponents, headers: [(String, String)], body: Data) throws(PlainHTTP.Failure) -> PlainHTTP.Response {
-        if c.scheme?.lowercased() == "http", let host = c.host {
+        guard let session else {
+            guard let host = c.host else { throw PlainHTTP.Failure(reason: "no host in \(url)") }
             let target = c.percentEncodedPath + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
             return try PlainHTTP.post(
                 host: host, port: c.port ?? 80, target: target, headers: headers, body: body, timeout: Self.timeout)

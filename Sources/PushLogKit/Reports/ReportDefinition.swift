@@ -67,7 +67,7 @@ public struct ReportDefinition: Sendable {
     static func merge(body: String, shared: String) -> String {
         guard !shared.isEmpty else { return body }
         var lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if let i = lines.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }),
+        if let i = lines.firstIndex(where: { !$0.trimmed().hasPrefix("--") }),
             lines[i].uppercased().hasPrefix("WITH ")
         {
             lines[i] = shared + ",\n" + lines[i].dropFirst(5)
@@ -127,16 +127,16 @@ public struct ReportDefinition: Sendable {
         var lineNumber = 0
         func flush() {
             if let c = current {
-                var body = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+                var body = sql.trimmed(newlines: true)
                 if body.hasSuffix(";") { body.removeLast() }
                 d.bodies.append((c, body))
-                d.sections.append((c, merge(body: body, shared: common.trimmingCharacters(in: .whitespacesAndNewlines))))
+                d.sections.append((c, merge(body: body, shared: common.trimmed(newlines: true))))
             }
             sql = ""
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let l = line.trimmingCharacters(in: .whitespaces)
+            let l = line.trimmed()
             if current == nil && l.hasPrefix("-- common:") {
                 inCommon = true
             } else if inCommon && current == nil && !l.hasPrefix("-- section:") {
@@ -144,25 +144,25 @@ public struct ReportDefinition: Sendable {
             } else if l.hasPrefix("-- section:") {
                 inCommon = false
                 flush()
-                current = l.dropFirst("-- section:".count).trimmingCharacters(in: .whitespaces)
+                current = l.dropFirst("-- section:".count).trimmed()
             } else if current == nil && l.hasPrefix("-- materialize:") {
                 d.materialize += l.dropFirst("-- materialize:".count).split(separator: ",").map {
-                    $0.trimmingCharacters(in: .whitespaces)
+                    $0.trimmed()
                 }
             } else if current == nil && l.hasPrefix("-- when-empty:") {
-                let rest = l.dropFirst("-- when-empty:".count).trimmingCharacters(in: .whitespaces)
+                let rest = l.dropFirst("-- when-empty:".count).trimmed()
                 let parts = rest.split(separator: " ", maxSplits: 1)
                 guard parts.count == 2 else { throw CatalogError("\(origin): use -- when-empty: SECTION  what to tell the user") }
-                d.whenEmpty.append((String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces)))
+                d.whenEmpty.append((String(parts[0]), parts[1].trimmed()))
             } else if current == nil && l.hasPrefix("-- column:") {
                 for (column, info) in try ColumnInfo.parse(String(l.dropFirst("-- column:".count)), at: "\(file):\(lineNumber)") {
                     d.columns[column] = info
                 }
             } else if current == nil && l.hasPrefix("-- heading:") {
-                let rest = l.dropFirst("-- heading:".count).trimmingCharacters(in: .whitespaces)
+                let rest = l.dropFirst("-- heading:".count).trimmed()
                 let parts = rest.split(separator: " ", maxSplits: 1)
                 guard parts.count == 2 else { throw CatalogError("\(file):\(lineNumber): use -- heading: SECTION  what the page calls it") }
-                d.headings[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces)
+                d.headings[String(parts[0])] = parts[1].trimmed()
             } else if current == nil && l.hasPrefix("-- marks:") {
                 var words = l.dropFirst("-- marks:".count).split(separator: " ").map(String.init)
                 guard words.count >= 2 else {
@@ -173,7 +173,7 @@ public struct ReportDefinition: Sendable {
                 if count != nil { words.removeFirst() }
                 d.marks = (section, ResultTable.Marks(count: count, legend: words.joined(separator: " ")))
             } else if current == nil && l.hasPrefix("-- records:") {
-                let v = l.dropFirst("-- records:".count).trimmingCharacters(in: .whitespaces)
+                let v = l.dropFirst("-- records:".count).trimmed()
                 guard let r = RecordEvidence(rawValue: v) else {
                     throw CatalogError(
                         "\(origin): unknown '-- records: \(v)'; use one of: \(RecordEvidence.allCases.map(\.rawValue).joined(separator: ", "))"
@@ -181,9 +181,9 @@ public struct ReportDefinition: Sendable {
                 }
                 d.records = r
             } else if current == nil && l.hasPrefix("-- title:") {
-                d.title = l.dropFirst("-- title:".count).trimmingCharacters(in: .whitespaces)
+                d.title = l.dropFirst("-- title:".count).trimmed()
             } else if current == nil && l.hasPrefix("-- description:") {
-                let more = l.dropFirst("-- description:".count).trimmingCharacters(in: .whitespaces)
+                let more = l.dropFirst("-- description:".count).trimmed()
                 d.description += (d.description.isEmpty ? "" : " ") + more
             } else if current == nil && l.hasPrefix("-- weeks:") {
                 let rest = l.dropFirst("-- weeks:".count).split(separator: "=", maxSplits: 1)
@@ -194,7 +194,7 @@ public struct ReportDefinition: Sendable {
                 }
                 d.weekSections.append(
                     WeekSection(
-                        name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1], column: path[2],
+                        name: rest[0].trimmed(), report: path[0], section: path[1], column: path[2],
                         key: words[2]))
             } else if current == nil && l.hasPrefix("-- trend:") {
                 let rest = l.dropFirst("-- trend:".count).split(separator: "=", maxSplits: 1)
@@ -208,7 +208,7 @@ public struct ReportDefinition: Sendable {
                 }
                 d.trends.append(
                     Trend(
-                        name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1], column: path[2], weeks: n,
+                        name: rest[0].trimmed(), report: path[0], section: path[1], column: path[2], weeks: n,
                         wholeDataOnly: words.count == 4))
             } else if current == nil && l.hasPrefix("-- fill:") {
                 let words = l.dropFirst("-- fill:".count).split(separator: " ").map(String.init)
@@ -226,7 +226,7 @@ public struct ReportDefinition: Sendable {
                 }
                 d.kpis.append(
                     KPI(
-                        name: rest[0].trimmingCharacters(in: .whitespaces), report: path[0], section: path[1],
+                        name: rest[0].trimmed(), report: path[0], section: path[1],
                         column: path[2], wholeDataOnly: source.dropFirst().contains("whole")))
             } else if current == nil && l.hasPrefix("-- param:") {
                 let p = try ReportParameter.parse(String(l.dropFirst("-- param:".count)), at: "\(file):\(lineNumber)")

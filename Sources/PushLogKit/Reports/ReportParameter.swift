@@ -41,7 +41,7 @@ public struct ReportParameter: Sendable {
             case "text": return .text
             default:
                 guard word.hasPrefix("enum("), word.hasSuffix(")") else { return nil }
-                let values = word.dropFirst(5).dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                let values = word.dropFirst(5).dropLast().split(separator: ",").map { $0.trimmed() }
                 return values.isEmpty || values.contains(where: \.isEmpty) ? nil : .oneOf(values)
             }
         }
@@ -76,7 +76,7 @@ public struct ReportParameter: Sendable {
             rest = rest.dropFirst(1 + defaultValue!.count)
         }
         let type = legacyChoices[name].map(ParameterType.oneOf) ?? bindings[name] ?? .text
-        return ReportParameter(name: name, type: type, defaultValue: defaultValue, help: rest.trimmingCharacters(in: .whitespaces))
+        return ReportParameter(name: name, type: type, defaultValue: defaultValue, help: rest.trimmed())
     }
 
     static let legacyChoices: [String: [String]] = [
@@ -96,7 +96,7 @@ public struct ReportParameter: Sendable {
     /// Reads the text after `-- param:`; `at` names the file and line for errors.
     static func parse(_ text: String, at place: String) throws -> ReportParameter {
         let usage = "use -- param: NAME TYPE [= DEFAULT]  HELP, TYPE one of time, week, int, text, enum(a,b,...)"
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(text.trimmed())
         let name = String(rest.prefix { !$0.isWhitespace && $0 != "=" })
         rest = rest.dropFirst(name.count)
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
@@ -137,6 +137,6 @@ public struct ReportParameter: Sendable {
             defaultValue = v
             rest = rest.dropFirst(v.count)
         }
-        return ReportParameter(name: name, type: type, defaultValue: defaultValue, help: rest.trimmingCharacters(in: .whitespaces))
+        return ReportParameter(name: name, type: type, defaultValue: defaultValue, help: rest.trimmed())
     }
 }
