@@ -55,7 +55,11 @@ r AS (
         SELECT time_ms, topic, env, push_type, reason, reg_app_version, toUInt64(1), toUInt64(coalesce(status = 410, 0))
         FROM pushlog.kept_responses
         WHERE time_ms >= since AND time_ms < until AND NOT (time_ms >= lo_h * 3600000 AND time_ms < hi_h * 3600000)
-          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String}))
+          AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+        UNION ALL
+        -- The buckets to fill: every bucket start of the range, with nothing in it.
+        SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})), NULL, NULL, NULL, NULL, NULL, toUInt64(0), toUInt64(0)
+        FROM pushlog.kept_data_span WHERE NOT pushlog_is_dimension({by:String}))
   GROUP BY b, d
 ), t AS (
   -- The tokens, from the 410s alone (kept_gone).
@@ -66,13 +70,10 @@ r AS (
   WHERE s.status = 410 AND s.time_ms >= since AND s.time_ms < until
     AND ({topic:String} = '' OR s.topic = {topic:String}) AND ({env:String} = '' OR s.env = {env:String})
   GROUP BY b, d
-), fill AS (
-  SELECT arrayJoin(pushlog_fill(since, until, lo, hi, n, {by:String})) AS b, '' AS d
-  FROM pushlog.kept_data_span WHERE NOT pushlog_is_dimension({by:String})
-), k AS (SELECT b, d FROM fill UNION DISTINCT SELECT b, d FROM r)
-SELECT pushlog_by_label(k.b, k.d, {by:String}) AS bucket, coalesce(r.responses, 0) AS responses, coalesce(r.gone, 0) AS gone,
-       if(coalesce(r.responses, 0) = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,
+)
+SELECT pushlog_by_label(r.b, r.d, {by:String}) AS bucket, r.responses AS responses, r.gone AS gone,
+       if(r.responses = 0, NULL, pushlog_round(r.gone / r.responses, 6)) AS gone_rate,
        coalesce(t.tokens_gone, 0) AS tokens_gone, coalesce(t.tokens_with_410, 0) AS tokens_with_410
-FROM k LEFT JOIN r ON r.b = k.b AND r.d = k.d LEFT JOIN t ON t.b = k.b AND t.d = k.d
-ORDER BY k.b, k.d
+FROM r LEFT JOIN t ON t.b = r.b AND t.d = r.d
+ORDER BY r.b, r.d
 SETTINGS join_use_nulls = 1;
