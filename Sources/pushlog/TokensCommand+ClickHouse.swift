@@ -8,7 +8,7 @@ extension TokensCommand {
         let engine = try ClickHouseEngine(ClickHouseClient(url))
         let doc = try TokenCleanup.run(on: engine.client, req.kinds, since: req.since)
         return try finish(req, doc, hasRecords: { try engine.hasRecords(since: $0, until: .max, .any, topic: nil, env: nil) }) { doc in
-            let mask = req.args.has("--reveal-tokens") ? nil : engine.facts.mask
+            let mask = req.args.has("--reveal-tokens") ? nil : try engine.facts.mask
             try OutputTarget(req.args).write(doc, db: nil, mask: mask)
         }
     }

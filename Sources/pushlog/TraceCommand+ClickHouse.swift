@@ -6,7 +6,7 @@ extension TraceCommand {
     static func runOnClickHouse(_ argv: [String], _ url: ClickHouseURL) throws -> Int32 {
         let (key, out) = try parse(argv)
         let engine = try ClickHouseEngine(ClickHouseClient(url))
-        let mask = out.revealTokens ? nil : engine.facts.mask
+        let mask = out.revealTokens ? nil : try engine.facts.mask
         return try show { try out.write(try ClickHouseTrace(engine.client).run(key), db: nil, mask: mask) }
     }
 }

@@ -25,7 +25,7 @@ extension Watch {
             let engine = try ClickHouseEngine(client)
             let (p, previous, back) = try roundParams(req)
             let d = try run(engine, p, compare: previous, shift: back)
-            return req.out.render(d, db: nil, mask: req.out.revealTokens ? nil : engine.facts.mask)
+            return req.out.render(d, db: nil, mask: req.out.revealTokens ? nil : try engine.facts.mask)
         }
     }
 }

@@ -6,16 +6,23 @@ import Foundation
 public final class ClickHouseEngine: ReportEngine {
     public let client: ClickHouseClient
     let reports: [String: ReportDefinition]
+    /// The check of the kept facts against the records (rebuilding them when out of date).
+    private let check: FactsCheck
+
     /// The kept facts as this engine found them (rebuilt first when out of date): their span and
     /// irregular tokens are read once, with the check, not per report. A later round (`--watch`)
     /// takes a new engine.
-    public let facts: ClickHouseFacts.State
+    public var facts: ClickHouseFacts.State { get throws { try check.result().state } }
 
     /// Rebuilds the kept facts first when the records changed since they were built
-    /// (ClickHouseFacts), so every report reads facts that match the records.
-    public init(_ client: ClickHouseClient) throws {
+    /// (ClickHouseFacts), so every report reads facts that match the records. `overlapping`: the
+    /// check runs while the first report's sections go out, which run again in the rare case it
+    /// rebuilt the facts (a round trip less per report); for callers whose every read of the kept
+    /// facts goes through `sections` or waits for `facts`.
+    public init(_ client: ClickHouseClient, overlapping: Bool = false) throws {
         self.client = client
-        facts = try ClickHouseFacts.ensure(client)
+        check = FactsCheck(client)
+        if !overlapping { _ = try check.result() }
         var defs: [String: ReportDefinition] = [:]
         for (name, bytes) in ClickHouseQueries.reports {
             let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
@@ -42,12 +49,50 @@ public final class ClickHouseEngine: ReportEngine {
     public func sections(of report: String, _ sections: [(name: String, sql: String)], parameters: [String: SQLValue]) throws
         -> [ResultTable]
     {
-        let results = Results(count: sections.count)
-        DispatchQueue.concurrentPerform(iterations: sections.count) { i in
-            let (name, sql) = sections[i]
-            results.set(i, Result { try PhaseTimer.measure("\(report).\(name)") { try section(name, sql: sql, parameters: parameters) } })
+        func run() -> Results {
+            let results = Results(count: sections.count)
+            DispatchQueue.concurrentPerform(iterations: sections.count) { i in
+                let (name, sql) = sections[i]
+                results.set(
+                    i, Result { try PhaseTimer.measure("\(report).\(name)") { try section(name, sql: sql, parameters: parameters) } })
+            }
+            return results
         }
+        let checkedBefore = check.isDone
+        let results = run()
+        // Read while the check ran: valid unless the check rebuilt the facts meanwhile.
+        if try check.result().rebuilt && !checkedBefore { return try run().all() }
         return try results.all()
+    }
+
+    /// The freshness check of the kept facts, on a thread of its own from the engine's start.
+    private final class FactsCheck: @unchecked Sendable {
+        private let cond = NSCondition()
+        private var outcome: Result<(state: ClickHouseFacts.State, rebuilt: Bool), Error>?
+
+        init(_ client: ClickHouseClient) {
+            Thread { [self] in
+                let r = Result { () throws -> (state: ClickHouseFacts.State, rebuilt: Bool) in
+                    let s = try ClickHouseFacts.state(client)
+                    if s.fresh { return (s, false) }
+                    return (try ClickHouseFacts.ensure(client), true)
+                }
+                cond.lock()
+                outcome = r
+                cond.broadcast()
+                cond.unlock()
+            }.start()
+        }
+
+        var isDone: Bool { cond.withLock { outcome != nil } }
+
+        /// The check's outcome, once it has one.
+        func result() throws -> (state: ClickHouseFacts.State, rebuilt: Bool) {
+            cond.lock()
+            defer { cond.unlock() }
+            while outcome == nil { cond.wait() }
+            return try outcome!.get()
+        }
     }
 
     /// The sections' outcomes as the threads finish them.
@@ -84,7 +129,7 @@ public final class ClickHouseEngine: ReportEngine {
         return n > 0
     }
 
-    public func dataSpan() throws -> (Int64, Int64)? { facts.span }
+    public func dataSpan() throws -> (Int64, Int64)? { try facts.span }
 
     /// Why a report may come out empty (DataCoverage's notes), from the kept facts.
     public func coverageNotes(for p: ReportParams, report: ReportDefinition) throws -> [String] {
@@ -96,11 +141,12 @@ public final class ClickHouseEngine: ReportEngine {
             return t.rows.compactMap { if case .text(let s) = $0.first { s } else { nil } }
         }
         return try DataCoverage.notes(
-            for: p, report: report, span: facts.span, topics: { try seen("topic", limit: " LIMIT 20") },
+            for: p, report: report, span: try facts.span, topics: { try seen("topic", limit: " LIMIT 20") },
             envs: { try seen("env", limit: "") })
     }
 
     public func latestRecord() throws -> Int64? {
+        _ = try facts  // it reads the kept facts
         let db = client.url.database
         let t = try client.table(
             "latest",
