@@ -37,9 +37,9 @@ enum JSONRenderer {
     }
 
     static func quote(_ s: String) -> String {
-        // Most cells need no escape: no quote, backslash or control byte, and no 0xC2 (the
-        // first byte of a C1 control in UTF-8).
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xC2 }) { return "\"" + s + "\"" }
+        // Most cells need no escape: no quote, backslash, control byte or DEL, and no 0xC2 (the
+        // first byte of a C1 control in UTF-8), as CellFormat.isControl has them.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 }) { return "\"" + s + "\"" }
         var out = "\""
         out.reserveCapacity(s.utf8.count + 2)
         for u in s.unicodeScalars {
