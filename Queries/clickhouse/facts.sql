@@ -228,7 +228,9 @@ CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tu
 -- devices'; last_gone: the last token of its device registered last got a 410 and was not
 -- registered again after the 410's timestamp; fd_t and fd_provisional: its first decided
 -- observation (not notDetermined), and whether it was provisional. A function of the history
--- alone, so kept here, not computed by each report from every device.
+-- alone, so kept here, not computed by each report from every device. A report's --unit picks
+-- the rows with pushlog_unit_kind(unit): user, or else device.
+CREATE OR REPLACE FUNCTION pushlog_unit_kind AS (unit) -> if(unit = 'user', 'user', 'device');
 CREATE OR REPLACE TABLE pushlog.kept_unit_facts ENGINE = MergeTree ORDER BY (unit_kind, opt_in) SETTINGS allow_nullable_key = 1 AS
 WITH d AS (
   SELECT f.*, coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
@@ -311,6 +313,7 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 if(whole, pushlog_hours_to(since, until, 'hour'), lo_h) AS hi_h
 SELECT hour, n, load, not_5, alerts, lags FROM pushlog.kept_background_hours WHERE hour >= lo_h AND hour < hi_h
 UNION ALL
+-- The same sums as kept_background_hours', over the pushes that match.
 SELECT hour, count(), countIf(status = 200), countIf(coalesce(priority, 10) <> 5), sum(with_alert),
        groupArrayIf((rt - t) / 1000.0, status = 200 AND rt IS NOT NULL)
 FROM pushlog.kept_background_pushes

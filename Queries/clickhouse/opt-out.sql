@@ -17,7 +17,7 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 u AS (
   SELECT opt_in AS unit_opt_in, off AS unit_off, last_gone, fd_t AS unit_fd_t, fd_provisional,
          coalesce(unit_opt_in >= since AND unit_opt_in < until, 0) AS in_range
-  FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
+  FROM pushlog.kept_unit_facts WHERE unit_kind = pushlog_unit_kind({unit:String})
 )
 SELECT countIf(in_range = 1) AS opted_in, countIf(in_range = 1 AND unit_off IS NOT NULL) AS turned_off,
        if(opted_in = 0, NULL, pushlog_round(turned_off / opted_in, 6)) AS turned_off_share,
@@ -35,7 +35,7 @@ FROM u;
 WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)}) AS until,
 (SELECT least(until, hi) FROM pushlog.kept_data_span) AS data_end,
 units AS (
-  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = pushlog_unit_kind({unit:String})
 ), c AS (
   SELECT pushlog_bucket_start(opt_in, 'week') AS w, opt_in, off,
          coalesce(off IS NOT NULL AND off < opt_in + 7 * 86400000, 0) AS off7, opt_in + 7 * 86400000 <= data_end AS eligible7,
@@ -59,6 +59,6 @@ WITH pushlog_ms({since:DateTime64(3)}) AS since, pushlog_ms({until:DateTime64(3)
 SELECT count() AS on_at_start, countIf(off < until) AS turned_off,
        if(on_at_start = 0, NULL, pushlog_round(turned_off / on_at_start, 6)) AS turn_off_rate
 FROM (
-  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = pushlog_unit_kind({unit:String})
 )
 WHERE opt_in < since AND (off IS NULL OR off >= since);

@@ -54,7 +54,7 @@ r AS (
     AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
   GROUP BY w
 ), units AS (
-  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = pushlog_unit_kind({unit:String})
 ), turnoff AS (
   SELECT weeks.w AS w, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
          countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws) AND u.off < weeks.ws + 604800000) AS turned_off
@@ -209,7 +209,7 @@ SETTINGS allow_experimental_variant_type = 1;
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since,
 units AS (
-  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = if({unit:String} = 'user', 'user', 'device')
+  SELECT opt_in, off FROM pushlog.kept_unit_facts WHERE unit_kind = pushlog_unit_kind({unit:String})
 ), weeks AS (SELECT arrayJoin(range(0, 8)) AS k, since - (7 - k) * 604800000 AS ws),
 rates AS (
   SELECT weeks.k AS k, countIf(u.opt_in < weeks.ws AND (u.off IS NULL OR u.off >= weeks.ws)) AS on_at_start,
