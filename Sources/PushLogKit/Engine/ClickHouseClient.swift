@@ -60,8 +60,8 @@ public final class ClickHouseClient: Sendable {
         return response.body
     }
 
-    /// One request, waited for: the CLI has nothing else to do meanwhile. `http://` over a plain
-    /// socket (`PlainHTTP`), `https://` through URLSession.
+    /// One request, waited for on the calling thread. `http://` over a plain socket
+    /// (`PlainHTTP`), `https://` through URLSession.
     private func send(_ c: URLComponents, headers: [(String, String)], body: Data) throws(PlainHTTP.Failure) -> PlainHTTP.Response {
         guard let session else {
             guard let host = c.host else { throw PlainHTTP.Failure(reason: "no host in \(url)") }
