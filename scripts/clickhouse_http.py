@@ -15,8 +15,9 @@ part of the interface pushlog uses, as the server does:
   - an HTTP/1.1 request's answer in chunks (`Transfer-Encoding: chunked`), as the server sends it;
   - `GET /ping` answers `Ok.`.
 chDB hosts one engine per process: every request runs on a connection of its own to the one
-data path. Queries and inserts run at once, as on a server; anything else (CREATE, DROP, ALTER,
-...) runs alone, after the requests in flight. Not a server to deploy.
+data path. Queries, inserts and `CREATE OR REPLACE` of a table, view or function run at once, as
+on a server; anything else (CREATE DATABASE, DROP, ALTER, ...) runs alone, after the requests in
+flight. Not a server to deploy.
 
   scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--port-file F]
 --port 0 picks a free port; the port is printed on stdout as `listening on PORT` (and written to
@@ -29,8 +30,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout",
             "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# A statement that reads or inserts (no DDL), after any leading comments.
-SHARED = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS|INSERT)\b", re.I | re.S)
+# A statement that reads, inserts or replaces one table, view or function (as the kept facts'
+# rebuild does, a few at once), after any leading comments.
+SHARED = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS|INSERT"
+                    r"|CREATE\s+OR\s+REPLACE\s+(?:TABLE|VIEW|FUNCTION))\b", re.I | re.S)
 
 
 class Gate:
@@ -64,7 +67,8 @@ class Gate:
 
 
 class Engine:
-    """The chDB engine behind the port: one data path; queries and inserts at once, DDL alone."""
+    """The chDB engine behind the port: one data path; queries, inserts and replacements at once,
+    other DDL alone."""
 
     def __init__(self, path):
         from chdb import state

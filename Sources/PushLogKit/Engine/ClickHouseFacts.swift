@@ -60,12 +60,83 @@ public enum ClickHouseFacts {
     /// with this binary's facts.sql fingerprint instead of the file's own ''.
     public static func refresh(_ client: ClickHouseClient) throws {
         let db = client.url.database
-        for statement in ClickHouseQueries.factsStatements(database: db).dropLast() {
-            _ = try client.execute(statement)
+        try PhaseTimer.measure("kept facts") {
+            try run(ClickHouseQueries.factsSteps(database: db), width: rebuildWidth) { step in
+                _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
+            }
+            _ = try client.execute(
+                "CREATE OR REPLACE TABLE `\(db)`.kept_state ENGINE = MergeTree ORDER BY tuple() AS "
+                    + "SELECT *, {facts:String} AS facts_sql FROM `\(db)`.kept_pending", params: ["facts": fingerprint])
         }
-        _ = try client.execute(
-            "CREATE OR REPLACE TABLE `\(db)`.kept_state ENGINE = MergeTree ORDER BY tuple() AS "
-                + "SELECT *, {facts:String} AS facts_sql FROM `\(db)`.kept_pending", params: ["facts": fingerprint])
+    }
+
+    /// How many statements of a rebuild run at once. The server runs most of them as one pipeline
+    /// on about one core, so two at once use a small server's cores; more would raise the peak
+    /// memory of a large history's joins for little.
+    static let rebuildWidth = 2
+
+    /// Runs the steps, each once those it waits for are done, `width` at once. After an error no
+    /// step starts; the error is thrown once the running ones end.
+    static func run(
+        _ steps: [ClickHouseQueries.FactsStep], width: Int, _ body: @Sendable (ClickHouseQueries.FactsStep) throws -> Void
+    ) throws {
+        let schedule = Schedule(steps)
+        DispatchQueue.concurrentPerform(iterations: width) { _ in
+            while let i = schedule.next() {
+                do {
+                    try body(steps[i])
+                    schedule.finish(i, nil)
+                } catch {
+                    schedule.finish(i, error)
+                }
+            }
+        }
+        if let e = schedule.failure { throw e }
+    }
+
+    /// Which steps are done and which may start, shared by the threads of a rebuild.
+    private final class Schedule: @unchecked Sendable {
+        private let cond = NSCondition()
+        private let steps: [ClickHouseQueries.FactsStep]
+        private var started: Set<Int> = []
+        private var done: Set<Int> = []
+        private var error: Error?
+
+        /// The steps in the order to prefer among those ready: the ones more steps wait for (all
+        /// the way down) first, so that a long chain starts early.
+        private let preferred: [Int]
+
+        init(_ steps: [ClickHouseQueries.FactsStep]) {
+            self.steps = steps
+            var waiting = Array(repeating: Set<Int>(), count: steps.count)
+            for i in steps.indices.reversed() {
+                for w in steps[i].after { waiting[w].formUnion(waiting[i].union([i])) }
+            }
+            preferred = steps.indices.sorted { (waiting[$0].count, $1) > (waiting[$1].count, $0) }
+        }
+
+        var failure: Error? { cond.withLock { error } }
+
+        /// The next step whose waits are over, once there is one; nil when all have started or one failed.
+        func next() -> Int? {
+            cond.lock()
+            defer { cond.unlock() }
+            while error == nil && started.count < steps.count {
+                if let i = preferred.first(where: { !started.contains($0) && steps[$0].after.allSatisfy(done.contains) }) {
+                    started.insert(i)
+                    return i
+                }
+                cond.wait()
+            }
+            return nil
+        }
+
+        func finish(_ i: Int, _ failed: Error?) {
+            cond.withLock {
+                if let failed { error = error ?? failed } else { done.insert(i) }
+                cond.broadcast()
+            }
+        }
     }
 
     /// Which facts.sql this binary builds with (a hash of the file).

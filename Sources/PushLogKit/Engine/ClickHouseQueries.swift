@@ -1,3 +1,5 @@
+import Foundation
+
 /// The ClickHouse dialect of the catalog's reports and the schema they read (Queries/clickhouse,
 /// linked here as ch-*.sql so their resource names differ from the SQLite reports').
 enum ClickHouseQueries {
@@ -34,6 +36,49 @@ enum ClickHouseQueries {
     /// The statements that rebuild the kept facts (facts.sql), in order.
     static func factsStatements(database: String) -> [String] {
         statements(qualified(String(decoding: facts, as: UTF8.self), database: database))
+    }
+
+    /// A statement of facts.sql, and the earlier statements it waits for.
+    struct FactsStep: Sendable {
+        /// What it creates (a table, view or function name), or the statement's start.
+        let name: String
+        let sql: String
+        /// Indexes of the earlier steps that must be done before this one starts.
+        let after: [Int]
+    }
+
+    /// facts.sql's statements but the last (which stores the state, once all are done), each with
+    /// the earlier ones it waits for, so that independent ones can run at once: the first (it
+    /// notes the records' state before any is read), every function before it (a function may
+    /// call another, so a statement can reach one it does not name), and every statement that
+    /// creates a name it mentions. A statement that creates nothing waits for all before it, and
+    /// all after it wait for it.
+    static func factsSteps(database: String) -> [FactsStep] {
+        let creates = try! NSRegularExpression(pattern: #"^CREATE OR REPLACE (TABLE|VIEW|FUNCTION) (?:[`\w]+\.)?(\w+)"#)
+        let word = try! NSRegularExpression(pattern: #"\w+"#)
+        var steps: [FactsStep] = []
+        var creator: [String: Int] = [:]
+        var functions: [Int] = []
+        var barrier: Int?
+        for sql in factsStatements(database: database).dropLast() {
+            let i = steps.count
+            let text = sql as NSString
+            guard let m = creates.firstMatch(in: sql, range: NSRange(location: 0, length: text.length)) else {
+                steps.append(FactsStep(name: String(sql.prefix(40)), sql: sql, after: Array(0..<i)))
+                barrier = i
+                continue
+            }
+            let name = text.substring(with: m.range(at: 2))
+            let rest = NSRange(location: m.range.upperBound, length: text.length - m.range.upperBound)
+            let mentioned = word.matches(in: sql, range: rest).compactMap { creator[text.substring(with: $0.range)] }
+            var after = Set(mentioned).union(functions)
+            if i > 0 { after.insert(0) }
+            if let b = barrier { after.insert(b) }
+            steps.append(FactsStep(name: name, sql: sql, after: after.sorted()))
+            creator[name] = i
+            if text.substring(with: m.range(at: 1)) == "FUNCTION" { functions.append(i) }
+        }
+        return steps
     }
 
     /// A file's statements, comments dropped.

@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// The kept facts are rebuilt a few statements at once: each statement must wait for what it
+/// reads, or a table would be built from the one it replaces.
+final class ClickHouseFactsStepsTests: XCTestCase {
+    func testEachStepWaitsForWhatItReads() throws {
+        let steps = ClickHouseQueries.factsSteps(database: "eu")
+        let index = Dictionary(uniqueKeysWithValues: steps.enumerated().map { ($1.name, $0) })
+        XCTAssertEqual(steps.count, Set(steps.map(\.name)).count, "each name is created once")
+        XCTAssertEqual(steps.first?.name, "kept_pending")
+        XCTAssertNil(index["kept_state"], "stored by the caller, after all the rest")
+        let functions = steps.indices.filter { steps[$0].sql.hasPrefix("CREATE OR REPLACE FUNCTION") }
+        for (i, step) in steps.enumerated() {
+            XCTAssertTrue(step.after.allSatisfy { $0 < i }, step.name)
+            if i > 0 { XCTAssertTrue(step.after.contains(0), "\(step.name) waits for kept_pending") }
+            let functionsBefore = functions.filter { $0 < i }
+            XCTAssertTrue(functionsBefore.allSatisfy(step.after.contains), "\(step.name) waits for earlier functions")
+            XCTAssertFalse(step.sql.contains("pushlog."), step.name)
+        }
+        func waits(_ a: String, for b: String) throws -> Bool {
+            try steps[XCTUnwrap(index[a])].after.contains(XCTUnwrap(index[b]))
+        }
+        XCTAssertTrue(try waits("kept_sends", for: "kept_token_facts"))
+        XCTAssertTrue(try waits("kept_responses", for: "kept_sends"))
+        XCTAssertTrue(try waits("kept_retries", for: "kept_retry_links"))
+        XCTAssertTrue(try waits("kept_hygiene_rules", for: "kept_hygiene_violation_hours"))
+        XCTAssertFalse(try waits("kept_registers", for: "kept_sends"), "independent steps run at once")
+    }
+
+    func testStepsRunAfterTheirWaitsAndStopAtAnError() throws {
+        let steps = (0..<12).map { (i: Int) -> ClickHouseQueries.FactsStep in
+            var after: [Int] = i == 0 ? [] : [0]
+            if i % 3 == 0 && i > 0 { after += [i - 1, i - 2] }
+            return ClickHouseQueries.FactsStep(name: "s\(i)", sql: "", after: after)
+        }
+        let log = Log()
+        try ClickHouseFacts.run(steps, width: 3) { step in
+            let i = Int(step.name.dropFirst())!
+            log.add(.start(i))
+            Thread.sleep(forTimeInterval: 0.002)
+            log.add(.end(i))
+        }
+        let events = log.events
+        func at(_ e: Log.Event) -> Int { events.firstIndex(of: e)! }
+        for (i, step) in steps.enumerated() {
+            for w in step.after { XCTAssertLessThan(at(.end(w)), at(.start(i)), "s\(i) after s\(w)") }
+        }
+        XCTAssertEqual(events.count, 24)
+
+        struct Failed: Error {}
+        let tried = Log()
+        XCTAssertThrowsError(
+            try ClickHouseFacts.run(steps, width: 2) { step in
+                tried.add(.start(Int(step.name.dropFirst())!))
+                if step.name == "s0" { throw Failed() }
+            }
+        ) { XCTAssertTrue($0 is Failed) }
+        XCTAssertEqual(tried.events, [.start(0)], "nothing starts after a failed step")
+    }
+
+    private final class Log: @unchecked Sendable {
+        enum Event: Equatable {
+            case start(Int)
+            case end(Int)
+        }
+        private let lock = NSLock()
+        private var list: [Event] = []
+        func add(_ e: Event) { lock.withLock { list.append(e) } }
+        var events: [Event] { lock.withLock { list } }
+    }
+}
