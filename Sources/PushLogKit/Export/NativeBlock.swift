@@ -36,7 +36,9 @@ enum NativeBlock {
             header.append(h)
         }
         var sizes = [Int](repeating: 0, count: columns.count)
-        walk(rows, count: count, columns) { c, _, value in sizes[c] += value.count }
+        sizes.withUnsafeMutableBufferPointer { size in
+            walk(rows, count: count, columns) { c, _, value in size[c] += value.count }
+        }
         // Where each column's null map and values start.
         var start: [UInt8] = []
         RecordRows.appendVarint(UInt64(columns.count), &start)
@@ -51,6 +53,7 @@ enum NativeBlock {
             total += sizes[c]
         }
         var block = Data(count: total)
+        let nullable = columns.map(\.nullable)
         block.withUnsafeMutableBytes { raw in
             let out = raw.bindMemory(to: UInt8.self)
             var at = 0
@@ -65,15 +68,19 @@ enum NativeBlock {
                 put(header[c])
                 at += (columns[c].nullable ? count : 0) + sizes[c]
             }
-            walk(rows, count: count, columns) { c, isNull, value in
-                if columns[c].nullable {
-                    out[nullsAt[c]] = isNull
-                    nullsAt[c] += 1
+            nullsAt.withUnsafeMutableBufferPointer { nullAt in
+                valuesAt.withUnsafeMutableBufferPointer { valueAt in
+                    walk(rows, count: count, columns) { c, isNull, value in
+                        if nullable[c] {
+                            out[nullAt[c]] = isNull
+                            nullAt[c] += 1
+                        }
+                        if let from = value.base.baseAddress, !value.isEmpty {
+                            (out.baseAddress! + valueAt[c]).update(from: from + value.startIndex, count: value.count)
+                        }
+                        valueAt[c] += value.count
+                    }
                 }
-                if let from = value.base.baseAddress, !value.isEmpty {
-                    (out.baseAddress! + valuesAt[c]).update(from: from + value.startIndex, count: value.count)
-                }
-                valuesAt[c] += value.count
             }
         }
         return block
@@ -85,23 +92,28 @@ enum NativeBlock {
         _ rows: [UInt8], count: Int, _ columns: [Column], _ visit: (Int, UInt8, UnsafeBufferPointer<UInt8>.SubSequence) -> Void
     ) {
         let zeros = [UInt8](repeating: 0, count: 16)
+        // Each column's layout as plain numbers (a string's width is -1): reading a `Column` per
+        // value would retain its two strings each time, most of this loop's cost.
+        let widths = columns.map { column -> Int in
+            if case .fixed(let width) = column.layout { return width }
+            return -1
+        }
+        let nullable = columns.map(\.nullable)
         zeros.withUnsafeBufferPointer { zero in
             rows.withUnsafeBufferPointer { p in
                 var at = 0
                 for _ in 0..<count {
-                    for (c, column) in columns.enumerated() {
-                        if column.nullable && p[at] != 0 {
+                    for c in 0..<widths.count {
+                        let width = widths[c]
+                        if nullable[c] {
                             at += 1
-                            switch column.layout {
-                            case .string: visit(c, 1, zero[0..<1])
-                            case .fixed(let width): visit(c, 1, zero[0..<width])
+                            if p[at - 1] != 0 {
+                                visit(c, 1, zero[0..<max(width, 1)])  // a string's default: length 0
+                                continue
                             }
-                            continue
                         }
-                        if column.nullable { at += 1 }
                         let first = at
-                        switch column.layout {
-                        case .string:
+                        if width < 0 {
                             var length = 0, shift = 0
                             while true {
                                 let byte = p[at]
@@ -111,7 +123,7 @@ enum NativeBlock {
                                 if byte < 0x80 { break }
                             }
                             at += length
-                        case .fixed(let width):
+                        } else {
                             at += width
                         }
                         visit(c, 0, p[first..<at])
