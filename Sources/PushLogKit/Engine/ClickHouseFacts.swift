@@ -75,22 +75,29 @@ public enum ClickHouseFacts {
     /// memory of a large history's joins for little.
     static let rebuildWidth = 2
 
-    /// Runs the steps, each once those it waits for are done, `width` at once. After an error no
-    /// step starts; the error is thrown once the running ones end.
+    /// Runs the steps, each once those it waits for are done, `width` at once, each on a thread of
+    /// its own (the waits are the server's, so the client's core count does not bound them). After
+    /// an error no step starts; the error is thrown once the running ones end.
     static func run(
-        _ steps: [ClickHouseQueries.FactsStep], width: Int, _ body: @Sendable (ClickHouseQueries.FactsStep) throws -> Void
+        _ steps: [ClickHouseQueries.FactsStep], width: Int, _ body: @escaping @Sendable (ClickHouseQueries.FactsStep) throws -> Void
     ) throws {
         let schedule = Schedule(steps)
-        DispatchQueue.concurrentPerform(iterations: width) { _ in
-            while let i = schedule.next() {
-                do {
-                    try body(steps[i])
-                    schedule.finish(i, nil)
-                } catch {
-                    schedule.finish(i, error)
+        let workers = DispatchGroup()
+        for _ in 0..<max(width, 1) {
+            workers.enter()
+            Thread {
+                defer { workers.leave() }
+                while let i = schedule.next() {
+                    do {
+                        try body(steps[i])
+                        schedule.finish(i, nil)
+                    } catch {
+                        schedule.finish(i, error)
+                    }
                 }
-            }
+            }.start()
         }
+        workers.wait()
         if let e = schedule.failure { throw e }
     }
 
@@ -107,6 +114,7 @@ public enum ClickHouseFacts {
         private let preferred: [Int]
 
         init(_ steps: [ClickHouseQueries.FactsStep]) {
+            for (i, step) in steps.enumerated() { precondition(step.after.allSatisfy { $0 < i }, "a step waits for a later one") }
             self.steps = steps
             var waiting = Array(repeating: Set<Int>(), count: steps.count)
             for i in steps.indices.reversed() {

@@ -104,10 +104,17 @@ public struct ClickHouseIngest {
         if added { try ClickHouseFacts.ensure(client) }
     }
 
-    /// Creates the database, tables, views and functions the reports read (idempotent).
+    /// Creates the database, tables, views and functions the reports read (idempotent). A server
+    /// too old to know one of the schema's newer table settings gets the table without it.
     public func createSchema() throws {
         for statement in ClickHouseQueries.schemaStatements(database: client.url.database) {
-            _ = try client.execute(statement, inDatabase: false)
+            do {
+                _ = try client.execute(statement, inDatabase: false)
+            } catch let e as ClickHouseError where e.code == ClickHouseQueries.unknownSetting {
+                let older = ClickHouseQueries.withoutNewerSettings(statement)
+                if older == statement { throw e }
+                _ = try client.execute(older, inDatabase: false)
+            }
         }
     }
 

@@ -33,6 +33,20 @@ enum ClickHouseQueries {
         return statements(sql)
     }
 
+    /// Table settings of recent ClickHouse releases that schema.sql uses: they tune merges and
+    /// change no figure, so an older server, which refuses a setting it does not know, gets the
+    /// table without them.
+    static let newerSettings = ["merge_selector_base"]
+    /// ClickHouse's error code for a setting it does not know.
+    static let unknownSetting = 115
+
+    /// The statement without its `, SETTING = value` for each of `newerSettings`.
+    static func withoutNewerSettings(_ sql: String) -> String {
+        newerSettings.reduce(sql) { sql, name in
+            sql.replacingOccurrences(of: #",\s*\#(name)\s*=\s*[^,;\s]+"#, with: "", options: .regularExpression)
+        }
+    }
+
     /// The statements that rebuild the kept facts (facts.sql), in order.
     static func factsStatements(database: String) -> [String] {
         statements(qualified(String(decoding: facts, as: UTF8.self), database: database))
@@ -52,7 +66,8 @@ enum ClickHouseQueries {
     /// notes the records' state before any is read), every function before it (a function may
     /// call another, so a statement can reach one it does not name), and every statement that
     /// creates a name it mentions. A statement that creates nothing waits for all before it, and
-    /// all after it wait for it.
+    /// all after it wait for it. So facts.sql names what a statement reads in its text (no table
+    /// name built at run time), and reads only what was created before it.
     static func factsSteps(database: String) -> [FactsStep] {
         let creates = try! NSRegularExpression(pattern: #"^CREATE OR REPLACE (TABLE|VIEW|FUNCTION) (?:[`\w]+\.)?(\w+)"#)
         let word = try! NSRegularExpression(pattern: #"\w+"#)
@@ -64,7 +79,7 @@ enum ClickHouseQueries {
             let i = steps.count
             let text = sql as NSString
             guard let m = creates.firstMatch(in: sql, range: NSRange(location: 0, length: text.length)) else {
-                steps.append(FactsStep(name: String(sql.prefix(40)), sql: sql, after: Array(0..<i)))
+                steps.append(FactsStep(name: String(sql.prefix(while: { $0 != "\n" }).prefix(40)), sql: sql, after: Array(0..<i)))
                 barrier = i
                 continue
             }

@@ -108,7 +108,7 @@ enum NativeBlock {
                         if nullable[c] {
                             at += 1
                             if p[at - 1] != 0 {
-                                visit(c, 1, zero[0..<max(width, 1)])  // a string's default: length 0
+                                visit(c, 1, zero[0..<(width < 0 ? 1 : width)])  // a string's default: length 0
                                 continue
                             }
                         }

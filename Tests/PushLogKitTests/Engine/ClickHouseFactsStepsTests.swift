@@ -27,6 +27,24 @@ final class ClickHouseFactsStepsTests: XCTestCase {
         XCTAssertTrue(try waits("kept_retries", for: "kept_retry_links"))
         XCTAssertTrue(try waits("kept_hygiene_rules", for: "kept_hygiene_violation_hours"))
         XCTAssertFalse(try waits("kept_registers", for: "kept_sends"), "independent steps run at once")
+        // A step must not read a name that a later step creates (it would run before, or beside, it).
+        for (i, step) in steps.enumerated() {
+            let words = Set(step.sql.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
+            for (j, later) in steps.enumerated() where j > i {
+                XCTAssertFalse(words.contains(later.name), "\(step.name) mentions \(later.name), created after it")
+            }
+        }
+    }
+
+    /// An older server refuses a table setting it does not know: the schema's records table is
+    /// created without the newer ones, and keeps the others.
+    func testAnOlderServerGetsTheTableWithoutNewerSettings() throws {
+        let records = try XCTUnwrap(
+            ClickHouseQueries.schemaStatements(database: "eu").first { $0.hasPrefix("CREATE TABLE IF NOT EXISTS `eu`.records") })
+        XCTAssertTrue(records.contains("merge_selector_base"))
+        let older = ClickHouseQueries.withoutNewerSettings(records)
+        XCTAssertFalse(older.contains("merge_selector_base"))
+        XCTAssertTrue(older.hasSuffix("SETTINGS non_replicated_deduplication_window = 10000"), String(older.suffix(80)))
     }
 
     func testStepsRunAfterTheirWaitsAndStopAtAnError() throws {
@@ -49,19 +67,26 @@ final class ClickHouseFactsStepsTests: XCTestCase {
         }
         XCTAssertEqual(events.count, 24)
 
+        // s1 fails while s0 runs: s0 ends, and neither s2 (after s1) nor s3 (after s0) starts.
         struct Failed: Error {}
+        let failing = [[], [], [1], [0]].enumerated().map { ClickHouseQueries.FactsStep(name: "s\($0)", sql: "", after: $1) }
         let tried = Log()
         XCTAssertThrowsError(
-            try ClickHouseFacts.run(steps, width: 2) { step in
-                tried.add(.start(Int(step.name.dropFirst())!))
-                if step.name == "s0" { throw Failed() }
+            try ClickHouseFacts.run(failing, width: 2) { step in
+                let i = Int(step.name.dropFirst())!
+                tried.add(.start(i))
+                if i == 1 { throw Failed() }
+                // s0 ends well after s1 has failed.
+                for _ in 0..<500 where !tried.events.contains(.start(1)) { Thread.sleep(forTimeInterval: 0.01) }
+                Thread.sleep(forTimeInterval: 0.1)
+                tried.add(.end(i))
             }
         ) { XCTAssertTrue($0 is Failed) }
-        XCTAssertEqual(tried.events, [.start(0)], "nothing starts after a failed step")
+        XCTAssertEqual(Set(tried.events), [.start(0), .start(1), .end(0)], "nothing starts after a failed step")
     }
 
     private final class Log: @unchecked Sendable {
-        enum Event: Equatable {
+        enum Event: Hashable {
             case start(Int)
             case end(Int)
         }
