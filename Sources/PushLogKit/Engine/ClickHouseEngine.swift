@@ -44,14 +44,14 @@ public final class ClickHouseEngine: ReportEngine {
     }
 
     /// The sections at once, each on its own connection: the server plans and runs queries in
-    /// parallel, and a report's time is mostly the planning of each of its sections. As many at
-    /// once as this machine has cores; the first error in `sections`' order is thrown.
+    /// parallel, and a report's time is mostly the planning of each of its sections. The first
+    /// error in `sections`' order is thrown.
     public func sections(of report: String, _ sections: [(name: String, sql: String)], parameters: [String: SQLValue]) throws
         -> [ResultTable]
     {
         func run() -> Results {
             let results = Results(count: sections.count)
-            DispatchQueue.concurrentPerform(iterations: sections.count) { i in
+            ServerWaits.run(sections.count) { i in
                 let (name, sql) = sections[i]
                 results.set(
                     i, Result { try PhaseTimer.measure("\(report).\(name)") { try section(name, sql: sql, parameters: parameters) } })

@@ -75,29 +75,21 @@ public enum ClickHouseFacts {
     /// memory of a large history's joins for little.
     static let rebuildWidth = 2
 
-    /// Runs the steps, each once those it waits for are done, `width` at once, each on a thread of
-    /// its own (the waits are the server's, so the client's core count does not bound them). After
-    /// an error no step starts; the error is thrown once the running ones end.
-    static func run(
-        _ steps: [ClickHouseQueries.FactsStep], width: Int, _ body: @escaping @Sendable (ClickHouseQueries.FactsStep) throws -> Void
-    ) throws {
+    /// Runs the steps, each once those it waits for are done, `width` at once. After an error no
+    /// step starts; the error is thrown once the running ones end.
+    static func run(_ steps: [ClickHouseQueries.FactsStep], width: Int, _ body: (ClickHouseQueries.FactsStep) throws -> Void) throws {
         let schedule = Schedule(steps)
-        let workers = DispatchGroup()
-        for _ in 0..<max(width, 1) {
-            workers.enter()
-            Thread {
-                defer { workers.leave() }
-                while let i = schedule.next() {
-                    do {
-                        try body(steps[i])
-                        schedule.finish(i, nil)
-                    } catch {
-                        schedule.finish(i, error)
-                    }
+        let threads = max(width, 1)
+        ServerWaits.run(threads, width: threads) { _ in
+            while let i = schedule.next() {
+                do {
+                    try body(steps[i])
+                    schedule.finish(i, nil)
+                } catch {
+                    schedule.finish(i, error)
                 }
-            }.start()
+            }
         }
-        workers.wait()
         if let e = schedule.failure { throw e }
     }
 
