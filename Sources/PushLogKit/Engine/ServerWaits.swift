@@ -12,33 +12,42 @@ enum ServerWaits {
     /// it finishes one; returns when all have returned.
     static func run(_ count: Int, width: Int = width, _ body: (Int) -> Void) {
         withoutActuallyEscaping(body) { body in
-            // Safe to share: every thread ends before `run` returns, so `body` outlives them all.
-            let shared = Shared(body: body)
+            let shared = Shared(body, count: count)
             let done = DispatchGroup()
             for _ in 0..<min(count, max(width, 1)) {
                 done.enter()
                 Thread {
-                    while let i = shared.next(below: count) { shared.body(i) }
+                    while let (body, i) = shared.next() { body(i) }
                     done.leave()
                 }.start()
             }
             done.wait()
+            // A thread may still hold `shared` for a moment after its last call: the body must not
+            // outlive this block, so `shared` lets go of it here.
+            shared.drop()
         }
     }
 
     private final class Shared: @unchecked Sendable {
-        let body: (Int) -> Void
         private let lock = NSLock()
+        private var body: ((Int) -> Void)?
+        private let count: Int
         private var taken = 0
 
-        init(body: @escaping (Int) -> Void) { self.body = body }
+        init(_ body: @escaping (Int) -> Void, count: Int) {
+            self.body = body
+            self.count = count
+        }
 
-        func next(below count: Int) -> Int? {
+        /// The body and the next index to call it with; nil when all are taken.
+        func next() -> ((Int) -> Void, Int)? {
             lock.withLock {
-                guard taken < count else { return nil }
+                guard taken < count, let body else { return nil }
                 defer { taken += 1 }
-                return taken
+                return (body, taken)
             }
         }
+
+        func drop() { lock.withLock { body = nil } }
     }
 }

@@ -16,6 +16,11 @@ final class ServerWaitsTests: XCTestCase {
         ServerWaits.run(0) { _ in XCTFail("nothing to run") }
     }
 
+    /// The body is not escaping: a thread that still holds it when `run` returns is a crash.
+    func testManyRoundsReturnCleanly() {
+        for _ in 0..<3000 { ServerWaits.run(3) { _ in } }
+    }
+
     private final class Seen: @unchecked Sendable {
         private let lock = NSLock()
         private var now = 0
