@@ -39,8 +39,10 @@ class Server:
             self.base, self.user, self.password = f"{u.scheme}://{u.hostname}:{u.port or 8123}", u.username or "default", urllib.parse.unquote(u.password or "")
             return
         port_file = os.path.join(tmp, "port")
+        self.fault_file = os.path.join(tmp, "fault")
         self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "clickhouse_http.py"), "--port-file", port_file,
-                                      "--path", os.path.join(tmp, "chdb"), "--user", USER, "--password", PASSWORD],
+                                      "--path", os.path.join(tmp, "chdb"), "--user", USER, "--password", PASSWORD,
+                                      "--fault-file", self.fault_file],
                                      stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "front.log"), "w"))
         for _ in range(600):
             if os.path.exists(port_file) or self.proc.poll() is not None:
@@ -454,16 +456,20 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
     env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="23")
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
     server.query(f"SYSTEM STOP MERGES {chdb}.records")
-    kills, partial = 0, 0
+    kills, partial, announced = 0, 0, 0
     for delay in (0.15, 0.3, 0.5, 0.8, 1.1, 1.5, 2.0, 2.6):
         kills += killed_after(a.pushlog, ch, inputs, env, delay)
         # A file left half sent: the kill landed inside a file, between or during its batches.
         partial += int(server.query("SELECT count() FROM sources FINAL WHERE complete = 0 AND batches_done > 0", chdb)[0][0])
+        # A block of several files' last rows announced and not settled: the kill landed between
+        # its announcement and its members' final rows (the next run sends it again).
+        announced += int(server.query("SELECT uniqExact(pending_block) FROM sources FINAL WHERE pending_block != ''", chdb)[0][0])
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env, ok=(0, 1))
     want = sum(r["records"] for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"])
     raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
     final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
-    print(f"clickhouse-cli-check: direct ingest: {kills} kills ({partial} times a file was left half sent), then a re-run: "
+    print(f"clickhouse-cli-check: direct ingest: {kills} kills ({partial} times a file was left half sent, {announced} times a "
+          f"shared block announced and not settled), then a re-run: "
           f"{raw} rows ({final} after FINAL); SQLite {want}")
     if kills < 4 or partial == 0:
         problems.append(f"direct ingest: only {kills} kills, {partial} inside a file: the kills did not interrupt enough")
@@ -515,6 +521,60 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
         problems.append(f"direct ingest rejects: {raw_rejects} raw rows for {len(want_rejects)} rejected lines (a block twice)")
     server.query(f"SYSTEM START MERGES {chdb}.records")
 
+
+
+def check_shared_blocks(a, server, tmp, inputs, problems):
+    """A block of several files' last rows, stopped at each point between its announcement and
+    its members' final rows, then a re-run: exact raw counts and complete sources rows. The front
+    holds or drops the block's insert (--fault-file), so the kill lands there every time:
+      - before: the run killed while the server has not yet run the insert; the re-run sends the
+        block again at once, and the first insert, run later, is dropped;
+      - after: the insert ran, the run killed before its final rows;
+      - drop: the request lost on the way (the run fails); the re-run sends it.
+    A file arrives before the re-run and is read first, so the re-run's own blocks hold other
+    files than the stopped one's."""
+    if server.proc is None:
+        print("clickhouse-cli-check: shared blocks: skipped on a real server (the faults are the front's)")
+        return
+    arrived = os.path.join(ROOT, "Tests", "Fixtures", "pinpoint.ndjson")
+    ref = os.path.join(tmp, "shared-ref.db")
+    run([a.pushlog, "--db", ref, "ingest", "--quiet", arrived] + inputs, ok=(0, 1))
+    want = sum(r["records"] for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"])
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="29")
+    for mode in ("before", "after", "drop"):
+        chdb = f"pushlog_check_shared_{mode}"
+        server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+        ch = server.url(chdb)
+        run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+        server.query(f"SYSTEM STOP MERGES {chdb}.records")
+        with open(server.fault_file, "w") as f:
+            f.write(f"{mode} 4 shared:\n")
+        p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        announced, deadline = 0, time.time() + 60
+        while not announced and p.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+            announced = int(server.query("SELECT count() FROM sources FINAL WHERE pending_block != ''", chdb)[0][0])
+        if mode != "drop":
+            time.sleep(0.3)  # the block's request reaches the front
+            p.send_signal(signal.SIGKILL)
+        p.wait()
+        announced = int(server.query("SELECT count() FROM sources FINAL WHERE pending_block != ''", chdb)[0][0])
+        os.remove(server.fault_file)
+        run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", arrived] + inputs, env=env, ok=(0, 1))
+        time.sleep(4.5)  # the held insert, if any, has run
+        raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+        final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+        left = server.query("SELECT countIf(complete = 0), countIf(pending_block != '') FROM sources FINAL "
+                            "WHERE path NOT LIKE '%empty.ndjson'", chdb)[0]
+        print(f"clickhouse-cli-check: shared block stopped {mode} its insert ({announced} files announced, run exit "
+              f"{p.returncode}), then a re-run: {raw} rows ({final} after FINAL); SQLite {want}")
+        if not announced:
+            problems.append(f"shared block {mode}: no block was announced before the run ended (nothing tested)")
+        if raw != want or final != want or int(left[0]) or int(left[1]):
+            problems.append(f"shared block stopped {mode} its insert, then a re-run: {raw} raw rows, {final} after FINAL, "
+                            f"{left[0]} files incomplete, {left[1]} blocks unsettled; want {want}")
+        server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
 
 
 def check_follow(a, server, tmp, problems):
@@ -621,6 +681,7 @@ def main():
                 check_commands(a, server, ch, chdb_name, db, problems)
                 check_kill(a, server, tmp, [logs] + fixtures, problems)
                 check_direct_ingest(a, server, tmp, logs, fixtures, problems)
+                check_shared_blocks(a, server, tmp, [logs] + fixtures, problems)
                 check_follow(a, server, tmp, problems)
                 check_listings(a, checked, problems, counts)
         finally:

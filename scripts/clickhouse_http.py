@@ -20,10 +20,17 @@ on a server; anything else (CREATE DATABASE, DROP, ALTER, ...) runs alone, after
 flight. Not a server to deploy.
 
   scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--port-file F]
+                             [--fault-file F]
 --port 0 picks a free port; the port is printed on stdout as `listening on PORT` (and written to
 --port-file), after which requests are served until SIGTERM/SIGINT.
+
+For the exactly-once checks, --fault-file names a file that, while it exists, holds one line
+`MODE SECONDS PREFIX`: a request whose `insert_deduplication_token` starts with PREFIX is held
+SECONDS before it runs (`before`: a busy server still working on an insert whose client is
+gone), run and then held before its answer (`after`), or read and dropped without an answer or
+running (`drop`: a connection lost on the way).
 """
-import argparse, base64, os, re, signal, sys, tempfile, threading, urllib.parse
+import argparse, base64, os, re, signal, sys, tempfile, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # URL keys that are not settings.
@@ -115,6 +122,15 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     engine: Engine = None
     user, password = "default", ""
+    fault_file = None
+
+    def fault(self, token):
+        """The fault the --fault-file asks for this request: (mode, seconds) or None."""
+        try:
+            mode, seconds, prefix = open(self.fault_file).read().split()
+        except (TypeError, OSError, ValueError):
+            return None
+        return (mode, float(seconds)) if token.startswith(prefix) else None
 
     def log_message(self, *a):
         pass
@@ -188,10 +204,18 @@ class Handler(BaseHTTPRequestHandler):
             if not IDENT.match(one["database"]):
                 return self.error(400, "Code: 81. DB::Exception: Database name is not an identifier. (UNKNOWN_DATABASE)")
             settings.setdefault("database", one["database"])
+        fault = self.fault(settings.get("insert_deduplication_token", "")) if self.fault_file else None
+        if fault and fault[0] == "drop":
+            self.close_connection = True
+            return
+        if fault and fault[0] == "before":
+            time.sleep(fault[1])  # outside the gate: other requests, DDL too, go on meanwhile
         try:
             out = self.engine.run(sql, fmt, params, settings, data)
         except Exception as e:
             return self.error(500, str(e))
+        if fault and fault[0] == "after":
+            time.sleep(fault[1])
         self.reply(200, out, [("Content-Type", "text/plain; charset=UTF-8"), ("X-ClickHouse-Format", fmt)])
 
 
@@ -203,10 +227,12 @@ def main():
     ap.add_argument("--user", default="default")
     ap.add_argument("--password", default="")
     ap.add_argument("--port-file", help="write the port here once listening")
+    ap.add_argument("--fault-file", help="hold or drop some inserts while this file exists (see above)")
     a = ap.parse_args()
     path = a.path or tempfile.mkdtemp(prefix="pushlog-chdb-")
     Handler.engine = Engine(path)
     Handler.user, Handler.password = a.user, a.password
+    Handler.fault_file = a.fault_file
     server = ThreadingHTTPServer((a.host, a.port), Handler)
     server.daemon_threads = True
     port = server.server_address[1]

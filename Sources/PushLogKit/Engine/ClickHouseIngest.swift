@@ -13,8 +13,10 @@ import Foundation
 /// its progress row was written) is dropped by the server. After each full batch the file's row
 /// in `sources` records how many rows are in; a re-run does the same read and sends the rows
 /// after them, and skips a file whose fingerprint matches a complete row without reading it. The
-/// records table also collapses a record seen twice (its key holds the record identity), which
-/// covers a file whose bytes changed and is read whole again under a new name.
+/// rows after a read's last full batch go into a block shared with other files' (`SharedBlock`,
+/// announced before it is sent and settled first by a re-run). The records table also collapses
+/// a record seen twice (its key holds the record identity), which covers a file whose bytes
+/// changed and is read whole again under a new name.
 public struct ClickHouseIngest {
     public let client: ClickHouseClient
     public var options = IngestOptions()
@@ -33,16 +35,22 @@ public struct ClickHouseIngest {
         var problems: [String] = []
         let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
         summary.problems = problems
+        let pool = ChunkPool(limit: 6)
+        try settleSharedBlocks(pool)
         let inserts = InsertQueue()
         defer { inserts.close() }
-        let pool = ChunkPool(limit: 6)
+        let shared = SharedBlock()
+        var read: [InputFile] = []
         for f in files {
             guard !f.isStdin else {
                 summary.problems.append("-: stdin cannot be resumed; ClickHouse ingest reads files (save it to a file first)")
                 continue
             }
-            summary.files.append(try file(InputFile(path: SourcePaths.canonical(f.path), named: f.named), inserts, pool))
+            read.append(InputFile(path: SourcePaths.canonical(f.path), named: f.named))
         }
+        let known = try sourceStates(paths: read.map(\.path))
+        for f in read { summary.files.append(try file(f, known[f.path], inserts, pool, shared)) }
+        try send(shared, inserts)
         try inserts.wait()
         pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
@@ -62,9 +70,11 @@ public struct ClickHouseIngest {
     /// them first; the follow rebuilds them when it stops. `report` gets each round that read.
     public func follow(paths: [String], interval: Double, stop: () -> Bool, report: (IngestSummary) -> Void) throws {
         try createSchema()
+        let pool = ChunkPool(limit: 6)
+        try settleSharedBlocks(pool)
         let inserts = InsertQueue()
         defer { inserts.close() }
-        let pool = ChunkPool(limit: 6)
+        let shared = SharedBlock()
         var gzipSeen: [String: (Int64, Int64)] = [:]
         /// Files refused whole, by fingerprint: looked at again only once they change.
         var refused: [String: String] = [:]
@@ -73,7 +83,9 @@ public struct ClickHouseIngest {
         while !stop() {
             var summary = IngestSummary()
             var problems: [String] = []
-            for f in SourcePaths.unique(FileWalker.expand(paths, problems: &problems)) where !f.isStdin {
+            let round = SourcePaths.unique(FileWalker.expand(paths, problems: &problems)).filter { !$0.isStdin }
+            let known = try sourceStates(paths: round.map(\.path))
+            for f in round {
                 if Follower.isGzip(f.path), let st = Follower.stat(f.path) {
                     let now = (st.size, st.mtime)
                     defer { gzipSeen[f.path] = now }
@@ -81,7 +93,7 @@ public struct ClickHouseIngest {
                 }
                 let fingerprint = try? ClickHouseIngest.fingerprint(f.path)
                 if let fingerprint, refused[f.path] == fingerprint { continue }
-                var fs = try file(f, inserts, pool)
+                var fs = try file(f, known[f.path], inserts, pool, shared)
                 if fs.refused != nil { refused[f.path] = fingerprint }
                 if fs.error == truncated {
                     fs.complete = true
@@ -90,6 +102,7 @@ public struct ClickHouseIngest {
                 }
                 summary.files.append(fs)
             }
+            try send(shared, inserts)
             try inserts.wait()
             summary.problems = problems
             added = added || summary.totalRecords > 0
@@ -122,6 +135,7 @@ public struct ClickHouseIngest {
 
     /// What `sources` holds of a file: how far it was read and sent.
     struct SourceState {
+        var path = ""
         var fingerprint = ""
         var batchesDone = 0
         var complete = false
@@ -135,38 +149,69 @@ public struct ClickHouseIngest {
         var segment = ""
         var rowsDone = 0
         var pendingRows = 0
+        /// The shared block its last rows went in, announced and not yet settled, and how many
+        /// files' rows it holds.
+        var pendingBlock = ""
+        var blockMembers = 0
         /// The counts of the row (`n_send`, ..., `first_time_ms`), as text.
         var counts: [String: String] = [:]
 
         static let countColumns =
             EventKind.allCases.map { "n_" + $0.name } + ["duplicates", "rejects", "skipped", "ignored", "first_time_ms", "last_time_ms"]
+
+        /// Whether `path` is still the file this row describes, maybe grown: not smaller than it
+        /// was, and the same first bytes (the SQLite ingest's rule).
+        func isSameFile(_ path: String, size: Int64?) -> Bool {
+            let was = fingerprint.split(separator: ":").last.flatMap { Int64($0) } ?? Int64.max
+            return headLength > 0 && (size ?? 0) >= was && Ingester.headHash(path, length: headLength) == headHash
+        }
     }
 
-    func sourceState(_ path: String) throws -> SourceState? {
-        let cols =
-            ["fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
-            + ["segment_base", "segment", "rows_done", "pending_rows"] + SourceState.countColumns
-        let t = try client.table(
-            "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE path = {path:String}",
-            params: ["path": path])
-        guard let row = t.rows.first else { return nil }
-        func text(_ i: Int) -> String { if case .text(let s) = row[i] { return s } else { return "" } }
-        func int(_ i: Int) -> Int64 { if case .int(let n) = row[i] { return n } else { return 0 } }
-        var s = SourceState(
-            fingerprint: text(0), batchesDone: Int(int(1)), complete: int(2) == 1, readOffset: int(3), lines: Int(int(4)),
-            headLength: Int(int(5)), headHash: text(6), segmentOffset: int(7), segmentLines: Int(int(8)), segmentBase: text(9),
-            segment: text(10), rowsDone: Int(int(11)), pendingRows: Int(int(12)))
-        for (i, c) in SourceState.countColumns.enumerated() {
-            if case .int(let n) = row[13 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+    /// The `sources` rows of `paths`, by path (asked for a few hundred paths at a time).
+    func sourceStates(paths: [String]) throws -> [String: SourceState] {
+        var states: [String: SourceState] = [:]
+        var at = 0
+        while at < paths.count {
+            let part = Array(paths[at..<min(paths.count, at + 500)])
+            at += part.count
+            for s in try sourceStates(where: "path IN {paths:Array(String)}", params: ["paths": ClickHouseStatements.array(part)]) {
+                states[s.path] = s
+            }
         }
-        return s
+        return states
+    }
+
+    /// The `sources` rows that meet `condition`.
+    func sourceStates(where condition: String, params: [String: String] = [:]) throws -> [SourceState] {
+        let cols =
+            ["path", "fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset"]
+            + ["segment_lines", "segment_base", "segment", "rows_done", "pending_rows", "pending_block", "block_members"]
+            + SourceState.countColumns
+        let t = try client.table(
+            "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE \(condition)", params: params)
+        return t.rows.map { row in
+            func text(_ i: Int) -> String { if case .text(let s) = row[i] { return s } else { return "" } }
+            func int(_ i: Int) -> Int64 { if case .int(let n) = row[i] { return n } else { return 0 } }
+            var s = SourceState(
+                path: text(0), fingerprint: text(1), batchesDone: Int(int(2)), complete: int(3) == 1, readOffset: int(4),
+                lines: Int(int(5)), headLength: Int(int(6)), headHash: text(7), segmentOffset: int(8), segmentLines: Int(int(9)),
+                segmentBase: text(10), segment: text(11), rowsDone: Int(int(12)), pendingRows: Int(int(13)), pendingBlock: text(14),
+                blockMembers: Int(int(15)))
+            for (i, c) in SourceState.countColumns.enumerated() {
+                if case .int(let n) = row[16 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+            }
+            return s
+        }
     }
 
     /// One file: skipped when unchanged; else read from where an earlier run stopped (a file
     /// that grew since a complete read, with the same first bytes: from its end then; a run killed
     /// half-way with the file unchanged: from where that run started, sending only its missing
-    /// batches) or from the start, and its batches queued.
-    func file(_ f: InputFile, _ inserts: InsertQueue, _ pool: ChunkPool) throws -> FileSummary {
+    /// batches) or from the start, and its batches queued; the rows after its last full batch
+    /// join `shared`, which sends the file's final row after them.
+    func file(_ f: InputFile, _ known: SourceState?, _ inserts: InsertQueue, _ pool: ChunkPool, _ shared: SharedBlock) throws
+        -> FileSummary
+    {
         let started = Date()
         var fs = FileSummary(path: f.path)
         defer { fs.seconds = Date().timeIntervalSince(started) }
@@ -178,22 +223,21 @@ public struct ClickHouseIngest {
         var skip = 0
         var pending = 0
         var resumed: String?
-        if let known = try sourceState(path) {
+        if let known {
             if known.fingerprint == fingerprint && known.complete {
                 fs.unchanged = true
                 return fs
             }
-            // Not smaller than it was, and the same first bytes: the same file, maybe grown (SQLite's rule).
-            let size = known.fingerprint.split(separator: ":").last.flatMap { Int64($0) } ?? Int64.max
-            let same =
-                known.headLength > 0 && (st?.size ?? 0) >= size && Ingester.headHash(path, length: known.headLength) == known.headHash
+            let same = known.isSameFile(path, size: st?.size)
             if same && !known.complete && known.segment != "" {
                 // A run stopped half-way: the same read again, from the same start, the same
                 // batches (named by their first row), the rows it got in skipped.
                 start = (known.segmentOffset, known.segmentLines)
                 base = known.segmentBase
                 skip = known.rowsDone
-                pending = known.pendingRows
+                // Rows announced alone, by an earlier version that sent a read's last rows as a
+                // batch of their own: cut the same batch again.
+                pending = known.pendingBlock == "" ? known.pendingRows : 0
                 resumed = known.segment
             } else if same && known.complete {
                 start = (known.readOffset, known.lines)
@@ -233,30 +277,18 @@ public struct ClickHouseIngest {
             if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
             return row
         }
-        // A batch is named by the read, its first row and its size. A full one is followed by a
-        // progress row. The last one of a read, shorter, is announced first (`pending_rows`): a
-        // run killed before the read's final row cuts the same batch again from the same row
-        // even if the file grew meanwhile, so the server drops it if it had it.
-        func sendBatch(last: Bool) throws {
+        // A batch is named by the read, its first row and its size, and followed by a progress row.
+        func sendBatch() throws {
             let first = sent, n = inBatch
             batches += 1
             sent += n
             let data = NativeBlock.block(rowBinary: batch, count: n, columns: RecordRows.binaryColumns)
-            let row = state(nil), count = batches
+            let row = ClickHouseIngest.progressRow(state(nil), batches: batches, rows: sent, complete: false)
             batch.removeAll(keepingCapacity: true)
             inBatch = 0
-            try inserts.add {
-                if last {
-                    try ClickHouseIngest.progress(client, db, row, batches: count - 1, rows: first, pending: n, complete: false)
-                }
-                // optimize_on_insert 0: the server would otherwise collapse the block's equal keys
-                // as a merge does, row by row over every column, which more than doubled its
-                // cost; a batch holds no record twice (RecordRows drops a file's duplicates), and
-                // the reads are FINAL.
-                _ = try client.execute(
-                    "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT Native",
-                    settings: ["insert_deduplication_token": "\(segment):\(first):\(n)", "optimize_on_insert": "0"], data: data)
-                if !last { try ClickHouseIngest.progress(client, db, row, batches: count, rows: first + n, complete: false) }
+            try inserts.add(holdsBlock: true) {
+                try ClickHouseIngest.insertRecords(client, db, data, token: "\(segment):\(first):\(n)")
+                try ClickHouseIngest.writeSources(client, db, [row])
             }
         }
         func sendRejects(all: Bool) throws {
@@ -266,7 +298,7 @@ public struct ClickHouseIngest {
                 rows.rejects.removeFirst(cut)
                 let token = "\(segment):rejects:\(rejectBatches)"
                 rejectBatches += 1
-                try inserts.add {
+                try inserts.add(holdsBlock: true) {
                     _ = try client.execute(
                         "INSERT INTO \(db).rejects FORMAT JSONEachRow", settings: ["insert_deduplication_token": token], data: data)
                 }
@@ -284,21 +316,21 @@ public struct ClickHouseIngest {
                     }
                     inBatch += 1
                     if inBatch == batchRows || inBatch == pending {
-                        try sendBatch(last: false)
+                        try sendBatch()
                         pending = 0
                     }
                 }
             }
             try sendRejects(all: false)
         }
-        if inBatch > 0 { try sendBatch(last: true) }
+        let tail = (first: sent, rows: inBatch)
         try sendRejects(all: true)
         if !rows.metrics.isEmpty {
             // A delivery-metrics export is a few rows a day: one insert. A day sent again
             // replaces the earlier count (the table keeps the last row of a day, type and status).
             let data = ClickHouseIngest.metricRows(path, rows.metrics), token = "\(segment):metrics"
             rows.metrics = []
-            try inserts.add {
+            try inserts.add(holdsBlock: true) {
                 _ = try client.execute(
                     "INSERT INTO \(db).apple_metrics FORMAT JSONEachRow", settings: ["insert_deduplication_token": token], data: data)
             }
@@ -309,9 +341,17 @@ public struct ClickHouseIngest {
             fs.complete = false
             fs.error = "\(readError)"
         }
-        let row = state(fs.error)
-        let (total, count, complete) = (sent, batches, fs.complete)
-        try inserts.add { try ClickHouseIngest.progress(client, db, row, batches: count, rows: total, complete: complete) }
+        let stats = state(fs.error)
+        guard tail.rows > 0 else {
+            let row = ClickHouseIngest.progressRow(stats, batches: batches, rows: sent, complete: fs.complete)
+            try inserts.add { try ClickHouseIngest.writeSources(client, db, [row]) }
+            return fs
+        }
+        shared.add(
+            rows: batch, count: tail.rows,
+            announce: ClickHouseIngest.progressRow(state(nil), batches: batches, rows: tail.first, pending: tail.rows, complete: false),
+            final: ClickHouseIngest.progressRow(stats, batches: batches + 1, rows: tail.first + tail.rows, complete: fs.complete))
+        if shared.count >= batchRows { try send(shared, inserts) }
         return fs
     }
 
@@ -373,29 +413,48 @@ public struct ClickHouseIngest {
         return Data(out)
     }
 
-    /// The file's row in `sources`: written after each batch and at the end.
-    static func progress(
-        _ client: ClickHouseClient, _ db: String, _ stats: [String: String], batches: Int, rows: Int, pending: Int = 0, complete: Bool
-    ) throws {
+    /// The file's row in `sources`, as written after each batch and at the end: `stats` (the
+    /// read's counts and where it started) with how far it got.
+    static func progressRow(_ stats: [String: String], batches: Int, rows: Int, pending: Int = 0, complete: Bool) -> [String: String] {
         let now = Date().timeIntervalSince1970
         var row = stats
         row["batches_done"] = "\(batches)"
         row["rows_done"] = "\(rows)"
         row["pending_rows"] = "\(pending)"
+        row["pending_block"] = ""
+        row["block_members"] = "0"
         row["complete"] = complete ? "1" : "0"
         row["ingested_ms"] = "\(Int64(now * 1000))"
         row["version"] = "\(UInt64(now * 1_000_000))"
-        let names = row.keys.sorted()
-        let values = names.map { name -> String in
-            switch name {
-            case "path", "fingerprint", "format", "head_hash", "segment_base", "segment": return "{\(name):String}"
-            case "error": return "{\(name):Nullable(String)}"
-            case "ingested_ms", "first_time_ms", "last_time_ms": return "{\(name):Nullable(Int64)}"
-            default: return "{\(name):UInt64}"
-            }
+        return row
+    }
+
+    /// Rows of `sources` (each with the same columns) in one insert: one block, so all of them
+    /// arrive or none. Values as `progressRow` writes them: text, `\\N` for NULL.
+    static func writeSources(_ client: ClickHouseClient, _ db: String, _ rows: [[String: String]]) throws {
+        guard let names = rows.first?.keys.sorted() else { return }
+        let nullable: Set = ["error", "first_time_ms", "last_time_ms"]
+        var body = ""
+        for row in rows {
+            body += names.map { name in
+                let value = row[name] ?? ""
+                return nullable.contains(name) && value == "\\N" ? value : ClickHouseClient.parameter(value)
+            }.joined(separator: "\t")
+            body += "\n"
         }
         _ = try client.execute(
-            "INSERT INTO \(db).sources (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", "))", params: row)
+            "INSERT INTO \(db).sources (\(names.joined(separator: ", "))) FORMAT TabSeparated", data: Data(body.utf8))
+    }
+
+    /// A `Native` block of records, dropped by the server if a block with `token` arrived before.
+    static func insertRecords(_ client: ClickHouseClient, _ db: String, _ data: Data, token: String) throws {
+        // optimize_on_insert 0: the server would otherwise collapse the block's equal keys as a
+        // merge does, row by row over every column, which more than doubled its cost; a block
+        // holds no record twice (RecordRows drops a file's duplicates, and a shared block holds
+        // different files), and the reads are FINAL.
+        _ = try client.execute(
+            "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT Native",
+            settings: ["insert_deduplication_token": token, "optimize_on_insert": "0"], data: data)
     }
 
     /// Size and a hash of the first 64 KiB: a file that grew or was replaced reads differently.
@@ -445,12 +504,14 @@ public struct ClickHouseIngest {
 }
 
 /// The inserts of an ingest, run in order on a thread of their own: the next batch is parsed
-/// and encoded while one is in flight. At most one job waits besides the one running (memory:
-/// three batches). After a job fails, the rest are dropped and the failure is thrown to the
-/// caller, so a progress row is never written for a batch that did not arrive.
+/// and encoded while one is in flight. At most one job holding a block waits besides the one
+/// running (memory: three batches); progress rows queue without holding up the reader. After a
+/// job fails, the rest are dropped and the failure is thrown to the caller, so a progress row is
+/// never written for a batch that did not arrive.
 final class InsertQueue: @unchecked Sendable {
     private let cond = NSCondition()
-    private var jobs: [@Sendable () throws -> Void] = []
+    private var jobs: [(run: @Sendable () throws -> Void, holdsBlock: Bool)] = []
+    private var waitingBlocks = 0
     private var busy = false
     private var closed = false
     private var failure: Error?
@@ -460,13 +521,15 @@ final class InsertQueue: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues a job; blocks while another one waits. Throws the failure of an earlier job.
-    func add(_ job: @escaping @Sendable () throws -> Void) throws {
+    /// Queues a job; one that holds a block waits while another such job waits. Throws the
+    /// failure of an earlier job.
+    func add(holdsBlock: Bool = false, _ job: @escaping @Sendable () throws -> Void) throws {
         cond.lock()
         defer { cond.unlock() }
-        while !jobs.isEmpty && failure == nil { cond.wait() }
+        while holdsBlock && waitingBlocks > 0 && failure == nil { cond.wait() }
         if let failure { throw failure }
-        jobs.append(job)
+        jobs.append((job, holdsBlock))
+        if holdsBlock { waitingBlocks += 1 }
         cond.broadcast()
     }
 
@@ -492,15 +555,18 @@ final class InsertQueue: @unchecked Sendable {
             while jobs.isEmpty && !closed { cond.wait() }
             if jobs.isEmpty { break }
             let job = jobs.removeFirst()
+            if job.holdsBlock { waitingBlocks -= 1 }
             busy = true
+            cond.broadcast()
             cond.unlock()
             var error: Error?
-            do { try job() } catch let e { error = e }
+            do { try job.run() } catch let e { error = e }
             cond.lock()
             busy = false
             if let error, failure == nil {
                 failure = error
                 jobs.removeAll()
+                waitingBlocks = 0
             }
             cond.broadcast()
         }
