@@ -106,8 +106,9 @@ extension ClickHouseIngest {
         let st = Ingester.fileInfo(m.path)
         guard m.isSameFile(m.path, size: st?.size) else { return nil }
         var fs = FileSummary(path: m.path)
-        guard case .opened(let opened) = try OpenedStream.open(
-            InputFile(path: m.path), offset: m.segmentOffset, lines: m.segmentLines, st, options: options, &fs)
+        guard
+            case .opened(let opened) = try OpenedStream.open(
+                InputFile(path: m.path), offset: m.segmentOffset, lines: m.segmentLines, st, options: options, &fs)
         else { return nil }
         struct Enough: Error {}
         let rows = RecordRows(encoding: .rowBinary)
