@@ -75,8 +75,8 @@ ORDER BY (token, time_ms, line_hash)
 -- A retried insert (same insert_deduplication_token) adds nothing: `pushlog --clickhouse URL
 -- ingest` sends each batch with a token made of the file's fingerprint and the batch's number.
 -- (ReplicatedMergeTree keeps such a window by default: replicated_deduplication_window.)
--- Logs arrive as many small parts (a batch never spans files, and a daily file is often one
--- part), which the server merges again and again: merge_selector_base 30 (the server's default
+-- Logs arrive as many parts (one per block of pushlog's ingest, smaller ones from a follow's
+-- rounds), which the server merges again and again: merge_selector_base 30 (the server's default
 -- is 5) waits for more parts of a size before merging them, so a row is rewritten fewer times.
 -- It is a setting of ClickHouse releases since late 2024; on an older server pushlog's ingest
 -- creates the table without it (by hand: remove it here). A table created before keeps its own
