@@ -47,13 +47,8 @@ extension ClickHouseIngest {
     func send(_ shared: SharedBlock, _ inserts: InsertQueue) throws {
         guard !shared.members.isEmpty else { return }
         let token = shared.token, count = "\(shared.members.count)"
-        // Versions from the moment it goes, the final rows' above the announcement's: the
-        // newest row of a path is the one that counts.
-        let version = UInt64(Date().timeIntervalSince1970 * 1_000_000)
-        let announce = shared.members.map { m in
-            m.announce.merging(["pending_block": token, "block_members": count, "version": "\(version)"]) { $1 }
-        }
-        let finals = shared.members.map { m in m.final.merging(["version": "\(version + 1)"]) { $1 } }
+        let announce = shared.members.map { m in m.announce.merging(["pending_block": token, "block_members": count]) { $1 } }
+        let finals = shared.members.map(\.final)
         let data = NativeBlock.block(rowBinary: shared.rows, count: shared.count, columns: RecordRows.binaryColumns)
         shared.removeAll()
         let client = self.client, db = self.db

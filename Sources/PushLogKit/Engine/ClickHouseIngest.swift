@@ -415,6 +415,8 @@ public struct ClickHouseIngest {
 
     /// The file's row in `sources`, as written after each batch and at the end: `stats` (the
     /// read's counts and where it started) with how far it got.
+    /// Its `version` is taken when the row is made, so the files' rows keep the order they were
+    /// read in (the order `rejects` lists files in), and a file's later row always wins.
     static func progressRow(_ stats: [String: String], batches: Int, rows: Int, pending: Int = 0, complete: Bool) -> [String: String] {
         let now = Date().timeIntervalSince1970
         var row = stats
@@ -425,8 +427,24 @@ public struct ClickHouseIngest {
         row["block_members"] = "0"
         row["complete"] = complete ? "1" : "0"
         row["ingested_ms"] = "\(Int64(now * 1000))"
-        row["version"] = "\(UInt64(now * 1_000_000))"
+        row["version"] = "\(versions.next(UInt64(now * 1_000_000)))"
         return row
+    }
+
+    /// Versions of the `sources` rows a run makes: microseconds, strictly increasing.
+    static let versions = VersionClock()
+
+    final class VersionClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var last: UInt64 = 0
+
+        /// `now`, or one past the last version given when that is not earlier.
+        func next(_ now: UInt64) -> UInt64 {
+            lock.lock()
+            defer { lock.unlock() }
+            last = max(now, last + 1)
+            return last
+        }
     }
 
     /// Rows of `sources` (each with the same columns) in one insert: one block, so all of them
