@@ -167,17 +167,24 @@ public struct ClickHouseIngest {
         }
     }
 
-    /// The `sources` rows of `paths`, by path (asked for a few hundred paths at a time).
+    /// The `sources` rows of `paths`, by path: asked for in parts of about 8 KB of paths, as
+    /// the list goes in the URL (a server takes 1 MiB, a proxy or a test front less).
     func sourceStates(paths: [String]) throws -> [String: SourceState] {
         var states: [String: SourceState] = [:]
-        var at = 0
-        while at < paths.count {
-            let part = Array(paths[at..<min(paths.count, at + 500)])
-            at += part.count
-            for s in try sourceStates(where: "path IN {paths:Array(String)}", params: ["paths": ClickHouseStatements.array(part)]) {
-                states[s.path] = s
-            }
+        var part: [String] = []
+        var size = 0
+        func ask() throws {
+            let list = ClickHouseStatements.array(part)
+            for s in try sourceStates(where: "path IN {paths:Array(String)}", params: ["paths": list]) { states[s.path] = s }
+            part = []
+            size = 0
         }
+        for path in paths {
+            if !part.isEmpty && size + path.utf8.count > 8_000 { try ask() }
+            part.append(path)
+            size += path.utf8.count
+        }
+        if !part.isEmpty { try ask() }
         return states
     }
 
