@@ -532,7 +532,9 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
       - after: the insert ran, the run killed before its final rows;
       - drop: the request lost on the way (the run fails); the re-run sends it.
     A file arrives before the re-run and is read first, so the re-run's own blocks hold other
-    files than the stopped one's."""
+    files than the stopped one's. Last, the announcement itself held: a run given one of the
+    block's files reads it on, the announcement then lands, and the next run must still send
+    the other members' rows."""
     if server.proc is None:
         print("clickhouse-cli-check: shared blocks: skipped on a real server (the faults are the front's)")
         return
@@ -575,6 +577,41 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
             problems.append(f"shared block stopped {mode} its insert, then a re-run: {raw} raw rows, {final} after FINAL, "
                             f"{left[0]} files incomplete, {left[1]} blocks unsettled; want {want}")
         server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    chdb = "pushlog_check_shared_announcement"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+    server.query(f"SYSTEM STOP MERGES {chdb}.records")
+    with open(server.fault_file, "w") as f:
+        f.write("before 5 data:shared:\n")
+    held = time.time()
+    p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The inserts go one after another: once `sources` stops growing, the queue waits on the
+    # held announcement.
+    seen, still = -1, 0
+    while still < 10 and p.poll() is None and time.time() < held + 60:
+        time.sleep(0.1)
+        n = int(server.query("SELECT count() FROM sources", chdb)[0][0])
+        seen, still = n, (still + 1 if n == seen else 0)
+    held = time.time()
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    os.remove(server.fault_file)
+    first = min(os.path.join(d, n) for d, _, names in os.walk(inputs[0]) for n in names)
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", first], env=env, ok=(0, 1))
+    time.sleep(max(0.0, held + 6.0 - time.time()))  # the held announcement has landed
+    named = int(server.query("SELECT count() FROM sources FINAL WHERE pending_block != ''", chdb)[0][0])
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", arrived] + inputs, env=env, ok=(0, 1))
+    raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
+    print(f"clickhouse-cli-check: shared block whose announcement was held: {named} members still named it after a run read "
+          f"another, then a re-run: {raw} rows ({final} after FINAL); SQLite {want}")
+    if not named:
+        problems.append("shared block announcement held: no member named the block when the re-run started (nothing tested)")
+    if raw != want or final != want:
+        problems.append(f"shared block announcement held, then a re-run: {raw} raw rows, {final} after FINAL; want {want}")
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
 
 
 def check_follow(a, server, tmp, problems):

@@ -25,8 +25,8 @@ flight. Not a server to deploy.
 --port-file), after which requests are served until SIGTERM/SIGINT.
 
 For the exactly-once checks, --fault-file names a file that, while it exists, holds one line
-`MODE SECONDS PREFIX`: a request whose `insert_deduplication_token` starts with PREFIX is held
-SECONDS before it runs (`before`: a busy server still working on an insert whose client is
+`MODE SECONDS PREFIX`: a request whose `insert_deduplication_token` starts with PREFIX (or, for
+PREFIX `data:TEXT`, an insert whose data holds TEXT) is held SECONDS before it runs (`before`: a busy server still working on an insert whose client is
 gone), run and then held before its answer (`after`), or read and dropped without an answer or
 running (`drop`: a connection lost on the way).
 """
@@ -124,13 +124,17 @@ class Handler(BaseHTTPRequestHandler):
     user, password = "default", ""
     fault_file = None
 
-    def fault(self, token):
+    def fault(self, token, data):
         """The fault the --fault-file asks for this request: (mode, seconds) or None."""
         try:
             mode, seconds, prefix = open(self.fault_file).read().split()
         except (TypeError, OSError, ValueError):
             return None
-        return (mode, float(seconds)) if token.startswith(prefix) else None
+        if prefix.startswith("data:"):
+            hit = data is not None and prefix[5:].encode() in data
+        else:
+            hit = token.startswith(prefix)
+        return (mode, float(seconds)) if hit else None
 
     def log_message(self, *a):
         pass
@@ -204,7 +208,7 @@ class Handler(BaseHTTPRequestHandler):
             if not IDENT.match(one["database"]):
                 return self.error(400, "Code: 81. DB::Exception: Database name is not an identifier. (UNKNOWN_DATABASE)")
             settings.setdefault("database", one["database"])
-        fault = self.fault(settings.get("insert_deduplication_token", "")) if self.fault_file else None
+        fault = self.fault(settings.get("insert_deduplication_token", ""), data) if self.fault_file else None
         if fault and fault[0] == "drop":
             self.close_connection = True
             return

@@ -111,8 +111,7 @@ CREATE TABLE IF NOT EXISTS pushlog.sources (
     segment_base String DEFAULT '',            -- the counts before it (name=value,...),
     segment String DEFAULT '',                 -- its name (its batches' tokens start with it),
     pending_rows UInt64 DEFAULT 0,             -- and its rows in a block announced and not yet settled,
-    pending_block String DEFAULT '',           -- that block's token (it holds several files' last rows)
-    block_members UInt64 DEFAULT 0             -- and how many files' rows it holds
+    pending_block String DEFAULT ''            -- that block's token (it holds several files' last rows)
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY path;
 -- A database an older pushlog created gets the columns of a resumable read.
@@ -125,7 +124,6 @@ ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_base String DEFAULT
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment String DEFAULT '';
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_rows UInt64 DEFAULT 0;
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_block String DEFAULT '';
-ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS block_members UInt64 DEFAULT 0;
 
 -- Lines ingest could not read as records (file, line number, reason, the first 512 bytes with
 -- secrets redacted), inserted once per file with the file's token, so a re-run adds none.

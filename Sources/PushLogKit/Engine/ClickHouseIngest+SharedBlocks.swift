@@ -2,17 +2,16 @@ import Foundation
 
 /// The rows after each file's last full batch, gathered from several files into one block.
 ///
-/// Daily log files are often smaller than a batch, and a block per file made as many small parts
-/// for the server to write and merge again and again; a shared block makes one part of many
-/// files' rows. Exactly once, under a kill at any moment:
+/// Daily log files are often smaller than a batch; gathered, their rows make one part for the
+/// server to write and merge instead of one per file. Exactly once, under a kill at any moment:
 /// - Before the block is sent, its members' `sources` rows are written in one insert (all or
-///   none arrive), each naming the block (`pending_block`, its token), how many files it holds
-///   (`block_members`), and the member's rows in it (`pending_rows` after `rows_done`).
-/// - The block goes under that token, then each member's final row.
-/// - A run first settles every block still named by a row (`settleSharedBlocks`): when fewer rows
-///   name it than it has members, a final row was written, so it arrived; else it is sent again,
-///   each member's rows cut again from its file, under the same token, and the server drops it if
-///   it had it. The members' rows then count its rows as in, and the read goes on from there.
+///   none arrive), each naming the block (`pending_block`, its token) and the member's rows in it
+///   (`pending_rows` after `rows_done`).
+/// - The block goes under that token, then the members' final rows, in one insert.
+/// - A run first settles every block still named by a row (`settleSharedBlocks`): the rows of
+///   the members that still name it are cut again from their files and sent under the same
+///   token, which the server drops if the block arrived. Those members' rows then count them as
+///   in, and their reads go on from there.
 final class SharedBlock {
     /// The members' records, RowBinary, in member order.
     private(set) var rows: [UInt8] = []
@@ -46,8 +45,8 @@ extension ClickHouseIngest {
     /// Queues the shared block (announcement, block, final rows) and empties it.
     func send(_ shared: SharedBlock, _ inserts: InsertQueue) throws {
         guard !shared.members.isEmpty else { return }
-        let token = shared.token, count = "\(shared.members.count)"
-        let announce = shared.members.map { m in m.announce.merging(["pending_block": token, "block_members": count]) { $1 } }
+        let token = shared.token
+        let announce = shared.members.map { m in m.announce.merging(["pending_block": token]) { $1 } }
         let finals = shared.members.map(\.final)
         let data = NativeBlock.block(rowBinary: shared.rows, count: shared.count, columns: RecordRows.binaryColumns)
         shared.removeAll()
@@ -60,38 +59,43 @@ extension ClickHouseIngest {
     }
 
     /// Settles the shared blocks a killed run announced and may not have sent, whichever files
-    /// this run reads. A member whose file can no longer give the same rows (gone, or other
-    /// bytes) is read again from its start, as a replaced file is: its records collapse by
-    /// identity if the block had arrived.
+    /// this run reads. Every member that still names a block has its rows sent again under the
+    /// block's token: all of them if the block never went, a part of it (dropped by the server)
+    /// if it did; a member that went on since, read into another block by another run, sent its
+    /// rows there. A member whose file can no longer give the same rows (gone, or other bytes)
+    /// is read again from its start, as a replaced file is: its records collapse by identity if
+    /// the block had arrived.
     func settleSharedBlocks(_ pool: ChunkPool) throws {
         let waiting = try sourceStates(where: "pending_block != '' AND complete = 0")
+        guard !waiting.isEmpty else { return }
+        let columns = try client.table(
+            "columns", sql: "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'sources' ORDER BY position",
+            params: ["db": ClickHouseClient.parameter(client.url.database)]
+        ).rows.compactMap { if case .text(let name) = $0.first { name } else { nil } }
+        // Each member's row again with its block settled. Expressions, not aliases: an alias
+        // named like a column would stand for that column elsewhere in the SELECT on the
+        // servers' older query analysis.
+        let settled: [String: String] = [
+            "segment": "if(has({lost:Array(String)}, path), '', segment)",
+            "rows_done": "if(has({lost:Array(String)}, path), 0, rows_done + pending_rows)",
+            "pending_rows": "0", "pending_block": "''", "version": "greatest(version + 1, {version:UInt64})",
+        ]
+        let select = columns.map { settled[$0] ?? "`\($0)`" }.joined(separator: ", ")
         for (token, members) in Dictionary(grouping: waiting, by: \.pendingBlock).sorted(by: { $0.key < $1.key }) {
+            let batch = EncodedRows()
             var lost: [String] = []
-            if members.count == members[0].blockMembers {
-                var rows: [UInt8] = []
-                var count = 0
-                for m in members.sorted(by: { $0.path < $1.path }) {
-                    if let cut = try memberRows(m, pool) {
-                        rows += cut
-                        count += m.pendingRows
-                    } else {
-                        lost.append(m.path)
-                    }
-                }
-                if count > 0 {
-                    let data = NativeBlock.block(rowBinary: rows, count: count, columns: RecordRows.binaryColumns)
-                    try ClickHouseIngest.insertRecords(client, db, data, token: token)
-                }
+            for m in members.sorted(by: { $0.path < $1.path }) {
+                if try !memberRows(m, pool, into: batch) { lost.append(m.path) }
             }
-            // The rows selected in a subquery: in ClickHouse a SELECT's aliases are seen by its
-            // WHERE, which would then test the replaced values.
-            let version = UInt64(Date().timeIntervalSince1970 * 1_000_000)
-            let cleared = "0 AS pending_rows, '' AS pending_block, 0 AS block_members, {version:UInt64} AS version"
+            if batch.count > 0 {
+                let data = NativeBlock.block(rowBinary: batch.bytes, count: batch.count, columns: RecordRows.binaryColumns)
+                try ClickHouseIngest.insertRecords(client, db, data, token: token)
+            }
+            let version = ClickHouseIngest.versions.next(UInt64(Date().timeIntervalSince1970 * 1_000_000))
             _ = try client.execute(
                 """
-                INSERT INTO \(db).sources SELECT * REPLACE (
-                    if(has({lost:Array(String)}, path), '', segment) AS segment,
-                    if(has({lost:Array(String)}, path), 0, rows_done + pending_rows) AS rows_done, \(cleared))
+                INSERT INTO \(db).sources (\(columns.map { "`\($0)`" }.joined(separator: ", ")))
+                SELECT \(select)
                 FROM (SELECT * FROM \(db).sources FINAL WHERE pending_block = {token:String} AND complete = 0)
                 """,
                 params: [
@@ -100,39 +104,33 @@ extension ClickHouseIngest {
         }
     }
 
-    /// A member's rows in its shared block, cut again from the same read of its file, or nil
-    /// when the file no longer gives them.
-    func memberRows(_ m: SourceState, _ pool: ChunkPool) throws -> [UInt8]? {
-        let st = Ingester.fileInfo(m.path)
-        guard m.isSameFile(m.path, size: st?.size) else { return nil }
+    /// Adds a member's rows in its shared block to `batch`, cut again from the same read of its
+    /// file; false when the file no longer gives them (gone, other first bytes, fewer rows). A
+    /// file that is there but cannot be read is an error: the block stays to be settled later.
+    func memberRows(_ m: SourceState, _ pool: ChunkPool, into batch: EncodedRows) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: m.path) else { return false }
+        guard let st = Ingester.fileInfo(m.path) else { throw IngestError.cannotStat(file: m.path) }
+        guard m.isSameFile(m.path, size: st.size) else { return false }
         var fs = FileSummary(path: m.path)
         guard
             case .opened(let opened) = try OpenedStream.open(
                 InputFile(path: m.path), offset: m.segmentOffset, lines: m.segmentLines, st, options: options, &fs)
-        else { return nil }
+        else { return false }
         struct Enough: Error {}
         let rows = RecordRows(encoding: .rowBinary)
         rows.keepRejects = false
         rows.start(path: m.path)
-        var out: [UInt8] = []
-        var index = 0, taken = 0
+        let mark = (bytes: batch.bytes.count, count: batch.count)
         do {
-            _ = try ParsedFile.read(opened, pool: pool) { chunk in
-                try chunk.items.withUnsafeBufferPointer { items in
-                    for i in items.indices {
-                        let mark = out.count
-                        guard rows.take(items[i], into: &out) else { continue }
-                        index += 1
-                        if index <= m.rowsDone {
-                            out.removeSubrange(mark...)
-                            continue
-                        }
-                        taken += 1
-                        if taken == m.pendingRows { throw Enough() }
-                    }
-                }
-            }
+            _ = try ClickHouseIngest.readRows(
+                opened, rows, pool: pool, skip: m.rowsDone, into: batch,
+                row: { if batch.count - mark.count == m.pendingRows { throw Enough() } })
         } catch is Enough {}
-        return taken == m.pendingRows ? out : nil
+        guard batch.count - mark.count == m.pendingRows else {
+            batch.bytes.removeSubrange(mark.bytes...)
+            batch.count = mark.count
+            return false
+        }
+        return true
     }
 }

@@ -149,10 +149,8 @@ public struct ClickHouseIngest {
         var segment = ""
         var rowsDone = 0
         var pendingRows = 0
-        /// The shared block its last rows went in, announced and not yet settled, and how many
-        /// files' rows it holds.
+        /// The shared block its last rows went in, announced and not yet settled.
         var pendingBlock = ""
-        var blockMembers = 0
         /// The counts of the row (`n_send`, ..., `first_time_ms`), as text.
         var counts: [String: String] = [:]
 
@@ -192,7 +190,7 @@ public struct ClickHouseIngest {
     func sourceStates(where condition: String, params: [String: String] = [:]) throws -> [SourceState] {
         let cols =
             ["path", "fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset"]
-            + ["segment_lines", "segment_base", "segment", "rows_done", "pending_rows", "pending_block", "block_members"]
+            + ["segment_lines", "segment_base", "segment", "rows_done", "pending_rows", "pending_block"]
             + SourceState.countColumns
         let t = try client.table(
             "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE \(condition)", params: params)
@@ -202,10 +200,9 @@ public struct ClickHouseIngest {
             var s = SourceState(
                 path: text(0), fingerprint: text(1), batchesDone: Int(int(2)), complete: int(3) == 1, readOffset: int(4),
                 lines: Int(int(5)), headLength: Int(int(6)), headHash: text(7), segmentOffset: int(8), segmentLines: Int(int(9)),
-                segmentBase: text(10), segment: text(11), rowsDone: Int(int(12)), pendingRows: Int(int(13)), pendingBlock: text(14),
-                blockMembers: Int(int(15)))
+                segmentBase: text(10), segment: text(11), rowsDone: Int(int(12)), pendingRows: Int(int(13)), pendingBlock: text(14))
             for (i, c) in SourceState.countColumns.enumerated() {
-                if case .int(let n) = row[16 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+                if case .int(let n) = row[15 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
             }
             return s
         }
@@ -268,8 +265,8 @@ public struct ClickHouseIngest {
         let head = Ingester.headHash(path, length: headLength) ?? ""
         let rows = RecordRows(encoding: .rowBinary)
         rows.start(path: path)
-        var batch: [UInt8] = []
-        var inBatch = 0, sent = skip, batches = 0, rejectBatches = 0, index = 0
+        let batch = EncodedRows()
+        var sent = skip, batches = 0, rejectBatches = 0
         let client = self.client, db = self.db
         let format = fs.format
         func state(_ error: String?) -> [String: String] {
@@ -286,13 +283,12 @@ public struct ClickHouseIngest {
         }
         // A batch is named by the read, its first row and its size, and followed by a progress row.
         func sendBatch() throws {
-            let first = sent, n = inBatch
+            let first = sent, n = batch.count
             batches += 1
             sent += n
-            let data = NativeBlock.block(rowBinary: batch, count: n, columns: RecordRows.binaryColumns)
+            let data = NativeBlock.block(rowBinary: batch.bytes, count: n, columns: RecordRows.binaryColumns)
             let row = ClickHouseIngest.progressRow(state(nil), batches: batches, rows: sent, complete: false)
-            batch.removeAll(keepingCapacity: true)
-            inBatch = 0
+            batch.removeAll()
             try inserts.add(holdsBlock: true) {
                 try ClickHouseIngest.insertRecords(client, db, data, token: "\(segment):\(first):\(n)")
                 try ClickHouseIngest.writeSources(client, db, [row])
@@ -311,26 +307,16 @@ public struct ClickHouseIngest {
                 }
             }
         }
-        let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
-            try chunk.items.withUnsafeBufferPointer { items in
-                for i in items.indices {
-                    let mark = batch.count
-                    guard rows.take(items[i], into: &batch) else { continue }
-                    index += 1
-                    if index <= skip {
-                        batch.removeSubrange(mark...)  // in since an earlier run
-                        continue
-                    }
-                    inBatch += 1
-                    if inBatch == batchRows || inBatch == pending {
-                        try sendBatch()
-                        pending = 0
-                    }
+        let (bytes, readError) = try ClickHouseIngest.readRows(
+            opened, rows, pool: pool, skip: skip, into: batch,
+            row: {
+                if batch.count == batchRows || batch.count == pending {
+                    try sendBatch()
+                    pending = 0
                 }
-            }
-            try sendRejects(all: false)
-        }
-        let tail = (first: sent, rows: inBatch)
+            },
+            chunkEnd: { try sendRejects(all: false) })
+        let tail = (first: sent, rows: batch.count)
         try sendRejects(all: true)
         if !rows.metrics.isEmpty {
             // A delivery-metrics export is a few rows a day: one insert. A day sent again
@@ -355,11 +341,40 @@ public struct ClickHouseIngest {
             return fs
         }
         shared.add(
-            rows: batch, count: tail.rows,
+            rows: batch.bytes, count: tail.rows,
             announce: ClickHouseIngest.progressRow(state(nil), batches: batches, rows: tail.first, pending: tail.rows, complete: false),
             final: ClickHouseIngest.progressRow(stats, batches: batches + 1, rows: tail.first + tail.rows, complete: fs.complete))
         if shared.count >= batchRows { try send(shared, inserts) }
         return fs
+    }
+
+    /// A read's records as rows, in file order: the first `skip` are counted and not written
+    /// (in since an earlier run); each one after is written to `batch`, then `row` is called;
+    /// `chunkEnd` after each parsed chunk. The same read gives the same rows every time, which
+    /// a resumed read and the settling of a shared block rely on. Returns the bytes read and
+    /// the input error that ended the read early, if any.
+    static func readRows(
+        _ opened: OpenedStream, _ rows: RecordRows, pool: ChunkPool, skip: Int, into batch: EncodedRows, row: () throws -> Void,
+        chunkEnd: () throws -> Void = {}
+    ) throws -> (bytes: Int64, readError: Error?) {
+        var index = 0
+        let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
+            try chunk.items.withUnsafeBufferPointer { items in
+                for i in items.indices {
+                    let mark = batch.bytes.count
+                    guard rows.take(items[i], into: &batch.bytes) else { continue }
+                    index += 1
+                    if index <= skip {
+                        batch.bytes.removeSubrange(mark...)
+                        continue
+                    }
+                    batch.count += 1
+                    try row()
+                }
+            }
+            try chunkEnd()
+        }
+        return (bytes, readError)
     }
 
     /// Counts as `segment_base` keeps them (name=value,...): those of a read that went before.
@@ -431,7 +446,6 @@ public struct ClickHouseIngest {
         row["rows_done"] = "\(rows)"
         row["pending_rows"] = "\(pending)"
         row["pending_block"] = ""
-        row["block_members"] = "0"
         row["complete"] = complete ? "1" : "0"
         row["ingested_ms"] = "\(Int64(now * 1000))"
         row["version"] = "\(versions.next(UInt64(now * 1_000_000)))"
@@ -475,8 +489,8 @@ public struct ClickHouseIngest {
     static func insertRecords(_ client: ClickHouseClient, _ db: String, _ data: Data, token: String) throws {
         // optimize_on_insert 0: the server would otherwise collapse the block's equal keys as a
         // merge does, row by row over every column, which more than doubled its cost; a block
-        // holds no record twice (RecordRows drops a file's duplicates, and a shared block holds
-        // different files), and the reads are FINAL.
+        // holds a record twice only when two files hold it (RecordRows drops a file's own
+        // duplicates), as two blocks would, and the reads are FINAL.
         _ = try client.execute(
             "INSERT INTO \(db).records (\(RecordDump.columns.joined(separator: ", "))) FORMAT Native",
             settings: ["insert_deduplication_token": token, "optimize_on_insert": "0"], data: data)
@@ -525,6 +539,17 @@ public struct ClickHouseIngest {
                        pushlog_rfc3339(ingested_ms) AS ingested_at
                 FROM `\(client.url.database)`.sources FINAL ORDER BY path
                 """)
+    }
+}
+
+/// Records encoded as binary rows (`RecordRows`), and how many.
+final class EncodedRows {
+    var bytes: [UInt8] = []
+    var count = 0
+
+    func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        count = 0
     }
 }
 
