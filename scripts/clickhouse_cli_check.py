@@ -530,7 +530,9 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
       - before: the run killed while the server has not yet run the insert; the re-run sends the
         block again at once, and the first insert, run later, is dropped;
       - after: the insert ran, the run killed before its final rows;
-      - drop: the request lost on the way (the run fails); the re-run sends it.
+      - drop: the request lost on the way (the run fails); the re-run sends it;
+      - after, with one of its files deleted before the re-run: the others are sent again (and
+        dropped), the deleted one's rows stay in, its row stays incomplete.
     A file arrives before the re-run and is read first, so the re-run's own blocks hold other
     files than the stopped one's. Last, the announcement itself held: a run given one of the
     block's files reads it on, the announcement then lands, and the next run must still send
@@ -543,14 +545,14 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
     run([a.pushlog, "--db", ref, "ingest", "--quiet", arrived] + inputs, ok=(0, 1))
     want = sum(r["records"] for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"])
     env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="29")
-    for mode in ("before", "after", "drop"):
-        chdb = f"pushlog_check_shared_{mode}"
+    for mode in ("before", "after", "drop", "after-gone"):
+        chdb = f"pushlog_check_shared_{mode.replace('-', '_')}"
         server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
         ch = server.url(chdb)
         run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
         server.query(f"SYSTEM STOP MERGES {chdb}.records")
         with open(server.fault_file, "w") as f:
-            f.write(f"{mode} 4 shared:\n")
+            f.write(f"{mode.split('-')[0]} 4 shared:\n")
         p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         announced, deadline = 0, time.time() + 60
@@ -561,9 +563,18 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
             time.sleep(0.3)  # the block's request reaches the front
             p.send_signal(signal.SIGKILL)
         p.wait()
-        announced = int(server.query("SELECT count() FROM sources FINAL WHERE pending_block != ''", chdb)[0][0])
+        members = [r[0] for r in server.query("SELECT path FROM sources FINAL WHERE pending_block != '' ORDER BY path", chdb)]
+        announced = len(members)
         os.remove(server.fault_file)
-        run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", arrived] + inputs, env=env, ok=(0, 1))
+        gone = members[-1] if mode == "after-gone" and members else None
+        aside = os.path.join(tmp, "aside")
+        if gone:
+            os.rename(gone, aside)
+        try:
+            run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", arrived] + inputs, env=env, ok=(0, 1))
+        finally:
+            if gone:
+                os.rename(aside, gone)
         time.sleep(4.5)  # the held insert, if any, has run
         raw = int(server.query("SELECT count() FROM records", chdb)[0][0])
         final = int(server.query("SELECT count() FROM records FINAL", chdb)[0][0])
@@ -573,7 +584,7 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
               f"{p.returncode}), then a re-run: {raw} rows ({final} after FINAL); SQLite {want}")
         if not announced:
             problems.append(f"shared block {mode}: no block was announced before the run ended (nothing tested)")
-        if raw != want or final != want or int(left[0]) or int(left[1]):
+        if raw != want or final != want or int(left[0]) != (1 if gone else 0) or int(left[1]):
             problems.append(f"shared block stopped {mode} its insert, then a re-run: {raw} raw rows, {final} after FINAL, "
                             f"{left[0]} files incomplete, {left[1]} blocks unsettled; want {want}")
         server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
