@@ -13,7 +13,8 @@
 
 -- What the rebuild starts from: the raw row count and the newest `sources` row. Read first, so
 -- rows inserted while it runs make the next check see the facts as out of date.
-CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple() AS
+CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(version) FROM pushlog.sources) AS sources_version;
 
 -- Time buckets as pushlog labels them (UTC): 'minute', '5m', 'hour', 'day', 'week' (ISO, Monday:
@@ -68,13 +69,15 @@ CREATE OR REPLACE FUNCTION pushlog_by_label AS (b, value, by) -> if(pushlog_is_d
 CREATE OR REPLACE FUNCTION pushlog_round AS (x, n) -> coalesce(toFloat64(round(toDecimal128OrNull(printf('%.15g', x), 18), n)),
   if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n));
 
-CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token AS SELECT * FROM pushlog.token_facts;
+CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.token_facts;
 
 -- Responses, requests and sends (the `sends` view: split responses completed from their request),
 -- each with its token's facts (the latest registration's env and app version, malformed, the
 -- first 410 and its APNs timestamp; NULL for a token without facts): joined once here, so a
 -- report does not join every response it reads to the per-token facts.
-CREATE OR REPLACE TABLE pushlog.kept_sends ENGINE = MergeTree ORDER BY time_ms AS
+CREATE OR REPLACE TABLE pushlog.kept_sends ENGINE = MergeTree ORDER BY time_ms
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT s.*, f.reg_env AS reg_env, f.reg_app_version AS reg_app_version, f.malformed AS malformed,
        f.first_410 AS first_410, f.first_410_ts AS first_410_ts
 FROM pushlog.sends AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
@@ -85,16 +88,20 @@ CREATE OR REPLACE VIEW pushlog.kept_responses AS
 SELECT * FROM pushlog.kept_sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
 
 -- Errors: the responses other than 200 (response = 1) and the transport failures (transport = 1),
--- what the errors report lists; few rows next to kept_sends.
-CREATE OR REPLACE TABLE pushlog.kept_errors ENGINE = MergeTree ORDER BY time_ms AS
-SELECT time_ms, line_hash, source, line, token, topic, env, apns_id, collapse_id, status, reason, category, error,
+-- what the errors report lists; few rows next to kept_sends. The retry facts below start from
+-- these errors too: the server reads a CTE again at each reference, and each reads these few rows
+-- instead of every response.
+CREATE OR REPLACE TABLE pushlog.kept_errors ENGINE = MergeTree ORDER BY time_ms
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT time_ms, line_hash, source, line, token, topic, env, apns_id, collapse_id, attempt, status, reason, category, error,
        CAST(coalesce(kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200, 0), 'UInt8') AS response,
        CAST(coalesce(category = 'transport', 0), 'UInt8') AS transport
 FROM pushlog.kept_sends
 WHERE (kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200) OR category = 'transport';
 
 -- Registrations: token, time, device and app version.
-CREATE OR REPLACE TABLE pushlog.kept_registers ENGINE = MergeTree ORDER BY time_ms AS
+CREATE OR REPLACE TABLE pushlog.kept_registers ENGINE = MergeTree ORDER BY time_ms
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind = 'register';
 
 -- Retries of never-retry errors (category token-gone, token-bad or request), per error over all
@@ -107,10 +114,11 @@ SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind
 -- kept_retry_links holds each (error, retry) pair with what hygiene shows of the retry (its
 -- source and line, the order pushlog stores records in; apns-id, token, env, status, category);
 -- kept_retries the count per error.
-CREATE OR REPLACE TABLE pushlog.kept_retry_links ENGINE = MergeTree ORDER BY (et, ek) AS
+CREATE OR REPLACE TABLE pushlog.kept_retry_links ENGINE = MergeTree ORDER BY (et, ek)
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH never AS (
-  SELECT token, time_ms, line_hash, source, line, topic, apns_id, collapse_id FROM pushlog.kept_responses
-  WHERE status <> 200 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
+  SELECT token, time_ms, line_hash, source, line, topic, apns_id, collapse_id FROM pushlog.kept_errors
+  WHERE response = 1 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
 ), pairs AS (
   SELECT x.time_ms AS et, intDiv(x.time_ms, 3600000) AS eh, x.line_hash AS ek, x.source AS esrc, x.line AS eline,
          x.token AS token, x.topic AS topic,
@@ -142,7 +150,8 @@ FROM flagged AS f LEFT JOIN regs AS g ON g.token = f.token
 WHERE f.taken = 0 AND NOT arrayExists(t -> t > f.et AND t <= f.rt, g.times)
 SETTINGS join_use_nulls = 1;
 
-CREATE OR REPLACE TABLE pushlog.kept_retries ENGINE = MergeTree ORDER BY (et, ek) AS
+CREATE OR REPLACE TABLE pushlog.kept_retries ENGINE = MergeTree ORDER BY (et, ek)
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT et, ek, count() AS n FROM pushlog.kept_retry_links GROUP BY et, ek;
 
 -- 429 and 5xx answers (category rate or server) and their first retry (within the hour after, same
@@ -150,10 +159,11 @@ SELECT et, ek, count() AS n FROM pushlog.kept_retry_links GROUP BY et, ek;
 -- than the gap since the 429/5xx before it (within the hour before, when the answer was a retry).
 -- The first retry is the earliest, and of those the first stored (source and line); its source,
 -- line, apns-id and token are kept for hygiene's example.
-CREATE OR REPLACE TABLE pushlog.kept_rate_retries ENGINE = MergeTree ORDER BY (et, ek) AS
+CREATE OR REPLACE TABLE pushlog.kept_rate_retries ENGINE = MergeTree ORDER BY (et, ek)
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH be AS (
-  SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt, intDiv(time_ms, 3600000) AS h FROM pushlog.kept_responses
-  WHERE status <> 200 AND category IN ('rate', 'server') AND token <> ''
+  SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt, intDiv(time_ms, 3600000) AS h FROM pushlog.kept_errors
+  WHERE response = 1 AND category IN ('rate', 'server') AND token <> ''
 ), first_retry AS (
   SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt,
          argMin(tuple(q.source, q.line, q.apns_id, q.token), tuple(q.time_ms, q.source, q.line)) AS r
@@ -177,7 +187,8 @@ SETTINGS join_use_nulls = 1;
 
 -- Background pushes, from the responses just kept (line_hash orders pushes of one millisecond,
 -- reg_app_version is the token's, for silent --by app_version; source and line for hygiene's example).
-CREATE OR REPLACE TABLE pushlog.kept_background_pushes ENGINE = MergeTree ORDER BY t AS
+CREATE OR REPLACE TABLE pushlog.kept_background_pushes ENGINE = MergeTree ORDER BY t
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH rc AS (
   SELECT apns_id, min(time_ms) AS rt FROM pushlog.records FINAL
   WHERE kind = 'receipt' AND receipt = 'background' AND apns_id IS NOT NULL GROUP BY apns_id
@@ -196,7 +207,8 @@ SETTINGS join_use_nulls = 1;
 -- on a report's range: first_gone (the token's first 410), after_gone (later than the first 410,
 -- with no registration of the token after that 410's APNs timestamp, or its time, and at or before
 -- the send). Few rows next to kept_sends: gone reads the tokens here, not in every response.
-CREATE OR REPLACE TABLE pushlog.kept_gone ENGINE = MergeTree ORDER BY time_ms AS
+CREATE OR REPLACE TABLE pushlog.kept_gone ENGINE = MergeTree ORDER BY time_ms
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH regs AS (
   SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
   WHERE token IN (SELECT token FROM pushlog.kept_token_facts WHERE first_410 IS NOT NULL) GROUP BY token
@@ -209,19 +221,23 @@ SELECT s.time_ms AS time_ms, s.token AS token, s.status AS status, s.topic AS to
 FROM pushlog.kept_responses AS s LEFT JOIN regs AS g ON g.token = s.token
 WHERE s.status = 410 OR (s.first_410 IS NOT NULL AND s.time_ms > s.first_410);
 
-CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start AS SELECT * FROM pushlog.token_runs;
+CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.token_runs;
 
-CREATE OR REPLACE TABLE pushlog.kept_token_stale ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.token_stale;
+CREATE OR REPLACE TABLE pushlog.kept_token_stale ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.token_stale;
 
 -- Responses sent to a superseded token (churn's superseded_sends): one row per response and
 -- stale period of its token that holds it. Whether a response is one depends on the token's
 -- history only, so churn and weekly count these rows instead of joining every response's token.
-CREATE OR REPLACE TABLE pushlog.kept_superseded ENGINE = MergeTree ORDER BY time_ms AS
+CREATE OR REPLACE TABLE pushlog.kept_superseded ENGINE = MergeTree ORDER BY time_ms
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT s.time_ms AS time_ms, s.topic AS topic, s.env AS env
 FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
 WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t;
 
-CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.device_facts;
+CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.device_facts;
 
 -- What opts in and turns off, as opt-out and weekly count it, once for each unit: a device, or a
 -- user (its devices; a device without a user stands for itself). opt_in and off: the first of its
@@ -231,7 +247,8 @@ CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tu
 -- alone, so kept here, not computed by each report from every device. A report's --unit picks
 -- the rows with pushlog_unit_kind(unit): user, or else device.
 CREATE OR REPLACE FUNCTION pushlog_unit_kind AS (unit) -> if(unit = 'user', 'user', 'device');
-CREATE OR REPLACE TABLE pushlog.kept_unit_facts ENGINE = MergeTree ORDER BY (unit_kind, opt_in) SETTINGS allow_nullable_key = 1 AS
+CREATE OR REPLACE TABLE pushlog.kept_unit_facts ENGINE = MergeTree ORDER BY (unit_kind, opt_in)
+  SETTINGS allow_nullable_key = 1, max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH d AS (
   SELECT f.*, coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
   FROM pushlog.kept_device_facts AS f LEFT JOIN pushlog.kept_token_facts AS t ON t.token = f.last_token
@@ -245,11 +262,13 @@ SELECT unit_kind, unit, min(ranked.opt_in) AS opt_in, min(ranked.off) AS off, ma
 FROM ranked GROUP BY unit_kind, unit
 SETTINGS join_use_nulls = 1;
 
-CREATE OR REPLACE TABLE pushlog.kept_data_span ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM pushlog.data_span;
+CREATE OR REPLACE TABLE pushlog.kept_data_span ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.data_span;
 
 -- Tokens the hex-run mask would not catch (malformed, masked or short ones): what a report's
 -- output masks besides hex runs, read here instead of scanning every record's token per report.
-CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER BY tuple() AS
+CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT DISTINCT token FROM pushlog.records
 WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4;
 
@@ -258,7 +277,8 @@ WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length
 -- error, category): a report over many hours reads these counts for the range's whole hours and
 -- the responses of its partial hours one by one (pushlog_hours_from/to), as SQLite's
 -- hourly_responses serves it. Responses before 1970 are left to the one-by-one reads.
-CREATE OR REPLACE TABLE pushlog.kept_hourly_responses ENGINE = MergeTree ORDER BY hour AS
+CREATE OR REPLACE TABLE pushlog.kept_hourly_responses ENGINE = MergeTree ORDER BY hour
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT intDiv(s.time_ms, 3600000) AS hour, s.topic AS topic, s.env AS env, s.push_type AS push_type, s.reason AS reason,
        s.reg_app_version AS reg_app_version, s.reg_env AS reg_env, toUInt8(coalesce(s.malformed, 0)) AS malformed,
        s.status AS status, s.error AS error, s.category AS category, count() AS responses
@@ -297,7 +317,8 @@ FROM (SELECT topic, env, push_type, reason, category, reg_env, reg_app_version, 
 -- alerts (with an alert, sound or badge), lags (receipt time minus response time in seconds, of
 -- the accepted pushes with a background receipt). No token column: nothing reads it, and the
 -- reports' sums need no string. Pushes before 1970 are left to the one-by-one reads.
-CREATE OR REPLACE TABLE pushlog.kept_background_hours ENGINE = MergeTree ORDER BY hour AS
+CREATE OR REPLACE TABLE pushlog.kept_background_hours ENGINE = MergeTree ORDER BY hour
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT hour, count() AS n, countIf(status = 200) AS load, countIf(coalesce(priority, 10) <> 5) AS not_5,
        sum(with_alert) AS alerts, groupArrayIf((rt - t) / 1000.0, status = 200 AND rt IS NOT NULL) AS lags
 FROM pushlog.kept_background_pushes WHERE t >= 0
@@ -357,12 +378,14 @@ FROM pushlog.kept_responses;
 
 -- Each response's flags, narrow (no strings but its source, topic and env), for the partial hours
 -- at a range's ends; and their counts per UTC hour, source, topic and env, for the whole hours.
-CREATE OR REPLACE TABLE pushlog.kept_hygiene_flags ENGINE = MergeTree ORDER BY time_ms AS
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_flags ENGINE = MergeTree ORDER BY time_ms
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT time_ms, hour, source, CAST(topic, 'LowCardinality(Nullable(String))') AS topic, CAST(env, 'LowCardinality(Nullable(String))') AS env,
        headers, payload, ids, typed, alert_n, mutable_n, masked, background, bg_priority, never_error
 FROM pushlog.kept_hygiene_responses;
 
-CREATE OR REPLACE TABLE pushlog.kept_hygiene_hours ENGINE = MergeTree ORDER BY hour AS
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_hours ENGINE = MergeTree ORDER BY hour
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT hour, source, topic, env, count() AS n, sum(headers) AS headers, sum(payload) AS payload, sum(ids) AS ids,
        sum(typed) AS typed, sum(alert_n) AS alert_n, sum(mutable_n) AS mutable_n, sum(masked) AS masked,
        sum(background) AS background, sum(bg_priority) AS bg_priorities, sum(never_error) AS never_errors
@@ -372,7 +395,8 @@ FROM pushlog.kept_hygiene_flags GROUP BY hour, source, topic, env;
 -- `bad` when it came too soon) and each never-retry error's retries (rule 7), with the error's
 -- time, topic and env (what the range selects by) and what `again` needs (the retry is itself a
 -- never-retry error: counted as an error of the range when it is in the range, not twice).
-CREATE OR REPLACE TABLE pushlog.kept_hygiene_retries ENGINE = MergeTree ORDER BY (ord, et) AS
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_retries ENGINE = MergeTree ORDER BY (ord, et)
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH (SELECT groupArray(path), groupArray(version) FROM pushlog.sources FINAL) AS file_order
 SELECT ord, et, topic, env, bad, rt, r_never, r_env, src, file_order.2[indexOf(file_order.1, src)] AS stored, line, apns, token
 FROM (
@@ -396,7 +420,8 @@ FROM (
 -- rules 1-5, of the others the first stored, in the order pushlog stores records: the files in the
 -- order they were ingested, the version of their final `sources` row, then lines; files without a
 -- `sources` row, loaded from `pushlog export`, first, by path).
-CREATE OR REPLACE TABLE pushlog.kept_hygiene_violations ENGINE = MergeTree ORDER BY (ord, t) AS
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_violations ENGINE = MergeTree ORDER BY (ord, t)
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH (SELECT groupArray(path), groupArray(version) FROM pushlog.sources FINAL) AS file_order
 SELECT ord, t, intDiv(t, 3600000) AS hour, src, topic, env,
        tuple(if(ord <= 5, t, toInt64(0)), file_order.2[indexOf(file_order.1, src)], src, line) AS key, apns, token, reason
@@ -409,12 +434,14 @@ FROM (
   -- sent_after_gone, as gone.sends_after_gone (kept_gone: its flag depends on the token's history only).
   SELECT 8, time_ms, toString(source), line, topic, env, apns_id, token, '' FROM pushlog.kept_gone WHERE after_gone = 1);
 
-CREATE OR REPLACE TABLE pushlog.kept_hygiene_violation_hours ENGINE = MergeTree ORDER BY (hour, ord) AS
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_violation_hours ENGINE = MergeTree ORDER BY (hour, ord)
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT ord, hour, src, topic, env, count() AS v, min(t) AS f, max(t) AS l, min(key) AS k, argMin(tuple(apns, token), key) AS ex
 FROM pushlog.kept_hygiene_violations GROUP BY ord, hour, src, topic, env;
 
 -- Registrations of the tokens some response sent to malformed (unmasked): malformed_token's detail.
-CREATE OR REPLACE TABLE pushlog.kept_hygiene_malformed_registers ENGINE = MergeTree ORDER BY token AS
+CREATE OR REPLACE TABLE pushlog.kept_hygiene_malformed_registers ENGINE = MergeTree ORDER BY token
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT token, app_version FROM pushlog.kept_registers
 WHERE token IN (SELECT token FROM pushlog.kept_hygiene_violations WHERE ord = 9);
 
@@ -512,5 +539,6 @@ FROM rules;
 -- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
 -- the version of this file that built them: pushlog writes its own one's fingerprint here, so
 -- facts built by another version (or by hand, '') are rebuilt by pushlog once before it reads them.
-CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple() AS
+CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT *, '' AS facts_sql FROM pushlog.kept_pending;
