@@ -8,7 +8,10 @@
 -- Each statement replaces one table atomically (CREATE OR REPLACE): a report reads the old table
 -- or the new one, never a half-built one. The facts are a function of the records after
 -- deduplication (FINAL), so rebuilding them any number of times, after a killed or repeated
--- load, gives the same rows: exactly once holds for them as for the records.
+-- load, gives the same rows: exactly once holds for them as for the records. Each kept table is
+-- written once and replaced whole by the next rebuild, so its parts are left as written
+-- (max_bytes_to_merge_at_max_space_in_pool = 1): merging them would be work thrown away, done on
+-- the cores the rest of the rebuild is using.
 -- Run by hand after loading rows yourself:  clickhouse-client --queries-file Queries/clickhouse/facts.sql
 
 -- What the rebuild starts from: the raw row count and the newest `sources` row. Read first, so
