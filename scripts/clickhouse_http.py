@@ -26,9 +26,10 @@ flight. Not a server to deploy.
 
 For the exactly-once checks, --fault-file names a file that, while it exists, holds one line
 `MODE SECONDS PREFIX`: a request whose `insert_deduplication_token` starts with PREFIX (or, for
-PREFIX `data:TEXT`, an insert whose data holds TEXT) is held SECONDS before it runs (`before`: a busy server still working on an insert whose client is
-gone), run and then held before its answer (`after`), or read and dropped without an answer or
-running (`drop`: a connection lost on the way).
+PREFIX `data:TEXT`, an insert whose data holds TEXT) is held SECONDS before it runs (`before`: a
+busy server still working on an insert whose client is gone), run and then held before its answer
+(`after`), or read and dropped without an answer or running (`drop`: a connection lost on the
+way).
 """
 import argparse, base64, os, re, signal, sys, tempfile, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
