@@ -22,6 +22,7 @@ extension IngestCommand {
         ingest.options.formats = library
         if let b = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_BATCH"].flatMap(Int.init), b > 0 { ingest.batchRows = b }
         let quiet = args.has("--quiet") || args.has("-q")
+        if !quiet, let notice = Console.factsRebuildNotice { ingest.rebuilding = notice }
         if args.has("--follow") || args.has("-f") {
             let interval = try followInterval(args)
             signal(SIGINT) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }

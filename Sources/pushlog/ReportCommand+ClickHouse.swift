@@ -7,7 +7,7 @@ extension ReportCommand {
     static func runOnClickHouse(_ argv: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         if argv.contains(where: { $0 == "--watch" || $0.hasPrefix("--watch=") }) { return try Watch.reportOnClickHouse(argv, url) }
         let req = try request(argv)
-        let engine = try ClickHouseEngine(ClickHouseClient(url), overlapping: true)
+        let engine = try ClickHouseEngine(ClickHouseClient(url), overlapping: true, rebuilding: Console.factsRebuildNotice)
         let runner = EngineReportRunner(engine: engine, catalog: req.catalog)
         var doc =
             req.compare

@@ -5,7 +5,7 @@ extension TraceCommand {
     /// as on SQLite, from its records and kept facts (rebuilt first when the records changed).
     static func runOnClickHouse(_ argv: [String], _ url: ClickHouseURL) throws -> Int32 {
         let (key, out) = try parse(argv)
-        let engine = try ClickHouseEngine(ClickHouseClient(url))
+        let engine = try ClickHouseEngine(ClickHouseClient(url), rebuilding: Console.factsRebuildNotice)
         let mask = out.revealTokens ? nil : try engine.facts.mask
         return try show { try out.write(try ClickHouseTrace(engine.client).run(key), db: nil, mask: mask) }
     }

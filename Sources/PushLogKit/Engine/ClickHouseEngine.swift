@@ -19,9 +19,10 @@ public final class ClickHouseEngine: ReportEngine {
     /// check runs while the first report's sections go out, which run again in the rare case it
     /// rebuilt the facts (a round trip less per report); for callers whose every read of the kept
     /// facts goes through `sections` or waits for `facts`.
-    public init(_ client: ClickHouseClient, overlapping: Bool = false) throws {
+    /// `rebuilding` is called before a rebuild, on the check's thread.
+    public init(_ client: ClickHouseClient, overlapping: Bool = false, rebuilding: (@Sendable () -> Void)? = nil) throws {
         self.client = client
-        check = FactsCheck(client)
+        check = FactsCheck(client, rebuilding: rebuilding ?? {})
         if !overlapping { _ = try check.result() }
         var defs: [String: ReportDefinition] = [:]
         for (name, bytes) in ClickHouseQueries.reports {
@@ -70,12 +71,12 @@ public final class ClickHouseEngine: ReportEngine {
         private let cond = NSCondition()
         private var outcome: Result<(state: ClickHouseFacts.State, rebuilt: Bool), Error>?
 
-        init(_ client: ClickHouseClient) {
+        init(_ client: ClickHouseClient, rebuilding: @escaping @Sendable () -> Void) {
             Thread { [self] in
                 let r = Result { () throws -> (state: ClickHouseFacts.State, rebuilt: Bool) in
                     let s = try ClickHouseFacts.state(client)
                     if s.fresh { return (s, false) }
-                    return (try ClickHouseFacts.ensure(client), true)
+                    return (try ClickHouseFacts.ensure(client, rebuilding: rebuilding), true)
                 }
                 cond.lock()
                 outcome = r

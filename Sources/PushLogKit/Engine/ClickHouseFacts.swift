@@ -145,11 +145,13 @@ public enum ClickHouseFacts {
         return ClickHouseIngest.hex(UInt64(bitPattern: a)) + ClickHouseIngest.hex(UInt64(bitPattern: b))
     }()
 
-    /// Rebuilds the facts when the records changed since they were built; their state after.
+    /// Rebuilds the facts when the records changed since they were built, calling `rebuilding`
+    /// first (a rebuild reads the whole history); their state after.
     @discardableResult
-    public static func ensure(_ client: ClickHouseClient) throws -> State {
+    public static func ensure(_ client: ClickHouseClient, rebuilding: () -> Void = {}) throws -> State {
         let s = try state(client)
         if s.fresh { return s }
+        rebuilding()
         try refresh(client)
         return try state(client)
     }

@@ -22,6 +22,8 @@ public struct ClickHouseIngest {
     public var options = IngestOptions()
     /// Records per insert: one block on the server (below max_insert_block_size).
     public var batchRows = 100_000
+    /// Called before the kept facts are rebuilt at the end (the rebuild reads the whole history).
+    public var rebuilding: () -> Void = {}
     /// Rejected lines per insert into `rejects` (cut the same way every time too).
     static let rejectBatch = 10_000
 
@@ -55,7 +57,7 @@ public struct ClickHouseIngest {
         pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
         // run, by the next one even when it has nothing left to send).
-        try ClickHouseFacts.ensure(client)
+        try ClickHouseFacts.ensure(client, rebuilding: rebuilding)
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
@@ -114,7 +116,7 @@ public struct ClickHouseIngest {
             }
         }
         pool.drain()
-        if added { try ClickHouseFacts.ensure(client) }
+        if added { try ClickHouseFacts.ensure(client, rebuilding: rebuilding) }
     }
 
     /// Creates the database, tables, views and functions the reports read (idempotent). A server
