@@ -14,6 +14,7 @@ recreated). For each corpus (the demo, and fixtures with rejects and edge cases)
     unreachable server (exit 1, the password masked).
 Then a kill -9 during a ClickHouse ingest (small batches, merges stopped so a duplicate block
 would show), a re-run, and exact counts: raw rows, rows after FINAL, rejects, and the reports.
+Then what a terminal (a pseudo-terminal) shows of an ingest and of a rebuild of the kept facts.
 --self-test alters one figure and expects the comparison to catch it. Exit 1 on any difference.
 """
 import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
@@ -690,6 +691,69 @@ def check_follow(a, server, tmp, problems):
     server.query(f"SYSTEM START MERGES {chdb}.records")
 
 
+def on_terminal(cmd, stdout_too=True):
+    """Runs `cmd` with stderr (and stdout, unless `stdout_too` is false: then a pipe) on a new
+    pseudo-terminal, as in an operator's shell; its exit code, what the terminal showed, stdout."""
+    import pty, threading
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=slave if stdout_too else subprocess.PIPE, stderr=slave,
+                         env=dict(os.environ, TERM="xterm", PAGER="cat"))
+    os.close(slave)
+    shown = bytearray()
+
+    def drain():
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:  # EIO: every end of the terminal is closed
+                return
+            if not b:
+                return
+            shown.extend(b)
+
+    t = threading.Thread(target=drain)
+    t.start()
+    out = p.stdout.read().decode() if p.stdout else ""
+    code = p.wait(600)
+    t.join(60)
+    os.close(master)
+    return code, shown.decode(errors="replace"), out
+
+
+def check_terminal(a, server, tmp, logs, problems):
+    """What a terminal shows of the ClickHouse ingest and of a rebuild of the kept facts: the
+    progress line then its rebuild phase, the notice a report prints before it rebuilds, and
+    nothing of either off a terminal (cron) or with --quiet."""
+    chdb = "pushlog_check_terminal"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    notice = "rebuilding the kept facts from the records (the whole history)"
+    code, shown, _ = on_terminal([a.pushlog, "--clickhouse", ch, "ingest", logs])
+    if code != 0 or "\r\x1b[Kingest: " not in shown or f"records read; {notice}" not in shown or "total: " not in shown:
+        problems.append(f"ingest on a terminal: exit {code}, no progress line with its rebuild phase or no total: {shown[-600:]!r}")
+    stale = f"TRUNCATE TABLE {chdb}.kept_state"
+    server.query(stale)
+    code, shown, _ = on_terminal([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", logs])
+    if code != 0 or shown.strip():
+        problems.append(f"ingest --quiet on a terminal, facts out of date: exit {code}, showed {shown[-600:]!r} (want nothing)")
+    server.query(stale)
+    report = [a.pushlog, "--clickhouse", ch, "report", "gone", "--format", "json"]
+    code, shown, there = on_terminal(report, stdout_too=False)
+    if code != 0 or notice not in shown:
+        problems.append(f"report, facts out of date, stderr on a terminal: exit {code}, stderr {shown[-600:]!r} (want the notice)")
+    code, shown, again = on_terminal(report, stdout_too=False)
+    if code != 0 or shown.strip():
+        problems.append(f"report, facts fresh, stderr on a terminal: exit {code}, stderr {shown[-600:]!r} (want nothing)")
+    server.query(stale)
+    r = subprocess.run(report, capture_output=True, text=True)
+    if r.returncode != 0 or r.stderr.strip():
+        problems.append(f"report, facts out of date, no terminal: exit {r.returncode}, stderr {r.stderr[-600:]!r} (want nothing)")
+    if not (there == again == r.stdout) or not there.startswith("{"):
+        problems.append("report gone: the JSON differs between a run that rebuilt the facts and one that did not")
+    print("clickhouse-cli-check: on a terminal: the ingest's progress line and rebuild phase, the report's rebuild notice; "
+          "off a terminal and with --quiet nothing")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pushlog", default=os.path.join(ROOT, ".build", "debug", "pushlog"))
@@ -731,6 +795,7 @@ def main():
                 check_direct_ingest(a, server, tmp, logs, fixtures, problems)
                 check_shared_blocks(a, server, tmp, [logs] + fixtures, problems)
                 check_follow(a, server, tmp, problems)
+                check_terminal(a, server, tmp, logs, problems)
                 check_listings(a, checked, problems, counts)
         finally:
             server.stop()

@@ -22,11 +22,16 @@ extension IngestCommand {
         ingest.options.formats = library
         if let b = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_BATCH"].flatMap(Int.init), b > 0 { ingest.batchRows = b }
         let quiet = args.has("--quiet") || args.has("-q")
-        if !quiet, let notice = Console.factsRebuildNotice { ingest.rebuilding = notice }
+        // On a terminal the progress line says when the rebuild starts; `--follow` has none, so
+        // the notice says it when the follow stops.
+        let showProgress = !quiet && Console.stderrIsTTY
+        if showProgress { ingest.options.progress = ProgressLine.show }
         if args.has("--follow") || args.has("-f") {
             let interval = try followInterval(args)
             signal(SIGINT) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
             signal(SIGTERM) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
+            ingest.options.progress = nil
+            if !quiet, let notice = Console.factsRebuildNotice { ingest.rebuilding = notice }
             if !quiet { Console.err("pushlog: following \(args.positionals.joined(separator: " ")) into \(url) (Ctrl-C to stop)") }
             try ingest.follow(
                 paths: args.positionals, interval: interval, stop: { IngestCommand.stopFollowing.load(ordering: .relaxed) != 0 }
@@ -38,7 +43,7 @@ extension IngestCommand {
             if !quiet { Console.err("pushlog: stopped following; everything read is in ClickHouse") }
             return 0
         }
-        let summary = try ingest.run(paths: args.positionals)
+        let summary = try ProgressLine.clearing(showProgress) { try ingest.run(paths: args.positionals) }
         for f in summary.files {
             if let e = f.error { Console.err("pushlog: \(f.path): \(e)") }
             for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }

@@ -91,8 +91,7 @@ enum IngestCommand: Command {
             opts.progress = nil
             return try follow(db: db, paths: args.positionals, options: opts, interval: interval, quiet: quiet)
         }
-        let summary = try Ingester(db: db, options: opts).run(paths: args.positionals)
-        if showProgress { ProgressLine.clear() }
+        let summary = try ProgressLine.clearing(showProgress) { try Ingester(db: db, options: opts).run(paths: args.positionals) }
         for f in summary.files {
             if let e = f.error, !(summary.problems.contains { $0.hasPrefix("stopped at \(f.path)") }) {
                 Console.err(
@@ -168,4 +167,10 @@ enum ProgressLine {
         FileHandle.standardError.write(line.data(using: .utf8)!)
     }
     static func clear() { FileHandle.standardError.write("\r\u{1B}[K".data(using: .utf8)!) }
+    /// `body`, with the line (when `shown`) cleared after it, also when it throws: the error's
+    /// message then starts a line of its own.
+    static func clearing<T>(_ shown: Bool, _ body: () throws -> T) rethrows -> T {
+        defer { if shown { clear() } }
+        return try body()
+    }
 }

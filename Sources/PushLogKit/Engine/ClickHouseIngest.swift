@@ -51,13 +51,28 @@ public struct ClickHouseIngest {
             read.append(InputFile(path: SourcePaths.canonical(f.path), named: f.named))
         }
         let known = try sourceStates(paths: read.map(\.path))
-        for f in read { summary.files.append(try file(f, known[f.path], inserts, pool, shared)) }
+        let totalBytes = read.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
+        var ticker = ProgressTicker(total: read.count, bytesTotal: totalBytes, callback: options.progress, started: started)
+        for f in read {
+            summary.files.append(try file(f, known[f.path], inserts, pool, shared, &ticker))
+            ticker.filesDone += 1
+        }
+        func phase(_ what: String) {
+            options.progress?(
+                IngestProgress(
+                    filesDone: read.count, filesTotal: read.count, records: summary.lines, bytesIn: totalBytes,
+                    bytesTotal: totalBytes, seconds: Date().timeIntervalSince(started), phase: what))
+        }
+        phase("waiting for the server to take the last blocks")
         try send(shared, inserts)
         try inserts.wait()
         pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
         // run, by the next one even when it has nothing left to send).
-        try ClickHouseFacts.ensure(client, rebuilding: rebuilding)
+        try ClickHouseFacts.ensure(client) {
+            phase("rebuilding the kept facts from the records (the whole history)")
+            rebuilding()
+        }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
@@ -81,6 +96,7 @@ public struct ClickHouseIngest {
         /// Files refused whole, by fingerprint: looked at again only once they change.
         var refused: [String: String] = [:]
         var added = false
+        var unshown = ProgressTicker(total: 0, bytesTotal: 0, callback: nil, started: Date())  // a round prints its total only
         let truncated = "\(InputError.truncatedGzip)"
         while !stop() {
             var summary = IngestSummary()
@@ -95,7 +111,7 @@ public struct ClickHouseIngest {
                 }
                 let fingerprint = try? ClickHouseIngest.fingerprint(f.path)
                 if let fingerprint, refused[f.path] == fingerprint { continue }
-                var fs = try file(f, known[f.path], inserts, pool, shared)
+                var fs = try file(f, known[f.path], inserts, pool, shared, &unshown)
                 if fs.refused != nil { refused[f.path] = fingerprint }
                 if fs.error == truncated {
                     fs.complete = true
@@ -215,9 +231,10 @@ public struct ClickHouseIngest {
     /// half-way with the file unchanged: from where that run started, sending only its missing
     /// batches) or from the start, and its batches queued; the rows after its last full batch
     /// join `shared`, which sends the file's final row after them.
-    func file(_ f: InputFile, _ known: SourceState?, _ inserts: InsertQueue, _ pool: ChunkPool, _ shared: SharedBlock) throws
-        -> FileSummary
-    {
+    func file(
+        _ f: InputFile, _ known: SourceState?, _ inserts: InsertQueue, _ pool: ChunkPool, _ shared: SharedBlock,
+        _ ticker: inout ProgressTicker
+    ) throws -> FileSummary {
         let started = Date()
         var fs = FileSummary(path: f.path)
         defer { fs.seconds = Date().timeIntervalSince(started) }
@@ -317,7 +334,12 @@ public struct ClickHouseIngest {
                     pending = 0
                 }
             },
-            chunkEnd: { try sendRejects(all: false) })
+            chunkEnd: { consumed in
+                try sendRejects(all: false)
+                ticker.tick(records: max(0, rows.lastLine - start.lines), bytesIn: consumed)
+            })
+        ticker.add(records: max(0, rows.lastLine - start.lines))
+        ticker.fileDone(bytes: bytes)
         let tail = (first: sent, rows: batch.count)
         try sendRejects(all: true)
         if !rows.metrics.isEmpty {
@@ -352,12 +374,12 @@ public struct ClickHouseIngest {
 
     /// A read's records as rows, in file order: the first `skip` are counted and not written
     /// (in since an earlier run); each one after is written to `batch`, then `row` is called;
-    /// `chunkEnd` after each parsed chunk. The same read gives the same rows every time, which
-    /// a resumed read and the settling of a shared block rely on. Returns the bytes read and
-    /// the input error that ended the read early, if any.
+    /// `chunkEnd` after each parsed chunk, with the file's bytes read so far. The same read gives
+    /// the same rows every time, which a resumed read and the settling of a shared block rely on.
+    /// Returns the bytes read and the input error that ended the read early, if any.
     static func readRows(
         _ opened: OpenedStream, _ rows: RecordRows, pool: ChunkPool, skip: Int, into batch: EncodedRows, row: () throws -> Void,
-        chunkEnd: () throws -> Void = {}
+        chunkEnd: (_ consumed: Int64) throws -> Void = { _ in }
     ) throws -> (bytes: Int64, readError: Error?) {
         var index = 0
         let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
@@ -374,7 +396,7 @@ public struct ClickHouseIngest {
                     try row()
                 }
             }
-            try chunkEnd()
+            try chunkEnd(chunk.consumed)
         }
         return (bytes, readError)
     }
