@@ -155,7 +155,6 @@ public struct ClickHouseIngest {
     struct SourceState {
         var path = ""
         var fingerprint = ""
-        var batchesDone = 0
         var complete = false
         var readOffset: Int64 = 0
         var lines = 0
@@ -207,8 +206,8 @@ public struct ClickHouseIngest {
     /// The `sources` rows that meet `condition`.
     func sourceStates(where condition: String, params: [String: String] = [:]) throws -> [SourceState] {
         let cols =
-            ["path", "fingerprint", "batches_done", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset"]
-            + ["segment_lines", "segment_base", "segment", "rows_done", "pending_rows", "pending_block"]
+            ["path", "fingerprint", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
+            + ["segment_base", "segment", "rows_done", "pending_rows", "pending_block"]
             + SourceState.countColumns
         let t = try client.table(
             "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE \(condition)", params: params)
@@ -216,11 +215,11 @@ public struct ClickHouseIngest {
             func text(_ i: Int) -> String { if case .text(let s) = row[i] { return s } else { return "" } }
             func int(_ i: Int) -> Int64 { if case .int(let n) = row[i] { return n } else { return 0 } }
             var s = SourceState(
-                path: text(0), fingerprint: text(1), batchesDone: Int(int(2)), complete: int(3) == 1, readOffset: int(4),
-                lines: Int(int(5)), headLength: Int(int(6)), headHash: text(7), segmentOffset: int(8), segmentLines: Int(int(9)),
-                segmentBase: text(10), segment: text(11), rowsDone: Int(int(12)), pendingRows: Int(int(13)), pendingBlock: text(14))
+                path: text(0), fingerprint: text(1), complete: int(2) == 1, readOffset: int(3), lines: Int(int(4)),
+                headLength: Int(int(5)), headHash: text(6), segmentOffset: int(7), segmentLines: Int(int(8)), segmentBase: text(9),
+                segment: text(10), rowsDone: Int(int(11)), pendingRows: Int(int(12)), pendingBlock: text(13))
             for (i, c) in SourceState.countColumns.enumerated() {
-                if case .int(let n) = row[15 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
+                if case .int(let n) = row[14 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
             }
             return s
         }
