@@ -8,6 +8,11 @@ extension Watch {
         let (watch, argv) = try extract(argv0)
         let req = try ReportCommand.request(argv)
         let client = ClickHouseClient(url)
+        // A round that rebuilds the kept facts (an ingest added rows meanwhile) says so below the
+        // frame on screen, which the next frame clears.
+        let notice = Console.factsRebuildNotice.map { say in
+            Console.stdoutIsTTY ? { @Sendable in Console.out("\n"); say() } : say
+        }
         // A new engine per round: it checks the kept facts against the records (an ingest may
         // have added rows meanwhile) and reads their span and irregular tokens afresh.
         func run(_ engine: ClickHouseEngine, _ p: ReportParams, compare: Bool, shift: Int64) throws -> ResultDocument {
@@ -17,12 +22,12 @@ extension Watch {
                 : try runner.run(name: req.name, params: p)
         }
         // The first round's checks, as on SQLite: a --fail-if column the report lacks is a usage error.
-        try ReportCommand.checkColumns(req, try run(try ClickHouseEngine(client), req.params, compare: req.compare, shift: req.shift))
+        try ReportCommand.checkColumns(req, try run(try ClickHouseEngine(client, rebuilding: notice), req.params, compare: req.compare, shift: req.shift))
         guard req.out.path == nil else {
             throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
         }
         return try loop(every: watch ?? 2, title: "pushlog report " + argv.joined(separator: " ")) {
-            let engine = try ClickHouseEngine(client)
+            let engine = try ClickHouseEngine(client, rebuilding: notice)
             let (p, previous, back) = try roundParams(req)
             let d = try run(engine, p, compare: previous, shift: back)
             return req.out.render(d, db: nil, mask: req.out.revealTokens ? nil : try engine.facts.mask)
