@@ -10,8 +10,12 @@ extension Watch {
         let client = ClickHouseClient(url)
         // A round that rebuilds the kept facts (an ingest added rows meanwhile) says so below the
         // frame on screen, which the next frame clears.
-        let notice = Console.factsRebuildNotice.map { say in
-            Console.stdoutIsTTY ? { @Sendable in Console.out("\n"); say() } : say
+        let notice: (@Sendable () -> Void)? = Console.factsRebuildNotice.map { say in
+            guard Console.stdoutIsTTY else { return say }
+            return {
+                Console.out("\n")
+                say()
+            }
         }
         // A new engine per round: it checks the kept facts against the records (an ingest may
         // have added rows meanwhile) and reads their span and irregular tokens afresh.
@@ -22,7 +26,8 @@ extension Watch {
                 : try runner.run(name: req.name, params: p)
         }
         // The first round's checks, as on SQLite: a --fail-if column the report lacks is a usage error.
-        try ReportCommand.checkColumns(req, try run(try ClickHouseEngine(client, rebuilding: notice), req.params, compare: req.compare, shift: req.shift))
+        try ReportCommand.checkColumns(
+            req, try run(try ClickHouseEngine(client, rebuilding: notice), req.params, compare: req.compare, shift: req.shift))
         guard req.out.path == nil else {
             throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
         }
