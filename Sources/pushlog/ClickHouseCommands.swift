@@ -13,7 +13,8 @@ enum ClickHouseCommands {
         guard let url = ClickHouseURL(text) else {
             throw UsageError(
                 message: "cannot read the ClickHouse URL '\(ClickHouseCommands.masked(text))'",
-                hint: "use http(s)://user:password@host:8123/DATABASE (the database a plain name)")
+                hint: "use http(s)://user:password@host:8123/DATABASE (the database a plain name; in the user and password, "
+                    + "write / # ? % as %2F %23 %3F %25)")
         }
         return url
     }

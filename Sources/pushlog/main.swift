@@ -45,8 +45,9 @@ func mainHelp() -> String {
 
         GLOBAL OPTIONS:
           --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
-          --clickhouse URL run on a ClickHouse server instead (default: $PUSHLOG_CLICKHOUSE),
-                           e.g. http://user:password@host:8123/pushlog (docs/clickhouse.md)
+          --clickhouse URL run on a ClickHouse server instead (default: $PUSHLOG_CLICKHOUSE
+                           unless --db is given), e.g. http://user:password@host:8123/pushlog
+                           (docs/clickhouse.md); not with --db
           --version        print the version
           -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help;
                            pushlog help --man prints the man page)
@@ -63,6 +64,19 @@ func mainHelp() -> String {
 func runMain() -> Int32 {
     var args = Array(CommandLine.arguments.dropFirst())
     var ctx = Context(dbPath: ProcessInfo.processInfo.environment["PUSHLOG_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "pushlog.db")
+    // Which store the command line names: `--db` or `--clickhouse` (given both, it is a usage
+    // error); the environment only when it names neither, so a flag always wins.
+    var dbGiven = false, clickhouseGiven = false
+    func clickhouse(at i: Int) -> UsageError? {
+        let a = args[i]
+        let v = a == "--clickhouse" ? (i + 1 < args.count ? args[i + 1] : nil) : String(a.dropFirst("--clickhouse=".count))
+        args.removeSubrange(i..<(a == "--clickhouse" ? min(i + 2, args.count) : i + 1))
+        clickhouseGiven = true
+        do { ctx.clickhouse = try ClickHouseCommands.url(v) } catch {
+            return error as? UsageError ?? UsageError(message: "\(error)", hint: "pushlog --help")
+        }
+        return nil
+    }
     // Global options come before the command.
     while let a = args.first, a.hasPrefix("-") {
         if a == "--version" || a == "-V" { Console.out("pushlog \(PushLog.version)\n"); return 0 }
@@ -71,22 +85,19 @@ func runMain() -> Int32 {
             guard args.count >= 2 else { return usage(UsageError(message: "--db needs a file", hint: "pushlog --db pushlog.db COMMAND")) }
             ctx.dbPath = args[1]
             args.removeFirst(2)
+            dbGiven = true
         } else if a.hasPrefix("--db=") {
             ctx.dbPath = String(a.dropFirst(5))
             args.removeFirst()
+            dbGiven = true
         } else if a == "--clickhouse" || a.hasPrefix("--clickhouse=") {
-            let v = a == "--clickhouse" ? (args.count >= 2 ? args[1] : nil) : String(a.dropFirst("--clickhouse=".count))
-            args.removeFirst(a == "--clickhouse" ? min(2, args.count) : 1)
-            do { ctx.clickhouse = try ClickHouseCommands.url(v) } catch let e as UsageError { return usage(e) } catch { return 1 }
+            if let e = clickhouse(at: 0) { return usage(e) }
         } else {
             return usage(
                 UsageError(
                     message: "unknown global option \(a)",
                     hint: "global options are --db FILE, --clickhouse URL, --version, --help; command options go after the command"))
         }
-    }
-    if ctx.clickhouse == nil, let env = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE"], !env.isEmpty {
-        do { ctx.clickhouse = try ClickHouseCommands.url(env) } catch let e as UsageError { return usage(e) } catch { return 1 }
     }
     // Bare `pushlog` is a usage error, as for git: the usage goes to stderr.
     guard let name = args.first else { Console.err(mainHelp()); return 2 }
@@ -113,17 +124,30 @@ func runMain() -> Int32 {
         Console.out(cmd.name == ReportCommand.name ? ReportCommand.help(for: args) : cmd.help)
         return 0
     }
+    // --db and --clickhouse are accepted after the command too.
+    if let i = args.firstIndex(of: "--db"), i + 1 < args.count {
+        ctx.dbPath = args[i + 1]
+        args.removeSubrange(i...(i + 1))
+        dbGiven = true
+    }
+    if let i = args.firstIndex(where: { $0 == "--clickhouse" || $0.hasPrefix("--clickhouse=") }), let e = clickhouse(at: i) {
+        return usage(e)
+    }
+    if dbGiven && clickhouseGiven {
+        return usage(
+            UsageError(
+                message: "--db and --clickhouse name two stores; give one",
+                hint: "pushlog --db FILE \(name) …  or  pushlog --clickhouse URL \(name) …"))
+    }
+    if !dbGiven && ctx.clickhouse == nil, let env = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE"], !env.isEmpty {
+        do { ctx.clickhouse = try ClickHouseCommands.url(env) } catch let e as UsageError { return usage(e) } catch { return 1 }
+    }
     var isDir: ObjCBool = false
-    if FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
+    if ctx.clickhouse == nil, FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
         return usage(
             UsageError(
                 message: "--db \(ctx.dbPath) is a folder; it names the database file",
                 hint: "pushlog --db \(ctx.dbPath.hasSuffix("/") ? ctx.dbPath : ctx.dbPath + "/")pushlog.db \(name) …"))
-    }
-    // --db is accepted after the command too.
-    if let i = args.firstIndex(of: "--db"), i + 1 < args.count {
-        ctx.dbPath = args[i + 1]
-        args.removeSubrange(i...(i + 1))
     }
     // How long each phase took, for benchmarking: printed after the command, whatever its end.
     if ProcessInfo.processInfo.environment["PUSHLOG_TIMINGS"] != nil { PhaseTimer.start() }

@@ -21,6 +21,27 @@ final class UsageRulesTests: XCTestCase {
             try Run.pushlog(["--db", db, "report", "gone", "--fail-if", "gone > 100", "--fail-if", "responses > 100"]).status, 0)
     }
 
+    /// `--db` and `--clickhouse` on the command line beat `$PUSHLOG_CLICKHOUSE`; both at once is a
+    /// usage error, not a silent pick (figures from the other store, exit 0).
+    func testTheStoreOnTheCommandLineWins() throws {
+        let nowhere = "http://127.0.0.1:1/pushlog"  // nothing listens: any use of it fails loudly
+        let args = ["report", "gone", "--section", "summary", "--format", "csv"]
+        let sqlite = try Run.pushlog(["--db", db] + args)
+        XCTAssertEqual(sqlite.status, 0, sqlite.stderr)
+        let flagWins = try Run.pushlog(["--db", db] + args, env: ["PUSHLOG_CLICKHOUSE": nowhere])
+        XCTAssertEqual(flagWins.status, 0, flagWins.stderr)
+        XCTAssertEqual(flagWins.stdout, sqlite.stdout)
+        for both in [["--db", db, "--clickhouse", nowhere] + args, ["--clickhouse", nowhere] + args + ["--db", db]] {
+            let r = try Run.pushlog(both)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("--db and --clickhouse name two stores; give one"), r.stderr)
+        }
+        // After the command, as --db: the server is the store (and cannot be reached).
+        let after = try Run.pushlog(args + ["--clickhouse", nowhere])
+        XCTAssertEqual(after.status, 1, after.stderr)
+        XCTAssertTrue(after.stderr.contains("cannot reach ClickHouse at http://127.0.0.1:1/pushlog"), after.stderr)
+    }
+
     func testOneSectionForASpreadsheet() throws {
         let r = try Run.pushlog(["--db", db, "report", "gone", "--section", "summary", "--format", "csv"])
         XCTAssertEqual(r.status, 0, r.stderr)
