@@ -142,6 +142,14 @@ func runMain() -> Int32 {
     if !dbGiven && ctx.clickhouse == nil, let env = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE"], !env.isEmpty {
         do { ctx.clickhouse = try ClickHouseCommands.url(env) } catch let e as UsageError { return usage(e) } catch { return 1 }
     }
+    if ctx.clickhouse != nil, let t = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_TIMEOUT"],
+        ClickHouseClient.timeout(t) == nil
+    {
+        return usage(
+            UsageError(
+                message: "PUSHLOG_CLICKHOUSE_TIMEOUT expects seconds without an answer before giving up, got '\(t)'",
+                hint: "PUSHLOG_CLICKHOUSE_TIMEOUT=120 pushlog \(name) …"))
+    }
     var isDir: ObjCBool = false
     if ctx.clickhouse == nil, FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
         return usage(

@@ -67,6 +67,7 @@ struct Run {
         p.arguments = args
         var e = ProcessInfo.processInfo.environment
         e.removeValue(forKey: "PUSHLOG_DB")
+        e.removeValue(forKey: "PUSHLOG_CLICKHOUSE")
         for (k, v) in env { e[k] = v }
         p.environment = e
         let out = Pipe(), err = Pipe(), inp = Pipe()

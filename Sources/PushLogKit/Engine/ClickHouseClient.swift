@@ -13,8 +13,19 @@ public final class ClickHouseClient: Sendable {
     /// For `https://` only (`http://` goes over a plain socket): made only then, as setting one
     /// up costs the CLI's start a few milliseconds.
     private let session: URLSession?
-    /// Seconds a query may take before the request is abandoned.
-    static let timeout: TimeInterval = 3600
+    /// Seconds without a byte from the server before a request is given up (a hung server would
+    /// otherwise hold a cron job forever): `$PUSHLOG_CLICKHOUSE_TIMEOUT`, else ten minutes, longer
+    /// than any one statement pushlog sends takes on a large history.
+    public static let timeout: TimeInterval =
+        timeout(ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_TIMEOUT"]) ?? 600
+    /// How long a connection may take to open.
+    static let connectTimeout: TimeInterval = 10
+
+    /// `$PUSHLOG_CLICKHOUSE_TIMEOUT`'s seconds: a positive number, else nil.
+    public static func timeout(_ text: String?) -> TimeInterval? {
+        guard let text, let s = TimeInterval(text), s > 0, s.isFinite else { return nil }
+        return s
+    }
 
     public init(_ url: ClickHouseURL) {
         self.url = url
@@ -23,7 +34,7 @@ public final class ClickHouseClient: Sendable {
         } else {
             let config = URLSessionConfiguration.ephemeral
             config.timeoutIntervalForRequest = ClickHouseClient.timeout
-            config.timeoutIntervalForResource = ClickHouseClient.timeout
+            config.timeoutIntervalForResource = max(ClickHouseClient.timeout, 3600)
             session = URLSession(configuration: config)
         }
     }
@@ -67,7 +78,8 @@ public final class ClickHouseClient: Sendable {
             guard let host = c.host else { throw PlainHTTP.Failure(reason: "no host in \(url)") }
             let target = c.percentEncodedPath + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
             return try PlainHTTP.post(
-                host: host, port: c.port ?? 80, target: target, headers: headers, body: body, timeout: Self.timeout)
+                host: host, port: c.port ?? 80, target: target, headers: headers, body: body, connectTimeout: Self.connectTimeout,
+                timeout: Self.timeout)
         }
         final class Box: @unchecked Sendable {  // written by the task's handler before `done` signals
             var result: (Data?, URLResponse?, Error?) = (nil, nil, nil)

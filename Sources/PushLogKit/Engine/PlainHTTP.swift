@@ -26,22 +26,26 @@ enum PlainHTTP {
 
     /// Sends `body` to http://host:port`target` and reads the whole response. The connection is
     /// closed after it (`Connection: close`): one request per connection keeps the reading simple,
-    /// and a local connect costs next to nothing beside a query.
+    /// and a local connect costs next to nothing beside a query. `timeout`: the longest wait for
+    /// the server to take or send a byte.
     static func post(
-        host: String, port: Int, target: String, headers: [(String, String)], body: Data, timeout: TimeInterval
+        host: String, port: Int, target: String, headers: [(String, String)], body: Data, connectTimeout: TimeInterval,
+        timeout: TimeInterval
     ) throws(Failure) -> Response {
-        let fd = try openSocket(host: host, port: port, timeout: timeout)
+        let fd = try openSocket(host: host, port: port, connectTimeout: connectTimeout, timeout: timeout)
         defer { close(fd) }
         let hostField = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host  // an IPv6 literal
         var head = "POST \(target) HTTP/1.1\r\nHost: \(hostField):\(port)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        try write(fd, Data(head.utf8))
-        try write(fd, body)
-        return try response(read(fd))
+        try write(fd, Data(head.utf8), timeout: timeout)
+        try write(fd, body, timeout: timeout)
+        return try response(read(fd, timeout: timeout))
     }
 
-    private static func openSocket(host: String, port: Int, timeout: TimeInterval) throws(Failure) -> Int32 {
+    private static func openSocket(host: String, port: Int, connectTimeout: TimeInterval, timeout: TimeInterval) throws(Failure)
+        -> Int32
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -63,21 +67,36 @@ enum PlainHTTP {
             next = a.pointee.ai_next
             let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype, a.pointee.ai_protocol)
             if fd < 0 { continue }
-            var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
             #if canImport(Darwin)
                 var one: Int32 = 1
                 setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            if connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return fd }
-            why = String(cString: strerror(errno))
+            // The send timeout bounds connect() too (Linux).
+            wait(fd, SO_SNDTIMEO, connectTimeout)
+            if connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 {
+                wait(fd, SO_SNDTIMEO, timeout)
+                wait(fd, SO_RCVTIMEO, timeout)
+                return fd
+            }
+            why =
+                errno == EINPROGRESS || errno == EAGAIN
+                ? "no connection within \(seconds(connectTimeout))" : String(cString: strerror(errno))
             close(fd)
         }
         throw Failure(reason: why)
     }
 
-    private static func write(_ fd: Int32, _ data: Data) throws(Failure) {
+    private static func wait(_ fd: Int32, _ option: Int32, _ seconds: TimeInterval) {
+        var t = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, option, &t, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// `600 s`, `0.5 s`.
+    static func seconds(_ s: TimeInterval) -> String {
+        (s == s.rounded() ? String(Int(s)) : String(s)) + " s"
+    }
+
+    private static func write(_ fd: Int32, _ data: Data, timeout: TimeInterval) throws(Failure) {
         #if canImport(Glibc)
             let flags = Int32(MSG_NOSIGNAL)
         #else
@@ -89,6 +108,7 @@ enum PlainHTTP {
                 let n = send(fd, raw.baseAddress! + at, raw.count - at, flags)
                 if n < 0 {
                     if errno == EINTR { continue }
+                    if errno == EAGAIN || errno == EWOULDBLOCK { return "the server took nothing for \(seconds(timeout))" }
                     return String(cString: strerror(errno))
                 }
                 at += n
@@ -99,7 +119,7 @@ enum PlainHTTP {
     }
 
     /// Everything the server sends until it closes the connection.
-    private static func read(_ fd: Int32) throws(Failure) -> [UInt8] {
+    private static func read(_ fd: Int32, timeout: TimeInterval) throws(Failure) -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -108,7 +128,10 @@ enum PlainHTTP {
             if n < 0 {
                 if errno == EINTR { continue }
                 let timedOut = errno == EAGAIN || errno == EWOULDBLOCK
-                throw Failure(reason: timedOut ? "no response in time" : String(cString: strerror(errno)))
+                throw Failure(
+                    reason: timedOut
+                        ? "no answer for \(seconds(timeout)) ($PUSHLOG_CLICKHOUSE_TIMEOUT sets how long to wait)"
+                        : String(cString: strerror(errno)))
             }
             out.append(contentsOf: buffer[0..<n])
         }

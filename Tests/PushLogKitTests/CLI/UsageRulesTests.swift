@@ -42,6 +42,35 @@ final class UsageRulesTests: XCTestCase {
         XCTAssertTrue(after.stderr.contains("cannot reach ClickHouse at http://127.0.0.1:1/pushlog"), after.stderr)
     }
 
+    /// A server that takes the connection and never answers (hung, or a proxy in front of a dead
+    /// one) is given up on after `$PUSHLOG_CLICKHOUSE_TIMEOUT` seconds: exit 1, naming the URL,
+    /// not a cron job that waits forever.
+    func testAServerThatNeverAnswersIsGivenUpOn() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(listen(fd, 8), 0)  // the kernel completes the connection; nothing ever reads or answers
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        let url = "http://ops:secret@127.0.0.1:\(UInt16(bigEndian: addr.sin_port))/pushlog"
+        let started = Date()
+        let r = try Run.pushlog(["--clickhouse", url, "report", "gone"], env: ["PUSHLOG_CLICKHOUSE_TIMEOUT": "1"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+        XCTAssertTrue(r.stderr.contains("cannot reach ClickHouse at http://ops:***@127.0.0.1:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("no answer for 1 s"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("secret"), r.stderr)
+        let wrong = try Run.pushlog(["--clickhouse", url, "report", "gone"], env: ["PUSHLOG_CLICKHOUSE_TIMEOUT": "soon"])
+        XCTAssertEqual(wrong.status, 2, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("PUSHLOG_CLICKHOUSE_TIMEOUT expects seconds"), wrong.stderr)
+    }
+
     func testOneSectionForASpreadsheet() throws {
         let r = try Run.pushlog(["--db", db, "report", "gone", "--section", "summary", "--format", "csv"])
         XCTAssertEqual(r.status, 0, r.stderr)
