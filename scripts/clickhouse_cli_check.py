@@ -691,6 +691,33 @@ def check_follow(a, server, tmp, problems):
     server.query(f"SYSTEM START MERGES {chdb}.records")
 
 
+def check_refused(a, server, tmp, problems):
+    """A file that is not a log, in a folder and named: what each run says and its exit code are
+    SQLite's (a refusal is said once while the file is unchanged, and again after it changes; a
+    named one is a problem, exit 1, every time), run after run, so cron's mail is the same."""
+    chdb = "pushlog_check_refused"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    work = os.path.join(tmp, "refused")
+    os.makedirs(work, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "Tests", "Fixtures", "canonical.ndjson"), work)
+    junk = os.path.join(work, "notes.log")
+    open(junk, "w").write("meeting notes\nnot a log line\n")
+    sqlite = ["--db", os.path.join(tmp, "refused.db")]
+    steps = [("folder", [work]), ("folder again", [work]), ("named", [junk]), ("named again", [junk]), ("changed", None),
+             ("folder after the change", [work]), ("folder unchanged", [work])]
+    for name, paths in steps:
+        if paths is None:
+            open(junk, "a").write("more notes\n")
+            continue
+        got = []
+        for store in (sqlite, ["--clickhouse", server.url(chdb)]):
+            r = subprocess.run([a.pushlog] + store + ["ingest", "--quiet"] + paths, capture_output=True, text=True)
+            got.append((r.returncode, r.stderr))
+        if got[0] != got[1]:
+            problems.append(f"refused file, {name}: SQLite {got[0]!r}, ClickHouse {got[1]!r}")
+    print("clickhouse-cli-check: a file that is not a log, in a folder and named, changed: the same lines and exit codes run after run")
+
+
 def on_terminal(cmd, stdout_too=True):
     """Runs `cmd` with stderr (and stdout, unless `stdout_too` is false: then a pipe) on a new
     pseudo-terminal, as in an operator's shell; its exit code, what the terminal showed, stdout."""
@@ -796,6 +823,7 @@ def main():
                 check_shared_blocks(a, server, tmp, [logs] + fixtures, problems)
                 check_follow(a, server, tmp, problems)
                 check_terminal(a, server, tmp, logs, problems)
+                check_refused(a, server, tmp, problems)
                 check_listings(a, checked, problems, counts)
         finally:
             server.stop()

@@ -125,6 +125,17 @@ ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment String DEFAULT '';
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_rows UInt64 DEFAULT 0;
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_block String DEFAULT '';
 
+-- Files an ingest refused whole (not a log, a binary file), with the fingerprint it refused and
+-- why: a file refused again unchanged and for the same reason is not reported again, so cron's
+-- mail names it once. Kept apart from `sources`, whose newest row says the records changed.
+CREATE TABLE IF NOT EXISTS pushlog.refused (
+    path String,
+    fingerprint String,
+    reason String,
+    version UInt64
+) ENGINE = ReplacingMergeTree(version)
+ORDER BY path;
+
 -- Lines ingest could not read as records (file, line number, reason, the first 512 bytes with
 -- secrets redacted), inserted once per file with the file's token, so a re-run adds none.
 CREATE TABLE IF NOT EXISTS pushlog.rejects (

@@ -44,12 +44,7 @@ extension IngestCommand {
             return 0
         }
         let summary = try ProgressLine.clearing(showProgress) { try ingest.run(paths: args.positionals) }
-        for f in summary.files {
-            if let e = f.error { Console.err("pushlog: \(f.path): \(e)") }
-            for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
-            if let why = f.refused, !f.unchanged { Console.err("pushlog: skipped \(f.path): \(why)") }
-        }
-        for p in summary.problems { Console.err("pushlog: \(p)") }
+        printDiagnostics(summary)
         if format == "json" {
             Console.out(IngestReport.json(summary))
         } else if !quiet {

@@ -92,18 +92,7 @@ enum IngestCommand: Command {
             return try follow(db: db, paths: args.positionals, options: opts, interval: interval, quiet: quiet)
         }
         let summary = try ProgressLine.clearing(showProgress) { try Ingester(db: db, options: opts).run(paths: args.positionals) }
-        for f in summary.files {
-            if let e = f.error, !(summary.problems.contains { $0.hasPrefix("stopped at \(f.path)") }) {
-                Console.err(
-                    "pushlog: \(f.path): \(e)\(f.complete ? "" : " — records before the damage were kept; source marked incomplete")")
-            }
-            for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
-            // Refused while walking a folder: one line each (a named file is a problem, below).
-            if let why = f.refused, !f.unchanged, !(summary.problems.contains { $0.hasPrefix("\(f.path): ") }) {
-                Console.err("pushlog: skipped \(f.path): \(why)")
-            }
-        }
-        for p in summary.problems { Console.err("pushlog: \(p)") }
+        printDiagnostics(summary)
         if format == "json" {
             Console.out(IngestReport.json(summary))
         } else if !quiet {
@@ -114,6 +103,23 @@ enum IngestCommand: Command {
 }
 
 extension IngestCommand {
+    /// What an ingest says on stderr of its files and problems, on either engine: each file's read
+    /// error (unless a problem says the run stopped there), its warnings, and a refusal met while
+    /// walking a folder (a named file's refusal is a problem), then the problems.
+    static func printDiagnostics(_ summary: IngestSummary) {
+        for f in summary.files {
+            if let e = f.error, !(summary.problems.contains { $0.hasPrefix("stopped at \(f.path)") }) {
+                Console.err(
+                    "pushlog: \(f.path): \(e)" + (f.complete ? "" : " — records before the damage were kept; source marked incomplete"))
+            }
+            for w in f.warnings { Console.err("pushlog: \(f.path): warning: \(w)") }
+            if let why = f.refused, !f.unchanged, !(summary.problems.contains { $0.hasPrefix("\(f.path): ") }) {
+                Console.err("pushlog: skipped \(f.path): \(why)")
+            }
+        }
+        for p in summary.problems { Console.err("pushlog: \(p)") }
+    }
+
     /// Set by the SIGINT/SIGTERM handler, read by the polling loop: an atomic, which a signal
     /// handler may store to and Swift 6 lets two contexts share.
     static let stopFollowing = Atomic<Int32>(0)

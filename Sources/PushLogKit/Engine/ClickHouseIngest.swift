@@ -51,11 +51,16 @@ public struct ClickHouseIngest {
             read.append(InputFile(path: SourcePaths.canonical(f.path), named: f.named))
         }
         let known = try sourceStates(paths: read.map(\.path))
+        let refusedBefore = try refusals(paths: read.map(\.path))
         let totalBytes = read.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         var ticker = ProgressTicker(total: read.count, bytesTotal: totalBytes, callback: options.progress, started: started)
         for f in read {
-            summary.files.append(try file(f, known[f.path], inserts, pool, shared, &ticker))
+            let fs = try file(f, known[f.path], refusedBefore: refusedBefore[f.path], inserts, pool, shared, &ticker)
             ticker.filesDone += 1
+            // A file named on the command line that is not a log is an error, as on SQLite; one
+            // met while walking a folder is skipped with a line saying why.
+            if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
+            summary.files.append(fs)
         }
         func phase(_ what: String) {
             options.progress?(
@@ -99,6 +104,7 @@ public struct ClickHouseIngest {
         var unshown = ProgressTicker(total: 0, bytesTotal: 0, callback: nil, started: Date())  // a round prints its total only
         let truncated = "\(InputError.truncatedGzip)"
         while !stop() {
+            let roundStart = Date()
             var summary = IngestSummary()
             var problems: [String] = []
             let round = SourcePaths.unique(FileWalker.expand(paths, problems: &problems)).filter { !$0.isStdin }
@@ -111,7 +117,7 @@ public struct ClickHouseIngest {
                 }
                 let fingerprint = try? ClickHouseIngest.fingerprint(f.path)
                 if let fingerprint, refused[f.path] == fingerprint { continue }
-                var fs = try file(f, known[f.path], inserts, pool, shared, &unshown)
+                var fs = try file(f, known[f.path], refusedBefore: nil, inserts, pool, shared, &unshown)
                 if fs.refused != nil { refused[f.path] = fingerprint }
                 if fs.error == truncated {
                     fs.complete = true
@@ -123,6 +129,7 @@ public struct ClickHouseIngest {
             try send(shared, inserts)
             try inserts.wait()
             summary.problems = problems
+            summary.seconds = Date().timeIntervalSince(roundStart)
             added = added || summary.totalRecords > 0
             if summary.files.contains(where: { !$0.unchanged }) || !problems.isEmpty { report(summary) }
             var waited = 0.0
@@ -182,25 +189,51 @@ public struct ClickHouseIngest {
         }
     }
 
-    /// The `sources` rows of `paths`, by path: asked for in parts of about 8 KB of paths, as
-    /// the list goes in the URL (a server takes 1 MiB, a proxy or a test front less).
+    /// The `sources` rows of `paths`, by path.
     func sourceStates(paths: [String]) throws -> [String: SourceState] {
         var states: [String: SourceState] = [:]
+        try inParts(paths) { list in
+            for s in try sourceStates(where: "path IN {paths:Array(String)}", params: ["paths": list]) { states[s.path] = s }
+        }
+        return states
+    }
+
+    /// Why an ingest refused a file whole, and the fingerprint it had then.
+    struct Refusal: Equatable {
+        let fingerprint: String
+        let reason: String
+    }
+
+    /// The last refusal of each of `paths` that has one (the `refused` table), by path.
+    func refusals(paths: [String]) throws -> [String: Refusal] {
+        var out: [String: Refusal] = [:]
+        try inParts(paths) { list in
+            let t = try client.table(
+                "refused", sql: "SELECT path, fingerprint, reason FROM \(db).refused FINAL WHERE path IN {paths:Array(String)}",
+                params: ["paths": list])
+            for row in t.rows {
+                guard case .text(let path) = row[0], case .text(let f) = row[1], case .text(let r) = row[2] else { continue }
+                out[path] = Refusal(fingerprint: f, reason: r)
+            }
+        }
+        return out
+    }
+
+    /// `paths` as query parameter lists of about 8 KB each, as the list goes in the URL (a
+    /// server takes 1 MiB, a proxy or a test front less).
+    private func inParts(_ paths: [String], _ ask: (String) throws -> Void) throws {
         var part: [String] = []
         var size = 0
-        func ask() throws {
-            let list = ClickHouseStatements.array(part)
-            for s in try sourceStates(where: "path IN {paths:Array(String)}", params: ["paths": list]) { states[s.path] = s }
-            part = []
-            size = 0
-        }
         for path in paths {
-            if !part.isEmpty && size + path.utf8.count > 8_000 { try ask() }
+            if !part.isEmpty && size + path.utf8.count > 8_000 {
+                try ask(ClickHouseStatements.array(part))
+                part = []
+                size = 0
+            }
             part.append(path)
             size += path.utf8.count
         }
-        if !part.isEmpty { try ask() }
-        return states
+        if !part.isEmpty { try ask(ClickHouseStatements.array(part)) }
     }
 
     /// The `sources` rows that meet `condition`.
@@ -231,8 +264,8 @@ public struct ClickHouseIngest {
     /// batches) or from the start, and its batches queued; the rows after its last full batch
     /// join `shared`, which sends the file's final row after them.
     func file(
-        _ f: InputFile, _ known: SourceState?, _ inserts: InsertQueue, _ pool: ChunkPool, _ shared: SharedBlock,
-        _ ticker: inout ProgressTicker
+        _ f: InputFile, _ known: SourceState?, refusedBefore: Refusal?, _ inserts: InsertQueue, _ pool: ChunkPool,
+        _ shared: SharedBlock, _ ticker: inout ProgressTicker
     ) throws -> FileSummary {
         let started = Date()
         var fs = FileSummary(path: f.path)
@@ -273,9 +306,20 @@ public struct ClickHouseIngest {
         let opened: OpenedStream
         switch try OpenedStream.open(f, offset: start.offset, lines: start.lines, st, options: options, &fs) {
         case .refused(let why):
-            // Not stored: a refused file is looked at again by the next run (its head only).
-            fs.refused = Redactor.redact(why)
+            // Looked at again by the next run (its head only: a format forced or defined since may
+            // read it); refused again unchanged and for the same reason, it is not reported again.
+            let refusal = Refusal(fingerprint: fingerprint, reason: Redactor.redact(why))
+            fs.refused = refusal.reason
             fs.format = Ingester.refusedFormat
+            fs.unchanged = refusal == refusedBefore
+            if !fs.unchanged {
+                let client = self.client, db = self.db
+                var row = Array("{\"path\":".utf8) + ClickHouseIngest.json(path) + Array(",\"fingerprint\":".utf8)
+                row += ClickHouseIngest.json(refusal.fingerprint) + Array(",\"reason\":".utf8) + ClickHouseIngest.json(refusal.reason)
+                row += Array(",\"version\":\(ClickHouseIngest.versions.next(UInt64(Date().timeIntervalSince1970 * 1_000_000)))}\n".utf8)
+                let data = Data(row)
+                try inserts.add { _ = try client.execute("INSERT INTO \(db).refused FORMAT JSONEachRow", data: data) }
+            }
             return fs
         case .opened(let o): opened = o
         }
