@@ -26,8 +26,11 @@ enum TableRenderer {
         for ri in t.rows.indices {
             for c in t.columns.indices where t.rows[ri][c] != .null && !CellFormat.isNumeric(t.rows[ri][c]) { numeric[c] = false }
         }
+        // Times, bucket labels and tokens are never cut (a cut time reads as another time, a cut
+        // token as another token); nor is a text column narrower than keeps its values apart.
+        let keep = t.columns.indices.map { c in TableFit.isToken(t.columns[c]) || cells.allSatisfy { TableFit.mustStayWhole($0[c]) } }
         func measure() -> [Int] {
-            t.columns.indices.map { c in min(cells.reduce(t.columns[c].count) { max($0, $1[c].count) }, 60) }
+            t.columns.indices.map { c in min(cells.reduce(t.columns[c].count) { max($0, $1[c].count) }, keep[c] ? Int.max : 60) }
         }
         var widths = measure()
         var shown = Array(t.columns.indices)
@@ -44,11 +47,11 @@ enum TableRenderer {
                 shown.removeAll { $0 == c }
                 dropped.append(t.columns[c])
             }
-            // 3. Free text narrowed, a character at a time, down to 12; times, bucket labels and
-            // tokens are never cut (a cut time reads as another time, a cut token as another token).
-            let keep = t.columns.indices.map { c in cells.allSatisfy { TableFit.mustStayWhole($0[c]) } }
+            // 3. Free text narrowed, a character at a time, down to 12, or to what keeps two
+            // values from reading alike (`background_…` for two rules).
+            let narrowest = t.columns.indices.map { c in max(12, TableFit.distinctWidth(cells.map { $0[c] })) }
             while total() > width,
-                let c = shown.filter({ !numeric[$0] && !keep[$0] && widths[$0] > 12 }).max(by: { widths[$0] < widths[$1] })
+                let c = shown.filter({ !numeric[$0] && !keep[$0] && widths[$0] > narrowest[$0] }).max(by: { widths[$0] < widths[$1] })
             {
                 widths[c] -= 1
             }
@@ -132,6 +135,22 @@ enum TableRenderer {
 /// What a table may give up to fit a terminal, and what it never cuts.
 enum TableFit {
     static func isPath(_ column: String) -> Bool { ["source", "path", "file"].contains(column) }
+
+    /// A column of device tokens, whatever its cells look like (a malformed token is shown as
+    /// the app uploaded it).
+    static func isToken(_ column: String) -> Bool { column == "token" || column.hasSuffix("_token") }
+
+    /// The narrowest width at which cutting (a prefix and `…`) leaves the different values of a
+    /// column different: two values sharing their first n characters need n + 2.
+    static func distinctWidth(_ values: [String]) -> Int {
+        let sorted = Set(values).sorted()
+        var widest = 0
+        for (a, b) in zip(sorted, sorted.dropFirst()) {
+            let shared = zip(a, b).prefix { $0 == $1 }.count
+            widest = max(widest, shared + 2)
+        }
+        return widest
+    }
 
     /// `/var/log/pusher/sends-2026-11-02.ndjson.gz` → `…/sends-2026-11-02.ndjson.gz`.
     static func fileName(_ s: String) -> String {
