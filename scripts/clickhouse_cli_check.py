@@ -724,7 +724,7 @@ def on_terminal(cmd, stdout_too=True):
     import pty, threading
     master, slave = pty.openpty()
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=slave if stdout_too else subprocess.PIPE, stderr=slave,
-                         env=dict(os.environ, TERM="xterm", PAGER="cat"))
+                         env=dict(os.environ, TERM="xterm"))
     os.close(slave)
     shown = bytearray()
 

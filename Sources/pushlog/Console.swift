@@ -30,7 +30,7 @@ enum Console {
     /// history (a minute or more on a large one): on a terminal only, so cron's mail stays empty.
     static var factsRebuildNotice: (@Sendable () -> Void)? {
         guard stderrIsTTY else { return nil }
-        return { Console.err("pushlog: rebuilding the kept facts from the records (the whole history)…") }
+        return { Console.err("pushlog: \(ClickHouseFacts.rebuildNotice)…") }
     }
     /// Rows of the terminal on stdout ($LINES first); nil off a terminal.
     static var terminalRows: Int? {

@@ -145,6 +145,9 @@ public enum ClickHouseFacts {
         return ClickHouseIngest.hex(UInt64(bitPattern: a)) + ClickHouseIngest.hex(UInt64(bitPattern: b))
     }()
 
+    /// What a command says, on a terminal, when it starts a rebuild.
+    public static let rebuildNotice = "rebuilding the kept facts from the records (the whole history)"
+
     /// Rebuilds the facts when the records changed since they were built, calling `rebuilding`
     /// first (a rebuild reads the whole history); their state after.
     @discardableResult

@@ -75,7 +75,7 @@ public struct ClickHouseIngest {
         // The facts reports read, rebuilt from the records as they now are (and after a killed
         // run, by the next one even when it has nothing left to send).
         try ClickHouseFacts.ensure(client) {
-            phase("rebuilding the kept facts from the records (the whole history)")
+            phase(ClickHouseFacts.rebuildNotice)
             rebuilding()
         }
         summary.seconds = Date().timeIntervalSince(started)

@@ -92,7 +92,7 @@ enum PlainHTTP {
     }
 
     /// `600 s`, `0.5 s`.
-    static func seconds(_ s: TimeInterval) -> String {
+    private static func seconds(_ s: TimeInterval) -> String {
         (s == s.rounded() ? String(Int(s)) : String(s)) + " s"
     }
 
