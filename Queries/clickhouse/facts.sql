@@ -14,11 +14,14 @@
 -- the cores the rest of the rebuild is using.
 -- Run by hand after loading rows yourself:  clickhouse-client --queries-file Queries/clickhouse/facts.sql
 
--- What the rebuild starts from: the raw row count and the newest `sources` row. Read first, so
--- rows inserted while it runs make the next check see the facts as out of date.
+-- What the rebuild starts from: the raw row count, the parts that hold those rows (read in one
+-- query, so of one moment: the next rebuild of only what a load touched starts from the rows of the
+-- parts not among them, touched.sql) and the newest `sources` row. Read first, so rows inserted
+-- while it runs make the next check see the facts as out of date.
 CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple()
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
-SELECT (SELECT count() FROM pushlog.records) AS records_rows, (SELECT max(version) FROM pushlog.sources) AS sources_version;
+SELECT records_rows, records_parts, (SELECT max(version) FROM pushlog.sources) AS sources_version
+FROM (SELECT count() AS records_rows, groupUniqArray(_part) AS records_parts FROM pushlog.records);
 
 -- Time buckets as pushlog labels them (UTC): 'minute', '5m', 'hour', 'day', 'week' (ISO, Monday:
 -- 1970-01-05 was one, so a week's start is shifted by 3 days). Each argument appears once in the
@@ -73,18 +76,20 @@ CREATE OR REPLACE FUNCTION pushlog_by_label AS (b, value, by) -> if(pushlog_is_d
 CREATE OR REPLACE FUNCTION pushlog_round AS (x, n) -> coalesce(toFloat64(round(toDecimal128OrNull(printf('%.15g', x), 18), n)),
   if(x < 0, -floor(-x * pow(10, n) + 0.5), floor(x * pow(10, n) + 0.5)) / pow(10, n));
 
-CREATE OR REPLACE TABLE pushlog.kept_token_facts ENGINE = MergeTree ORDER BY token
-  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.token_facts;
+CREATE OR REPLACE TABLE pushlog.kept_token_facts /*kept per token: token*/ ENGINE = MergeTree ORDER BY token
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT * FROM pushlog.token_facts WHERE 1 /*+ AND token IN pushlog.kept_touched_token */;
 
 -- Responses, requests and sends (the `sends` view: split responses completed from their request),
 -- each with its token's facts (the latest registration's env and app version, malformed, the
 -- first 410 and its APNs timestamp; NULL for a token without facts): joined once here, so a
 -- report does not join every response it reads to the per-token facts.
-CREATE OR REPLACE TABLE pushlog.kept_sends ENGINE = MergeTree ORDER BY time_ms
+CREATE OR REPLACE TABLE pushlog.kept_sends /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT s.*, f.reg_env AS reg_env, f.reg_app_version AS reg_app_version, f.malformed AS malformed,
        f.first_410 AS first_410, f.first_410_ts AS first_410_ts
 FROM pushlog.sends AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token
+WHERE 1 /*+ AND s.token IN pushlog.kept_touched_token */
 SETTINGS join_use_nulls = 1;
 
 -- Responses: one APNs answer each, as reports count them.
@@ -95,18 +100,18 @@ SELECT * FROM pushlog.kept_sends WHERE kind IN ('send', 'response') AND status I
 -- what the errors report lists; few rows next to kept_sends. The retry facts below start from
 -- these errors too: the server reads a CTE again at each reference, and each reads these few rows
 -- instead of every response.
-CREATE OR REPLACE TABLE pushlog.kept_errors ENGINE = MergeTree ORDER BY time_ms
+CREATE OR REPLACE TABLE pushlog.kept_errors /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT time_ms, line_hash, source, line, token, topic, env, apns_id, collapse_id, attempt, status, reason, category, error,
        CAST(coalesce(kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200, 0), 'UInt8') AS response,
        CAST(coalesce(category = 'transport', 0), 'UInt8') AS transport
 FROM pushlog.kept_sends
-WHERE (kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200) OR category = 'transport';
+WHERE ((kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200) OR category = 'transport') /*+ AND token IN pushlog.kept_touched_token */;
 
 -- Registrations: token, time, device and app version.
-CREATE OR REPLACE TABLE pushlog.kept_registers ENGINE = MergeTree ORDER BY time_ms
+CREATE OR REPLACE TABLE pushlog.kept_registers /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
-SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind = 'register';
+SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind = 'register' /*+ AND token IN pushlog.kept_touched_token */;
 
 -- Retries of never-retry errors (category token-gone, token-bad or request), per error over all
 -- history: later responses to the same token and topic within one hour (at most 3,600,000 ms
@@ -118,11 +123,11 @@ SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind
 -- kept_retry_links holds each (error, retry) pair with what hygiene shows of the retry (its
 -- source and line, the order pushlog stores records in; apns-id, token, env, status, category);
 -- kept_retries the count per error.
-CREATE OR REPLACE TABLE pushlog.kept_retry_links ENGINE = MergeTree ORDER BY (et, ek)
+CREATE OR REPLACE TABLE pushlog.kept_retry_links /*kept per token: token*/ ENGINE = MergeTree ORDER BY (et, ek)
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH never AS (
   SELECT token, time_ms, line_hash, source, line, topic, apns_id, collapse_id FROM pushlog.kept_errors
-  WHERE response = 1 AND category IN ('token-gone', 'token-bad', 'request') AND token <> ''
+  WHERE response = 1 AND category IN ('token-gone', 'token-bad', 'request') AND token <> '' /*+ AND token IN pushlog.kept_touched_token */
 ), pairs AS (
   SELECT x.time_ms AS et, intDiv(x.time_ms, 3600000) AS eh, x.line_hash AS ek, x.source AS esrc, x.line AS eline,
          x.token AS token, x.topic AS topic,
@@ -163,11 +168,11 @@ SELECT et, ek, count() AS n FROM pushlog.kept_retry_links GROUP BY et, ek;
 -- than the gap since the 429/5xx before it (within the hour before, when the answer was a retry).
 -- The first retry is the earliest, and of those the first stored (source and line); its source,
 -- line, apns-id and token are kept for hygiene's example.
-CREATE OR REPLACE TABLE pushlog.kept_rate_retries ENGINE = MergeTree ORDER BY (et, ek)
+CREATE OR REPLACE TABLE pushlog.kept_rate_retries /*kept per token: r_token*/ ENGINE = MergeTree ORDER BY (et, ek)
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH be AS (
   SELECT time_ms AS et, line_hash AS ek, token, topic, apns_id, attempt, intDiv(time_ms, 3600000) AS h FROM pushlog.kept_errors
-  WHERE response = 1 AND category IN ('rate', 'server') AND token <> ''
+  WHERE response = 1 AND category IN ('rate', 'server') AND token <> '' /*+ AND token IN pushlog.kept_touched_token */
 ), first_retry AS (
   SELECT be.et AS et, be.ek AS ek, min(q.time_ms) AS rt,
          argMin(tuple(q.source, q.line, q.apns_id, q.token), tuple(q.time_ms, q.source, q.line)) AS r
@@ -191,11 +196,13 @@ SETTINGS join_use_nulls = 1;
 
 -- Background pushes, from the responses just kept (line_hash orders pushes of one millisecond,
 -- reg_app_version is the token's, for silent --by app_version; source and line for hygiene's example).
-CREATE OR REPLACE TABLE pushlog.kept_background_pushes ENGINE = MergeTree ORDER BY t
+CREATE OR REPLACE TABLE pushlog.kept_background_pushes /*kept per token: token*/ ENGINE = MergeTree ORDER BY t
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH rc AS (
   SELECT apns_id, min(time_ms) AS rt FROM pushlog.records FINAL
-  WHERE kind = 'receipt' AND receipt = 'background' AND apns_id IS NOT NULL GROUP BY apns_id
+  WHERE kind = 'receipt' AND receipt = 'background' AND apns_id IS NOT NULL
+    /*+ AND apns_id IN (SELECT apns_id FROM pushlog.kept_responses WHERE token IN pushlog.kept_touched_token) */
+  GROUP BY apns_id
 )
 SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.status AS status, s.priority AS priority,
        coalesce(s.has_alert = 1 OR s.has_sound = 1 OR s.has_badge = 1, 0) AS with_alert,
@@ -203,7 +210,7 @@ SELECT intDiv(s.time_ms, 3600000) AS hour, s.token AS token, s.time_ms AS t, s.s
        if(s.status = 200 AND s.apns_id IS NOT NULL, rc.rt, NULL) AS rt,
        s.line_hash AS line_hash, s.reg_app_version AS reg_app_version, s.source AS source, s.line AS line
 FROM pushlog.kept_responses AS s LEFT JOIN rc ON rc.apns_id = s.apns_id
-WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge)
+WHERE pushlog_is_background(s.push_type, s.content_available, s.has_alert, s.has_sound, s.has_badge) /*+ AND s.token IN pushlog.kept_touched_token */
 SETTINGS join_use_nulls = 1;
 
 -- Responses to tokens APNs retired: every 410 response and every response after its token's first
@@ -211,7 +218,7 @@ SETTINGS join_use_nulls = 1;
 -- on a report's range: first_gone (the token's first 410), after_gone (later than the first 410,
 -- with no registration of the token after that 410's APNs timestamp, or its time, and at or before
 -- the send). Few rows next to kept_sends: gone reads the tokens here, not in every response.
-CREATE OR REPLACE TABLE pushlog.kept_gone ENGINE = MergeTree ORDER BY time_ms
+CREATE OR REPLACE TABLE pushlog.kept_gone /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH regs AS (
   SELECT token, groupArray(time_ms) AS times FROM pushlog.kept_registers
@@ -223,25 +230,78 @@ SELECT s.time_ms AS time_ms, s.token AS token, s.status AS status, s.topic AS to
        toUInt8(coalesce(s.time_ms > s.first_410
                         AND NOT arrayExists(x -> x > coalesce(s.first_410_ts, s.first_410) AND x <= s.time_ms, g.times), 0)) AS after_gone
 FROM pushlog.kept_responses AS s LEFT JOIN regs AS g ON g.token = s.token
-WHERE s.status = 410 OR (s.first_410 IS NOT NULL AND s.time_ms > s.first_410);
+WHERE (s.status = 410 OR (s.first_410 IS NOT NULL AND s.time_ms > s.first_410)) /*+ AND s.token IN pushlog.kept_touched_token */;
 
-CREATE OR REPLACE TABLE pushlog.kept_token_runs ENGINE = MergeTree ORDER BY start
-  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.token_runs;
+-- Registrations and settings of a device, or of a user for those that name only a user (dkey
+-- 'user:ID'): the observations the token runs and the per-device facts below are computed from,
+-- read from the records once and kept in the order of their device.
+CREATE OR REPLACE TABLE pushlog.kept_observations /*kept per dkey: dkey*/ ENGINE = MergeTree ORDER BY (dkey, time_ms)
+  SETTINGS allow_nullable_key = 1, max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT if(device IS NOT NULL, device, concat('user:', user)) AS dkey, kind, time_ms, token, device, user, auth
+FROM pushlog.records FINAL
+WHERE kind IN ('register', 'settings') AND (device IS NOT NULL OR user IS NOT NULL)
+  /*+ AND if(device IS NOT NULL, device, concat('user:', user)) IN pushlog.kept_touched_dkey */;
 
-CREATE OR REPLACE TABLE pushlog.kept_token_stale ENGINE = MergeTree ORDER BY tuple()
-  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.token_stale;
+-- Runs of consecutive registrations of one device with the same token (pushlog's token_runs);
+-- superseded_at: when the device first registered a different token after the run.
+CREATE OR REPLACE TABLE pushlog.kept_token_runs /*kept per dkey: device*/ ENGINE = MergeTree ORDER BY start
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT device, token, start,
+       leadInFrame(toNullable(start)) OVER (PARTITION BY device ORDER BY start
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS superseded_at
+FROM (
+  SELECT device, token, time_ms AS start,
+         lagInFrame(toNullable(token)) OVER (PARTITION BY device ORDER BY time_ms
+                                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS prev
+  FROM pushlog.kept_observations WHERE kind = 'register' AND device IS NOT NULL /*+ AND device IN pushlog.kept_touched_dkey */
+)
+WHERE prev IS NULL OR prev <> token;
+
+-- When sends to a token were going to a superseded token (pushlog's token_stale): from the
+-- moment its device registered a different token until the token's next run starts (any device).
+CREATE OR REPLACE TABLE pushlog.kept_token_stale /*kept per token: token*/ ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT token, superseded_at AS from_t, next_start AS to_t FROM (
+  SELECT token, superseded_at,
+         coalesce(leadInFrame(toNullable(start)) OVER (PARTITION BY token ORDER BY start
+                                                       ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),
+                  toInt64(9000000000000000000)) AS next_start
+  FROM pushlog.kept_token_runs WHERE 1 /*+ AND token IN pushlog.kept_touched_token */
+)
+WHERE superseded_at IS NOT NULL AND superseded_at < next_start;
 
 -- Responses sent to a superseded token (churn's superseded_sends): one row per response and
 -- stale period of its token that holds it. Whether a response is one depends on the token's
 -- history only, so churn and weekly count these rows instead of joining every response's token.
-CREATE OR REPLACE TABLE pushlog.kept_superseded ENGINE = MergeTree ORDER BY time_ms
+CREATE OR REPLACE TABLE pushlog.kept_superseded /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
-SELECT s.time_ms AS time_ms, s.topic AS topic, s.env AS env
+SELECT s.time_ms AS time_ms, s.topic AS topic, s.env AS env, s.token AS token
 FROM pushlog.kept_responses AS s INNER JOIN pushlog.kept_token_stale AS z ON z.token = s.token
-WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t;
+WHERE s.time_ms > z.from_t AND s.time_ms < z.to_t /*+ AND s.token IN pushlog.kept_touched_token */;
 
-CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tuple()
-  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.device_facts;
+-- Opt-in facts per device, or per user for observations that name only a user (keyed 'user:ID'),
+-- as pushlog's device_facts: observations are the auth of registrations and settings; opt_in is
+-- the first authorized one, off the first denied one after it, fd_t/fd_auth the first decided one
+-- (not notDetermined); last_token/last_reg the latest registration.
+CREATE OR REPLACE TABLE pushlog.kept_device_facts /*kept per dkey: dkey*/ ENGINE = MergeTree ORDER BY tuple()
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT dkey, max_user AS user, opt_in,
+       if(empty(arrayFilter(x -> x > opt_in, denied)), NULL, arrayMin(arrayFilter(x -> x > opt_in, denied))) AS off,
+       fd_t, fd_auth, last_obs, last_token, last_reg
+FROM (
+  SELECT dkey, max(user) AS max_user,
+         minIf(toNullable(time_ms), auth = 'authorized') AS opt_in,
+         groupArrayIf(time_ms, auth = 'denied') AS denied,
+         minIf(toNullable(time_ms), auth IN ('authorized', 'denied', 'provisional', 'ephemeral')) AS fd_t,
+         argMinIf(tuple(auth), time_ms, auth IN ('authorized', 'denied', 'provisional', 'ephemeral')).1 AS fd_auth,
+         maxIf(toNullable(time_ms), auth IS NOT NULL) AS last_obs,
+         argMaxIf(tuple(token), time_ms, kind = 'register').1 AS last_token,
+         maxIf(toNullable(time_ms), kind = 'register') AS last_reg,
+         any(device IS NULL) AS user_only, countIf(auth IS NOT NULL) AS observations
+  FROM pushlog.kept_observations WHERE 1 /*+ AND dkey IN pushlog.kept_touched_dkey */
+  GROUP BY dkey
+)
+WHERE NOT user_only OR observations > 0;
 
 -- What opts in and turns off, as opt-out and weekly count it, once for each unit: a device, or a
 -- user (its devices; a device without a user stands for itself). opt_in and off: the first of its
@@ -251,11 +311,12 @@ CREATE OR REPLACE TABLE pushlog.kept_device_facts ENGINE = MergeTree ORDER BY tu
 -- alone, so kept here, not computed by each report from every device. A report's --unit picks
 -- the rows with pushlog_unit_kind(unit): user, or else device.
 CREATE OR REPLACE FUNCTION pushlog_unit_kind AS (unit) -> if(unit = 'user', 'user', 'device');
-CREATE OR REPLACE TABLE pushlog.kept_unit_facts ENGINE = MergeTree ORDER BY (unit_kind, opt_in)
+CREATE OR REPLACE TABLE pushlog.kept_unit_facts /*kept per unit: unit*/ ENGINE = MergeTree ORDER BY (unit_kind, opt_in)
   SETTINGS allow_nullable_key = 1, max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH d AS (
   SELECT f.*, coalesce(t.first_410 IS NOT NULL AND t.last_reg <= coalesce(t.first_410_ts, t.first_410), 0) AS gone
   FROM pushlog.kept_device_facts AS f LEFT JOIN pushlog.kept_token_facts AS t ON t.token = f.last_token
+  /*+ WHERE f.dkey IN pushlog.kept_touched_unit OR f.user IN pushlog.kept_touched_unit */
 ), ranked AS (
   SELECT *, row_number() OVER (PARTITION BY unit_kind, unit ORDER BY last_reg DESC NULLS LAST) AS by_last_reg,
             row_number() OVER (PARTITION BY unit_kind, unit ORDER BY fd_t ASC NULLS LAST) AS by_first_decided
@@ -263,18 +324,23 @@ WITH d AS (
 )
 SELECT unit_kind, unit, min(ranked.opt_in) AS opt_in, min(ranked.off) AS off, max(if(by_last_reg = 1, gone, NULL)) AS last_gone,
        min(ranked.fd_t) AS fd_t, max(if(by_first_decided = 1, fd_auth = 'provisional', NULL)) AS fd_provisional
-FROM ranked GROUP BY unit_kind, unit
+FROM ranked /*+ WHERE unit IN pushlog.kept_touched_unit */ GROUP BY unit_kind, unit
 SETTINGS join_use_nulls = 1;
 
+-- The span of the data (responses, requests, registrations, settings), for filling empty buckets;
+-- n: its rows, counted before deduplication (the reports only ask whether there are any), so the
+-- records are read without FINAL.
 CREATE OR REPLACE TABLE pushlog.kept_data_span ENGINE = MergeTree ORDER BY tuple()
-  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS SELECT * FROM pushlog.data_span;
+  SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
+SELECT min(time_ms) AS lo, max(time_ms) AS hi, count() AS n FROM pushlog.records WHERE kind NOT IN ('receipt', 'unregister');
 
 -- Tokens the hex-run mask would not catch (malformed, masked or short ones): what a report's
 -- output masks besides hex runs, read here instead of scanning every record's token per report.
-CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens ENGINE = MergeTree ORDER BY tuple()
+CREATE OR REPLACE TABLE pushlog.kept_irregular_tokens /*kept per token: token*/ ENGINE = MergeTree ORDER BY tuple()
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT DISTINCT token FROM pushlog.records
-WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4;
+WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length(token) >= 4
+  /*+ AND token IN pushlog.kept_touched_token */;
 
 -- Responses per UTC hour, counted by every value the reports group or filter them by (topic, env,
 -- push type, reason, the token's latest registration's app version and env, malformed, status,
@@ -543,6 +609,8 @@ FROM rules;
 -- Last: the facts are complete and match the records as kept_pending saw them. facts_sql names
 -- the version of this file that built them: pushlog writes its own one's fingerprint here, so
 -- facts built by another version (or by hand, '') are rebuilt by pushlog once before it reads them.
+-- built: 'whole' (this file, every table from the whole history), or 'touched' (pushlog computed
+-- again only what the loads since the last rebuild touched: touched.sql).
 CREATE OR REPLACE TABLE pushlog.kept_state ENGINE = MergeTree ORDER BY tuple()
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
-SELECT *, '' AS facts_sql FROM pushlog.kept_pending;
+SELECT *, '' AS facts_sql, 'whole' AS built FROM pushlog.kept_pending;

@@ -26,11 +26,12 @@ enum Console {
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdinIsTTY: Bool { isatty(0) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
-    /// What a command on ClickHouse says before it rebuilds the kept facts, which reads the whole
-    /// history (a minute or more on a large one): on a terminal only, so cron's mail stays empty.
-    static var factsRebuildNotice: (@Sendable () -> Void)? {
+    /// What a command on ClickHouse says before it brings the kept facts up to date, which may
+    /// read the whole history (a minute or more on a large one): on a terminal only, so cron's
+    /// mail stays empty.
+    static var factsRebuildNotice: (@Sendable (String) -> Void)? {
         guard stderrIsTTY else { return nil }
-        return { Console.err("pushlog: \(ClickHouseFacts.rebuildNotice)…") }
+        return { notice in Console.err("pushlog: \(notice)…") }
     }
     /// Rows of the terminal on stdout ($LINES first); nil off a terminal.
     static var terminalRows: Int? {

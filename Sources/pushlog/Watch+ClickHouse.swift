@@ -10,11 +10,11 @@ extension Watch {
         let client = ClickHouseClient(url)
         // A round that rebuilds the kept facts (an ingest added rows meanwhile) says so below the
         // frame on screen, which the next frame clears.
-        let notice: (@Sendable () -> Void)? = Console.factsRebuildNotice.map { say in
+        let notice: (@Sendable (String) -> Void)? = Console.factsRebuildNotice.map { say in
             guard Console.stdoutIsTTY else { return say }
-            return {
+            return { text in
                 Console.out("\n")
-                say()
+                say(text)
             }
         }
         // A new engine per round: it checks the kept facts against the records (an ingest may

@@ -150,6 +150,14 @@ func runMain() -> Int32 {
                 message: "PUSHLOG_CLICKHOUSE_TIMEOUT expects seconds without an answer before giving up, got '\(t)'",
                 hint: "PUSHLOG_CLICKHOUSE_TIMEOUT=120 pushlog \(name) …"))
     }
+    if ctx.clickhouse != nil, let n = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_TOUCHED_ROWS"],
+        ClickHouseFacts.touchedLeastRows(n) == nil
+    {
+        return usage(
+            UsageError(
+                message: "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS expects the records from which a load updates only what it touched, got '\(n)'",
+                hint: "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS=5000000 pushlog \(name) …"))
+    }
     var isDir: ObjCBool = false
     if ctx.clickhouse == nil, FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {
         return usage(

@@ -19,10 +19,11 @@ public final class ClickHouseEngine: ReportEngine {
     /// check runs while the first report's sections go out, which run again in the rare case it
     /// rebuilt the facts (a round trip less per report); for callers whose every read of the kept
     /// facts goes through `sections` or waits for `facts`.
-    /// `rebuilding` is called before a rebuild, on the check's thread.
-    public init(_ client: ClickHouseClient, overlapping: Bool = false, rebuilding: (@Sendable () -> Void)? = nil) throws {
+    /// `rebuilding` is called before the facts are brought up to date, with the notice that says
+    /// how, on the check's thread.
+    public init(_ client: ClickHouseClient, overlapping: Bool = false, rebuilding: (@Sendable (String) -> Void)? = nil) throws {
         self.client = client
-        check = FactsCheck(client, rebuilding: rebuilding ?? {})
+        check = FactsCheck(client, rebuilding: rebuilding ?? { _ in })
         if !overlapping { _ = try check.result() }
         var defs: [String: ReportDefinition] = [:]
         for (name, bytes) in ClickHouseQueries.reports {
@@ -71,7 +72,7 @@ public final class ClickHouseEngine: ReportEngine {
         private let cond = NSCondition()
         private var outcome: Result<(state: ClickHouseFacts.State, rebuilt: Bool), Error>?
 
-        init(_ client: ClickHouseClient, rebuilding: @escaping @Sendable () -> Void) {
+        init(_ client: ClickHouseClient, rebuilding: @escaping @Sendable (String) -> Void) {
             Thread { [self] in
                 let r = Result { () throws -> (state: ClickHouseFacts.State, rebuilt: Bool) in
                     let s = try ClickHouseFacts.state(client)

@@ -56,18 +56,111 @@ public enum ClickHouseFacts {
     static let unknownTable = 60
     static let unknownIdentifier = 47
 
-    /// Rebuilds every kept table from the records (each replaced atomically), then kept_state
-    /// with this binary's facts.sql fingerprint instead of the file's own ''.
-    public static func refresh(_ client: ClickHouseClient) throws {
+    /// Brings every kept table up to date with the records, then writes kept_state with this
+    /// binary's facts.sql fingerprint instead of the file's own ''. Only what the loads since the
+    /// last rebuild touched is computed again when `touchedOnly` can tell what that is; else every
+    /// table is rebuilt from the whole history (each replaced atomically). `rebuilding` is told
+    /// which, once it is chosen: the notice a terminal shows.
+    public static func refresh(_ client: ClickHouseClient, rebuilding: (String) -> Void = { _ in }) throws {
         let db = client.url.database
         try PhaseTimer.measure("kept facts") {
-            try run(ClickHouseQueries.factsSteps(database: db), width: rebuildWidth) { step in
-                _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
+            let steps = ClickHouseQueries.factsSteps(database: db)
+            var built = "touched"
+            if try !touchedOnly(client, steps, rebuilding: rebuilding) {
+                built = "whole"
+                rebuilding(rebuildNotice)
+                try run(steps, width: rebuildWidth) { step in
+                    _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
+                }
             }
             _ = try client.execute(
                 "CREATE OR REPLACE TABLE `\(db)`.kept_state ENGINE = MergeTree ORDER BY tuple() AS "
-                    + "SELECT *, {facts:String} AS facts_sql FROM `\(db)`.kept_pending", params: ["facts": fingerprint])
+                    + "SELECT *, {facts:String} AS facts_sql, {built:String} AS built FROM `\(db)`.kept_pending",
+                params: ["facts": fingerprint, "built": built])
         }
+    }
+
+    /// Computes again only the rows of what the loads since the last rebuild touched (touched.sql):
+    /// the tables kept per key lose and regain those keys' rows, the others (sums over every
+    /// token, a few small tables) are rebuilt whole from the kept rows. False, having changed no
+    /// kept table, when the facts were not built by this facts.sql, when the loads hold a kind of
+    /// row this does not follow (a request, or a response without its token: they change which
+    /// token earlier responses belong to), when they touched too much for it to pay, or when the
+    /// records lost rows; the caller then rebuilds the whole history.
+    static func touchedOnly(
+        _ client: ClickHouseClient, _ steps: [ClickHouseQueries.FactsStep], rebuilding: (String) -> Void
+    ) throws -> Bool {
+        let db = client.url.database
+        do {
+            let t = try client.table(
+                "kept",
+                sql: "SELECT any(facts_sql) = {facts:String} AND count() = 1 AND any(records_rows) >= {least:UInt64} "
+                    + "FROM `\(db)`.kept_state",
+                params: ["facts": fingerprint, "least": String(touchedLeastRows)])
+            guard let row = t.rows.first, case .int(1) = row[0] else { return false }
+        } catch let e as ClickHouseError where e.code == unknownTable || e.code == unknownIdentifier {
+            return false
+        }
+        let run = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        defer {
+            for table in ClickHouseQueries.touchedTables(database: db, run: run) {
+                _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.`\(table)`")
+            }
+        }
+        // kept_pending first: the records' count and clock now, which the next run starts from.
+        _ = try PhaseTimer.measure("facts \(steps[0].name)") { try client.execute(steps[0].sql) }
+        try PhaseTimer.measure("facts touched") {
+            for sql in ClickHouseQueries.touchedStatements(database: db, run: run) { _ = try client.execute(sql) }
+        }
+        guard try touchedFew(client, run: run) else { return false }
+        rebuilding(updateNotice)
+        try Self.run(steps, width: rebuildWidth, done: [0]) { step in
+            try PhaseTimer.measure("facts \(step.name)") {
+                for sql in step.touchedOnly(database: db, run: run) ?? [step.sql] { _ = try client.execute(sql) }
+            }
+        }
+        return true
+    }
+
+    /// Whether what a load touched is few enough to compute again key by key (at most a quarter
+    /// of the tokens and of the devices), and nothing else bars it: no request or tokenless
+    /// response among the new rows, no records removed since (the earliest record later than the
+    /// kept span's start: a dropped partition, a TTL), no TTL on the records, and at most
+    /// `maxKeptParts` parts in any kept table (each run adds one; a whole rebuild writes them anew).
+    static func touchedFew(_ client: ClickHouseClient, run: String) throws -> Bool {
+        let db = client.url.database
+        let t = try client.table(
+            "touched",
+            sql: """
+                SELECT (SELECT countIf(kind = 'request' OR (kind IN ('send', 'response') AND token = ''))
+                        FROM `\(db)`.kept_new_\(run)) = 0
+                   AND (SELECT count() FROM `\(db)`.kept_touched_\(run)_token) * 4 <= (SELECT count() FROM `\(db)`.kept_token_facts)
+                   AND (SELECT count() FROM `\(db)`.kept_touched_\(run)_dkey) * 4 <= (SELECT count() FROM `\(db)`.kept_device_facts)
+                   AND coalesce((SELECT min(time_ms) FROM `\(db)`.records WHERE kind NOT IN ('receipt', 'unregister'))
+                                <= (SELECT any(lo) FROM `\(db)`.kept_data_span), 1)
+                   AND (SELECT count() FROM system.tables
+                        WHERE database = {db:String} AND name = 'records' AND create_table_query LIKE '% TTL %') = 0
+                   AND (SELECT max(n) FROM (SELECT count() AS n FROM system.parts
+                        WHERE database = {db:String} AND active AND startsWith(table, 'kept_') GROUP BY table)) <= {parts:UInt64}
+                """, params: ["db": db, "parts": String(maxKeptParts)])
+        guard let row = t.rows.first, case .int(let ok) = row[0] else { return false }
+        return ok == 1
+    }
+
+    /// The most parts a kept table may have before the next load rebuilds the whole history,
+    /// which writes each table anew: the kept tables do not merge, each load adds a part, and the
+    /// server deletes the touched keys' rows part by part, at a cost per part.
+    static let maxKeptParts = 30
+
+    /// How many records the facts must have been built from before a load computes again only
+    /// what it touched: below, the whole rebuild takes seconds, and is quicker than deleting the
+    /// touched keys' rows table by table. `$PUSHLOG_CLICKHOUSE_TOUCHED_ROWS` sets it.
+    static let touchedLeastRows: UInt64 =
+        touchedLeastRows(ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_TOUCHED_ROWS"]) ?? 5_000_000
+
+    /// `$PUSHLOG_CLICKHOUSE_TOUCHED_ROWS`'s count of records: a whole number, else nil.
+    public static func touchedLeastRows(_ text: String?) -> UInt64? {
+        text.flatMap { UInt64($0) }
     }
 
     /// How many statements of a rebuild run at once. The server runs most of them as one pipeline
@@ -77,8 +170,10 @@ public enum ClickHouseFacts {
 
     /// Runs the steps, each once those it waits for are done, `width` at once. After an error no
     /// step starts; the error is thrown once the running ones end.
-    static func run(_ steps: [ClickHouseQueries.FactsStep], width: Int, _ body: (ClickHouseQueries.FactsStep) throws -> Void) throws {
-        let schedule = Schedule(steps)
+    static func run(
+        _ steps: [ClickHouseQueries.FactsStep], width: Int, done: Set<Int> = [], _ body: (ClickHouseQueries.FactsStep) throws -> Void
+    ) throws {
+        let schedule = Schedule(steps, done: done)
         let threads = max(width, 1)
         ServerWaits.run(threads, width: threads) { _ in
             while let i = schedule.next() {
@@ -105,7 +200,7 @@ public enum ClickHouseFacts {
         /// the way down) first, so that a long chain starts early.
         private let preferred: [Int]
 
-        init(_ steps: [ClickHouseQueries.FactsStep]) {
+        init(_ steps: [ClickHouseQueries.FactsStep], done: Set<Int>) {
             for (i, step) in steps.enumerated() { precondition(step.after.allSatisfy { $0 < i }, "a step waits for a later one") }
             self.steps = steps
             var waiting = Array(repeating: Set<Int>(), count: steps.count)
@@ -113,6 +208,8 @@ public enum ClickHouseFacts {
                 for w in steps[i].after { waiting[w].formUnion(waiting[i].union([i])) }
             }
             preferred = steps.indices.sorted { (waiting[$0].count, $1) > (waiting[$1].count, $0) }
+            self.done = done
+            started = done
         }
 
         var failure: Error? { cond.withLock { error } }
@@ -145,17 +242,18 @@ public enum ClickHouseFacts {
         return ClickHouseIngest.hex(UInt64(bitPattern: a)) + ClickHouseIngest.hex(UInt64(bitPattern: b))
     }()
 
-    /// What a command says, on a terminal, when it starts a rebuild.
+    /// What a command says, on a terminal, when it rebuilds the kept facts from the whole history.
     public static let rebuildNotice = "rebuilding the kept facts from the records (the whole history)"
+    /// What it says when it computes again only what the loads since touched.
+    public static let updateNotice = "bringing the kept facts up to date with the new records"
 
-    /// Rebuilds the facts when the records changed since they were built, calling `rebuilding`
-    /// first (a rebuild reads the whole history); their state after.
+    /// Brings the facts up to date when the records changed since they were built, telling
+    /// `rebuilding` how (`rebuildNotice` or `updateNotice`) first; their state after.
     @discardableResult
-    public static func ensure(_ client: ClickHouseClient, rebuilding: () -> Void = {}) throws -> State {
+    public static func ensure(_ client: ClickHouseClient, rebuilding: (String) -> Void = { _ in }) throws -> State {
         let s = try state(client)
         if s.fresh { return s }
-        rebuilding()
-        try refresh(client)
+        try refresh(client, rebuilding: rebuilding)
         return try state(client)
     }
 }

@@ -22,8 +22,8 @@ public struct ClickHouseIngest {
     public var options = IngestOptions()
     /// Records per insert: one block on the server (below max_insert_block_size).
     public var batchRows = 100_000
-    /// Called before the kept facts are rebuilt at the end (the rebuild reads the whole history).
-    public var rebuilding: () -> Void = {}
+    /// Called before the kept facts are brought up to date at the end, with the notice that says how.
+    public var rebuilding: (String) -> Void = { _ in }
     /// Rejected lines per insert into `rejects` (cut the same way every time too).
     static let rejectBatch = 10_000
 
@@ -74,9 +74,9 @@ public struct ClickHouseIngest {
         pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
         // run, by the next one even when it has nothing left to send).
-        try ClickHouseFacts.ensure(client) {
-            phase(ClickHouseFacts.rebuildNotice)
-            rebuilding()
+        try ClickHouseFacts.ensure(client) { notice in
+            phase(notice)
+            rebuilding(notice)
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary

@@ -16,6 +16,7 @@ enum ClickHouseQueries {
     ]
     static let schema: [UInt8] = PackageResources.ch_schema_sql
     static let facts: [UInt8] = PackageResources.ch_facts_sql
+    static let touched: [UInt8] = PackageResources.ch_touched_sql
 
     /// The files name their tables `pushlog.NAME`; a server whose database has another name
     /// (the URL's path) gets that name instead. The name is checked to be an identifier.
@@ -59,6 +60,60 @@ enum ClickHouseQueries {
         let sql: String
         /// Indexes of the earlier steps that must be done before this one starts.
         let after: [Int]
+        /// For a table facts.sql keeps per key (`/*kept per KEY: COLUMN*/`): the key (token, dkey
+        /// or unit) and the column that holds it.
+        var kept: (key: String, column: String)? {
+            guard let m = Self.keptMark.firstMatch(in: sql, range: NSRange(sql.startIndex..., in: sql)) else { return nil }
+            let text = sql as NSString
+            return (text.substring(with: m.range(at: 1)), text.substring(with: m.range(at: 2)))
+        }
+        private static let keptMark = try! NSRegularExpression(pattern: #"/\*kept per (\w+): (\w+)\*/"#)
+
+        /// The statements that bring a table kept per key up to date with what a load touched (the
+        /// tables of touched.sql, suffixed with `run`): a copy of the table (its parts linked, not
+        /// written again) without the touched keys' rows, those rows computed again by the same
+        /// SELECT with its `/*+ … */` filters in force, and the copy swapped in by one atomic
+        /// EXCHANGE, so a report reads the table before or after, never between. Nil for a step
+        /// that is rebuilt whole.
+        func touchedOnly(database: String, run: String) -> [String]? {
+            guard let kept,
+                let m = Self.createHead.firstMatch(in: sql, range: NSRange(sql.startIndex..., in: sql)),
+                let end = Range(m.range, in: sql)
+            else { return nil }
+            let select = ClickHouseQueries.touching(String(sql[end.upperBound...]), run: run, scoped: true)
+            let table = "`\(database)`.`\(name)`"
+            let copy = "`\(database)`.`\(name)_next_\(run)`"
+            return [
+                "CREATE TABLE \(copy) CLONE AS \(table)",
+                "DELETE FROM \(copy) WHERE \(kept.column) IN `\(database)`.kept_touched_\(run)_\(kept.key)",
+                "INSERT INTO \(copy) \(select)",
+                "EXCHANGE TABLES \(table) AND \(copy)",
+                "DROP TABLE \(copy)",
+            ]
+        }
+        /// A kept table's CREATE up to the `AS` its SELECT follows: its name, engine and settings.
+        private static let createHead = try! NSRegularExpression(pattern: #"\ACREATE OR REPLACE TABLE [^\n]*\n\s*SETTINGS [^\n]*? AS\s+"#)
+    }
+
+    /// facts.sql's or touched.sql's text for one run: the tables of touched.sql named with the
+    /// run's suffix, and, when `scoped`, the `/*+ … */` filters to the touched keys in force.
+    static func touching(_ sql: String, run: String, scoped: Bool) -> String {
+        var s = sql.replacingOccurrences(of: "kept_touched_", with: "kept_touched_\(run)_")
+            .replacingOccurrences(of: "kept_new", with: "kept_new_\(run)")
+        if scoped {
+            s = s.replacingOccurrences(of: #"/\*\+(.*?)\*/"#, with: "$1", options: .regularExpression)
+        }
+        return s
+    }
+
+    /// touched.sql's statements for one run, in order.
+    static func touchedStatements(database: String, run: String) -> [String] {
+        statements(touching(qualified(String(decoding: touched, as: UTF8.self), database: database), run: run, scoped: false))
+    }
+
+    /// The tables touched.sql creates for one run, to drop once it is over.
+    static func touchedTables(database: String, run: String) -> [String] {
+        ["kept_new_\(run)"] + ["dkey", "token", "unit"].map { "kept_touched_\(run)_\($0)" }
     }
 
     /// facts.sql's statements but the last (which stores the state, once all are done), each with
