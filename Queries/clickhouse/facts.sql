@@ -108,10 +108,15 @@ SELECT time_ms, line_hash, source, line, token, topic, env, apns_id, collapse_id
 FROM pushlog.kept_sends
 WHERE ((kind IN ('send', 'response') AND status IS NOT NULL AND status <> 200) OR category = 'transport') /*+ AND token IN pushlog.kept_touched_token */;
 
--- Registrations: token, time, device and app version.
+-- Registrations: token, time, device and app version. Each record once, grouped by its identity
+-- rather than read FINAL: its copies are the same line, so any one gives its fields, and FINAL
+-- merges every record's key (the touched tokens' are spread over most of the table), where the
+-- grouping reads only the rows asked for.
 CREATE OR REPLACE TABLE pushlog.kept_registers /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
-SELECT token, time_ms, device, app_version FROM pushlog.records FINAL WHERE kind = 'register' /*+ AND token IN pushlog.kept_touched_token */;
+SELECT token, time_ms, any(device) AS device, any(app_version) AS app_version FROM pushlog.records
+WHERE kind = 'register' /*+ AND token IN pushlog.kept_touched_token */
+GROUP BY token, time_ms, line_hash;
 
 -- Retries of never-retry errors (category token-gone, token-bad or request), per error over all
 -- history: later responses to the same token and topic within one hour (at most 3,600,000 ms
@@ -199,7 +204,8 @@ SETTINGS join_use_nulls = 1;
 CREATE OR REPLACE TABLE pushlog.kept_background_pushes /*kept per token: token*/ ENGINE = MergeTree ORDER BY t
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 WITH rc AS (
-  SELECT apns_id, min(time_ms) AS rt FROM pushlog.records FINAL
+  -- the first receipt per apns-id: a record's copies change no minimum, so no FINAL
+  SELECT apns_id, min(time_ms) AS rt FROM pushlog.records
   WHERE kind = 'receipt' AND receipt = 'background' AND apns_id IS NOT NULL
     /*+ AND apns_id IN (SELECT apns_id FROM pushlog.kept_responses WHERE token IN pushlog.kept_touched_token) */
   GROUP BY apns_id

@@ -82,11 +82,12 @@ public enum ClickHouseFacts {
 
     /// Computes again only the rows of what the loads since the last rebuild touched (touched.sql):
     /// the tables kept per key lose and regain those keys' rows, the others (sums over every
-    /// token, a few small tables) are rebuilt whole from the kept rows. False, having changed no
-    /// kept table, when the facts were not built by this facts.sql, when the loads hold a kind of
-    /// row this does not follow (a request, or a response without its token: they change which
-    /// token earlier responses belong to), when they touched too much for it to pay, or when the
-    /// records lost rows; the caller then rebuilds the whole history.
+    /// token, a few small tables) are rebuilt whole from the kept rows. False when the facts were
+    /// not built by this facts.sql or from fewer than `touchedLeastRows` records, when the loads
+    /// hold a kind of row this does not follow (a request, or a response without its token: they
+    /// change which token earlier responses belong to), when they touched too much for it to pay,
+    /// when the records lost rows, or when the server refuses a statement of this way; the
+    /// caller then rebuilds the whole history, which replaces every table.
     static func touchedOnly(
         _ client: ClickHouseClient, _ steps: [ClickHouseQueries.FactsStep], rebuilding: (String) -> Void
     ) throws -> Bool {
@@ -107,17 +108,28 @@ public enum ClickHouseFacts {
                 _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.`\(table)`")
             }
         }
-        // kept_pending first: the records' count and clock now, which the next run starts from.
-        _ = try PhaseTimer.measure("facts \(steps[0].name)") { try client.execute(steps[0].sql) }
-        try PhaseTimer.measure("facts touched") {
-            for sql in ClickHouseQueries.touchedStatements(database: db, run: run) { _ = try client.execute(sql) }
-        }
-        guard try touchedFew(client, run: run) else { return false }
-        rebuilding(updateNotice)
-        try Self.run(steps, width: rebuildWidth, done: [0]) { step in
-            try PhaseTimer.measure("facts \(step.name)") {
-                for sql in step.touchedOnly(database: db, run: run) ?? [step.sql] { _ = try client.execute(sql) }
+        do {
+            // kept_pending first: the records' count and parts now, which the next run starts from.
+            _ = try PhaseTimer.measure("facts \(steps[0].name)") { try client.execute(steps[0].sql) }
+            try PhaseTimer.measure("facts touched") {
+                for sql in ClickHouseQueries.touchedStatements(database: db, run: run) { _ = try client.execute(sql) }
             }
+            guard try touchedFew(client, run: run) else { return false }
+            rebuilding(updateNotice)
+            try Self.run(steps, width: rebuildWidth, done: [0]) { step in
+                try PhaseTimer.measure("facts \(step.name)") {
+                    for sql in step.touchedOnly(database: db, run: run) ?? [step.sql] { _ = try client.execute(sql) }
+                }
+            }
+        } catch let e as ClickHouseError where e.code != nil {
+            // A server that refuses a statement of this way (an older release without CLONE AS or
+            // lightweight DELETE; `records` behind a Distributed table, without `_part`): the whole
+            // rebuild, which replaces every table, those brought up to date already included.
+            PhaseTimer.add("facts key by key refused", seconds: 0, note: e.description)
+            for step in steps where step.kept != nil {
+                _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.`\(step.name)_next_\(run)`")
+            }
+            return false
         }
         return true
     }

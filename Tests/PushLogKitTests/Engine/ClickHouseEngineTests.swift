@@ -53,8 +53,10 @@ final class ClickHouseEngineTests: XCTestCase {
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sql") }
         XCTAssertEqual(
             Set(files.map { String($0.dropLast(4)) }),
-            Set(ClickHouseQueries.reports.keys).union(ClickHouseQueries.commands.keys).union(["schema", "facts"]))
-        for f in files where f != "schema.sql" && f != "facts.sql" {
+            Set(ClickHouseQueries.reports.keys).union(ClickHouseQueries.commands.keys).union(["schema", "facts", "touched"]))
+        let touched = try String(contentsOfFile: dir + "/touched.sql", encoding: .utf8)
+        XCTAssertEqual(String(decoding: ClickHouseQueries.touched, as: UTF8.self), touched)
+        for f in files where !["schema.sql", "facts.sql", "touched.sql"].contains(f) {
             let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
             let name = String(f.dropLast(4))
             let built = ClickHouseQueries.reports[name] ?? ClickHouseQueries.commands[name]

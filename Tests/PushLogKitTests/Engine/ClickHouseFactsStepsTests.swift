@@ -36,6 +36,44 @@ final class ClickHouseFactsStepsTests: XCTestCase {
         }
     }
 
+    /// A table kept per key comes up to date as a copy without the touched keys' rows, those rows
+    /// computed by the table's own SELECT with its filters in force, swapped in; every filter of
+    /// facts.sql belongs to such a table, and names the run's own touched sets.
+    func testKeptTablesComeUpToDateByTheirKeys() throws {
+        let steps = ClickHouseQueries.factsSteps(database: "eu")
+        let kept = steps.filter { $0.kept != nil }
+        XCTAssertEqual(
+            Set(kept.map(\.name)),
+            [
+                "kept_token_facts", "kept_sends", "kept_errors", "kept_registers", "kept_retry_links", "kept_rate_retries",
+                "kept_background_pushes", "kept_gone", "kept_observations", "kept_token_runs", "kept_token_stale",
+                "kept_superseded", "kept_device_facts", "kept_unit_facts", "kept_irregular_tokens",
+            ])
+        for step in steps where step.kept == nil {
+            XCTAssertFalse(step.sql.contains("/*+"), "\(step.name) filters to touched keys but is rebuilt whole")
+            XCTAssertNil(step.touchedOnly(database: "eu", run: "r1"), step.name)
+        }
+        for step in kept {
+            let (key, column) = try XCTUnwrap(step.kept)
+            XCTAssertTrue(["token", "dkey", "unit"].contains(key), step.name)
+            XCTAssertTrue(step.sql.contains("/*+"), "\(step.name) computes every key again")
+            let sql = try XCTUnwrap(step.touchedOnly(database: "eu", run: "r1"), step.name)
+            XCTAssertEqual(sql.count, 5, step.name)
+            XCTAssertEqual(sql[0], "CREATE TABLE `eu`.`\(step.name)_next_r1` CLONE AS `eu`.`\(step.name)`")
+            XCTAssertEqual(sql[1], "DELETE FROM `eu`.`\(step.name)_next_r1` WHERE \(column) IN `eu`.kept_touched_r1_\(key)")
+            XCTAssertTrue(
+                sql[2].hasPrefix("INSERT INTO `eu`.`\(step.name)_next_r1` SELECT ")
+                    || sql[2].hasPrefix("INSERT INTO `eu`.`\(step.name)_next_r1` WITH "), step.name)
+            XCTAssertFalse(sql[2].contains("/*+"), step.name)
+            XCTAssertFalse(sql[2].contains("kept_touched_token") || sql[2].contains("kept_touched_dkey"), step.name)
+            XCTAssertTrue(sql[2].contains("kept_touched_r1_"), step.name)
+            XCTAssertEqual(sql[3], "EXCHANGE TABLES `eu`.`\(step.name)` AND `eu`.`\(step.name)_next_r1`")
+        }
+        let touched = ClickHouseQueries.touchedStatements(database: "eu", run: "r1")
+        let created = touched.compactMap { $0.firstMatch(of: /^CREATE OR REPLACE TABLE `eu`\.(\w+)/).map { String($0.1) } }
+        XCTAssertEqual(created, ClickHouseQueries.touchedTables(database: "eu", run: "r1"), "the tables a run drops after")
+    }
+
     /// An older server refuses a table setting it does not know: the schema's records table is
     /// created without the newer ones, and keeps the others.
     func testAnOlderServerGetsTheTableWithoutNewerSettings() throws {
