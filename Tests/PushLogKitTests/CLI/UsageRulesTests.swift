@@ -71,6 +71,16 @@ final class UsageRulesTests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("PUSHLOG_CLICKHOUSE_TIMEOUT expects seconds"), wrong.stderr)
     }
 
+    /// A malformed `$PUSHLOG_CLICKHOUSE_TOUCHED_ROWS` is a usage error naming it, before any
+    /// request: exit 2, as for every setting.
+    func testTheTouchedRowsSettingIsACount() throws {
+        let r = try Run.pushlog(
+            ["--clickhouse", "http://127.0.0.1:9/pushlog", "report", "gone"], env: ["PUSHLOG_CLICKHOUSE_TOUCHED_ROWS": "5M"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("PUSHLOG_CLICKHOUSE_TOUCHED_ROWS expects"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("'5M'"), r.stderr)
+    }
+
     func testOneSectionForASpreadsheet() throws {
         let r = try Run.pushlog(["--db", db, "report", "gone", "--section", "summary", "--format", "csv"])
         XCTAssertEqual(r.status, 0, r.stderr)
