@@ -38,10 +38,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout",
             "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# A statement that reads, inserts or replaces one table, view or function (as the kept facts'
-# rebuild does, a few at once), after any leading comments.
+# A statement that reads, inserts, replaces, copies, swaps, drops or deletes from one table, view
+# or function (as the kept facts' rebuild does, a few at once), after any leading comments.
 SHARED = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS|INSERT"
-                    r"|CREATE\s+OR\s+REPLACE\s+(?:TABLE|VIEW|FUNCTION))\b", re.I | re.S)
+                    r"|CREATE\s+OR\s+REPLACE\s+(?:TABLE|VIEW|FUNCTION)|CREATE\s+TABLE\s+\S+\s+CLONE\s+AS"
+                    r"|EXCHANGE\s+TABLES|DROP\s+TABLE|DELETE\s+FROM)\b", re.I | re.S)
 
 
 class Gate:
@@ -83,7 +84,9 @@ class Engine:
         self.state = state
         self.path = path
         self.gate = Gate()
-        self.main = state.connect(path)  # kept open: the engine lives as long as one connection does
+        # Kept open: the engine lives as long as one connection does. With a server's default
+        # background pool (chDB's own is two threads), which runs a mutation's parts at once.
+        self.main = state.connect(path + "?background_pool_size=16")
         self.tmp = tempfile.mkdtemp(prefix="pushlog-chhttp-")
 
     def run(self, sql, fmt, params, settings, data):
