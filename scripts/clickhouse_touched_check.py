@@ -10,8 +10,9 @@ source): `pushlog --clickhouse URL ingest` one file per run, as cron would, with
 $PUSHLOG_CLICKHOUSE_TOUCHED_ROWS at 0 so that a corpus this small is brought up to date key by key.
 Each later load must have been (kept_state.built = 'touched'), not rebuilt whole. Then every kept
 table is read, the kept state dropped, the whole rebuild run (a report finds the facts out of
-date), every table read again and compared. --self-test changes kept rows before the comparison
-and expects it to be caught. Exit 1 on any difference.
+date), every table read again and compared. Last, the records truncated by hand and one more
+small load: it must rebuild the whole history. --self-test changes kept rows before the
+comparison and expects it to be caught. Exit 1 on any difference.
   scripts/clickhouse_touched_check.py [--pushlog PATH] [--devices N] [--weeks N] [--loads N]
 """
 import argparse, gzip, glob, json, os, random, shutil, sys, tempfile
@@ -101,6 +102,15 @@ def main():
                 problems.append(f"{t}: {len(got)} rows key by key, {len(want)} rebuilt whole; "
                                 f"only key by key: {extra}; only whole: {missing}")
         print(f"clickhouse-touched-check: {len(whole)} kept tables, {rows} rows compared")
+
+        # Records removed by hand (a TRUNCATE: the parts the facts were built from are gone): the
+        # next load must rebuild the whole history, not bring the removed rows' facts along.
+        server.query(f"TRUNCATE TABLE `{db}`.records")
+        write("after-truncate", rest[:50])
+        run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", files[-1]], env=env)
+        after = server.query(f"SELECT built, (SELECT count() FROM `{db}`.kept_sends) FROM `{db}`.kept_state")[0]
+        if after[0] != "whole":
+            problems.append(f"a load after the records were truncated was built {after[0]!r}, not whole")
     finally:
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -136,9 +136,11 @@ public enum ClickHouseFacts {
 
     /// Whether what a load touched is few enough to compute again key by key (at most a quarter
     /// of the tokens and of the devices), and nothing else bars it: no request or tokenless
-    /// response among the new rows, no records removed since (the earliest record later than the
-    /// kept span's start: a dropped partition, a TTL), no TTL on the records, and at most
-    /// `maxKeptParts` parts in any kept table (each run adds one; a whole rebuild writes them anew).
+    /// response among the new rows; the records still the table the facts were built from, each
+    /// of whose parts then is still there or merged into one that is (its name, partition and
+    /// block range `P_MIN_MAX_LEVEL`, within an active part's: else rows were removed, by a
+    /// dropped partition or a TRUNCATE); no TTL on the records; and at most `maxKeptParts` parts
+    /// in any kept table (each run adds one; a whole rebuild writes them anew).
     static func touchedFew(_ client: ClickHouseClient, run: String) throws -> Bool {
         let db = client.url.database
         let t = try client.table(
@@ -148,8 +150,12 @@ public enum ClickHouseFacts {
                         FROM `\(db)`.kept_new_\(run)) = 0
                    AND (SELECT count() FROM `\(db)`.kept_touched_\(run)_token) * 4 <= (SELECT count() FROM `\(db)`.kept_token_facts)
                    AND (SELECT count() FROM `\(db)`.kept_touched_\(run)_dkey) * 4 <= (SELECT count() FROM `\(db)`.kept_device_facts)
-                   AND coalesce((SELECT min(time_ms) FROM `\(db)`.records WHERE kind NOT IN ('receipt', 'unregister'))
-                                <= (SELECT any(lo) FROM `\(db)`.kept_data_span), 1)
+                   AND (SELECT any(records_uuid) FROM `\(db)`.kept_state)
+                       = (SELECT any(uuid) FROM system.tables WHERE database = {db:String} AND name = 'records')
+                   AND (SELECT countIf(NOT arrayExists(q -> q.1 = p[1] AND q.2 <= toInt64(p[2]) AND q.3 >= toInt64(p[3]), active))
+                        FROM (SELECT arrayJoin(arrayMap(n -> splitByChar('_', n), (SELECT any(records_parts) FROM `\(db)`.kept_state))) AS p,
+                                     (SELECT groupArray((partition_id, min_block_number, max_block_number)) FROM system.parts
+                                      WHERE database = {db:String} AND table = 'records' AND active) AS active)) = 0
                    AND (SELECT count() FROM system.tables
                         WHERE database = {db:String} AND name = 'records' AND create_table_query LIKE '% TTL %') = 0
                    AND (SELECT max(n) FROM (SELECT count() AS n FROM system.parts
