@@ -16,13 +16,16 @@
 
 -- What the rebuild starts from: the raw row count, the parts that hold those rows (read in one
 -- query, so of one moment: the next rebuild of only what a load touched starts from the rows of the
--- parts not among them, touched.sql), the table's identity (a table created anew numbers its
--- parts from 1 again) and the newest `sources` row. Read first, so rows inserted while it runs
--- make the next check see the facts as out of date.
+-- parts not among them, touched.sql), the table's identity and when each part was written (a
+-- table created anew, or emptied and its server restarted, numbers its parts from 1 again) and the
+-- newest `sources` row. Read first, so rows inserted while it runs make the next check see the
+-- facts as out of date.
 CREATE OR REPLACE TABLE pushlog.kept_pending ENGINE = MergeTree ORDER BY tuple()
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT records_rows, records_parts,
        (SELECT any(uuid) FROM system.tables WHERE database = currentDatabase() AND name = 'records') AS records_uuid,
+       (SELECT groupArray((name, modification_time)) FROM system.parts
+        WHERE database = currentDatabase() AND table = 'records' AND active) AS records_part_times,
        (SELECT max(version) FROM pushlog.sources) AS sources_version
 FROM (SELECT count() AS records_rows, groupUniqArray(_part) AS records_parts FROM pushlog.records);
 

@@ -64,20 +64,33 @@ public enum ClickHouseFacts {
     public static func refresh(_ client: ClickHouseClient, rebuilding: (String) -> Void = { _ in }) throws {
         let db = client.url.database
         try PhaseTimer.measure("kept facts") {
-            let steps = ClickHouseQueries.factsSteps(database: db)
-            var built = "touched"
-            if try !touchedOnly(client, steps, rebuilding: rebuilding) {
-                built = "whole"
-                rebuilding(rebuildNotice)
-                try run(steps, width: rebuildWidth) { step in
-                    _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
+            try ClickHouseFactsLock.holding(client, waiting: { rebuilding(waitNotice) }) {
+                // Another run may have brought them up to date while this one waited.
+                if try state(client).fresh { return }
+                let steps = ClickHouseQueries.factsSteps(database: db)
+                var built = "touched"
+                if try !touchedOnly(client, steps, rebuilding: rebuilding) {
+                    built = "whole"
+                    rebuilding(rebuildNotice)
+                    try forgetState(client)
+                    try run(steps, width: rebuildWidth) { step in
+                        _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
+                    }
                 }
+                _ = try client.execute(
+                    "CREATE OR REPLACE TABLE `\(db)`.kept_state ENGINE = MergeTree ORDER BY tuple() AS "
+                        + "SELECT *, {facts:String} AS facts_sql, {built:String} AS built FROM `\(db)`.kept_pending",
+                    params: ["facts": fingerprint, "built": built])
             }
-            _ = try client.execute(
-                "CREATE OR REPLACE TABLE `\(db)`.kept_state ENGINE = MergeTree ORDER BY tuple() AS "
-                    + "SELECT *, {facts:String} AS facts_sql, {built:String} AS built FROM `\(db)`.kept_pending",
-                params: ["facts": fingerprint, "built": built])
         }
+    }
+
+    /// Drops kept_state before the first kept table changes: a run stopped half-way (killed, or
+    /// its server gone) then leaves no state, and the next one rebuilds the whole history, since
+    /// what the key-by-key way reads of the tables before a load (a device's user before it
+    /// changed) may be gone from the tables it had already replaced.
+    static func forgetState(_ client: ClickHouseClient) throws {
+        _ = try client.execute("DROP TABLE IF EXISTS `\(client.url.database)`.kept_state")
     }
 
     /// Computes again only the rows of what the loads since the last rebuild touched (touched.sql):
@@ -116,6 +129,7 @@ public enum ClickHouseFacts {
             }
             guard try touchedFew(client, run: run) else { return false }
             rebuilding(updateNotice)
+            try forgetState(client)
             try Self.run(steps, width: rebuildWidth, done: [0]) { step in
                 try PhaseTimer.measure("facts \(step.name)") {
                     for sql in step.touchedOnly(database: db, run: run) ?? [step.sql] { _ = try client.execute(sql) }
@@ -139,7 +153,9 @@ public enum ClickHouseFacts {
     /// response among the new rows; the records still the table the facts were built from, each
     /// of whose parts then is still there or merged into one that is (its name, partition and
     /// block range `P_MIN_MAX_LEVEL`, within an active part's: else rows were removed, by a
-    /// dropped partition or a TRUNCATE); no TTL on the records; and at most `maxKeptParts` parts
+    /// dropped partition or a TRUNCATE), and one still there of that name the same part (written
+    /// at the same time: a server restarted after a TRUNCATE numbers parts from 1 again); no TTL
+    /// on the records; and at most `maxKeptParts` parts
     /// in any kept table (each run adds one; a whole rebuild writes them anew).
     static func touchedFew(_ client: ClickHouseClient, run: String) throws -> Bool {
         let db = client.url.database
@@ -156,6 +172,10 @@ public enum ClickHouseFacts {
                         FROM (SELECT arrayJoin(arrayMap(n -> splitByChar('_', n), (SELECT any(records_parts) FROM `\(db)`.kept_state))) AS p,
                                      (SELECT groupArray((partition_id, min_block_number, max_block_number)) FROM system.parts
                                       WHERE database = {db:String} AND table = 'records' AND active) AS active)) = 0
+                   AND (SELECT count() FROM system.parts
+                        WHERE database = {db:String} AND table = 'records' AND active
+                          AND has((SELECT any(records_parts) FROM `\(db)`.kept_state), name)
+                          AND NOT has((SELECT any(records_part_times) FROM `\(db)`.kept_state), (name, modification_time))) = 0
                    AND (SELECT count() FROM system.tables
                         WHERE database = {db:String} AND name = 'records' AND create_table_query LIKE '% TTL %') = 0
                    AND (SELECT max(n) FROM (SELECT count() AS n FROM system.parts
@@ -254,9 +274,12 @@ public enum ClickHouseFacts {
         }
     }
 
-    /// Which facts.sql this binary builds with (a hash of the file).
+    /// Which SQL this binary builds with: a hash of facts.sql, touched.sql and schema.sql (whose
+    /// views the kept tables are copied from, column by column in order).
     static let fingerprint: String = {
-        let (a, b) = ClickHouseQueries.facts.withUnsafeBufferPointer { LineHash.hash($0) }
+        let (a, b) = (ClickHouseQueries.facts + ClickHouseQueries.touched + ClickHouseQueries.schema).withUnsafeBufferPointer {
+            LineHash.hash($0)
+        }
         return ClickHouseIngest.hex(UInt64(bitPattern: a)) + ClickHouseIngest.hex(UInt64(bitPattern: b))
     }()
 
@@ -264,6 +287,8 @@ public enum ClickHouseFacts {
     public static let rebuildNotice = "rebuilding the kept facts from the records (the whole history)"
     /// What it says when it computes again only what the loads since touched.
     public static let updateNotice = "bringing the kept facts up to date with the new records"
+    /// What it says when another pushlog is updating them, and it waits for that to end.
+    public static let waitNotice = "waiting for another pushlog to finish updating the kept facts"
 
     /// Brings the facts up to date when the records changed since they were built, telling
     /// `rebuilding` how (`rebuildNotice` or `updateNotice`) first; their state after.

@@ -85,7 +85,9 @@ enum ClickHouseQueries {
             let copy = "`\(database)`.`\(name)_next_\(run)`"
             return [
                 "CREATE TABLE \(copy) CLONE AS \(table)",
-                "DELETE FROM \(copy) WHERE \(kept.column) IN `\(database)`.kept_touched_\(run)_\(kept.key)",
+                // Done before the insert, whatever a user's profile says of waiting for deletes.
+                "DELETE FROM \(copy) WHERE \(kept.column) IN `\(database)`.kept_touched_\(run)_\(kept.key) "
+                    + "SETTINGS lightweight_deletes_sync = 2",
                 "INSERT INTO \(copy) \(select)",
                 "EXCHANGE TABLES \(table) AND \(copy)",
                 "DROP TABLE \(copy)",

@@ -60,7 +60,10 @@ final class ClickHouseFactsStepsTests: XCTestCase {
             let sql = try XCTUnwrap(step.touchedOnly(database: "eu", run: "r1"), step.name)
             XCTAssertEqual(sql.count, 5, step.name)
             XCTAssertEqual(sql[0], "CREATE TABLE `eu`.`\(step.name)_next_r1` CLONE AS `eu`.`\(step.name)`")
-            XCTAssertEqual(sql[1], "DELETE FROM `eu`.`\(step.name)_next_r1` WHERE \(column) IN `eu`.kept_touched_r1_\(key)")
+            XCTAssertEqual(
+                sql[1],
+                "DELETE FROM `eu`.`\(step.name)_next_r1` WHERE \(column) IN `eu`.kept_touched_r1_\(key) SETTINGS lightweight_deletes_sync = 2"
+            )
             XCTAssertTrue(
                 sql[2].hasPrefix("INSERT INTO `eu`.`\(step.name)_next_r1` SELECT ")
                     || sql[2].hasPrefix("INSERT INTO `eu`.`\(step.name)_next_r1` WITH "), step.name)

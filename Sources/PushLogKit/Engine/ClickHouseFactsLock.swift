@@ -1,0 +1,102 @@
+import Foundation
+
+/// One update of a database's kept facts at a time. Two at once could each copy a table before the
+/// other swapped its own in, and the state stored last would then vouch for rows one of them lost
+/// (an ingest's update and a report started meanwhile, or `--watch` beside `--follow`). ClickHouse
+/// has no lock, but `CREATE TABLE` without `IF NOT EXISTS` succeeds for one caller only: the holder
+/// creates `kept_lock`, adds a row with the server's time every `beat` seconds while it works, and
+/// drops it at the end. A waiter polls; a lock whose newest row (or creation) is older than
+/// `stale` seconds belongs to a run that was killed, and is taken over.
+enum ClickHouseFactsLock {
+    static let beat: TimeInterval = 10
+    static let stale = 60
+    /// ClickHouse's error code for a table that already exists.
+    static let tableExists = 57
+
+    /// Runs `body` holding the lock, after waiting for another run's (`waiting` is called once,
+    /// when it has to wait).
+    static func holding<T>(_ client: ClickHouseClient, waiting: () -> Void, _ body: () throws -> T) throws -> T {
+        let db = client.url.database
+        let run = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        var told = false
+        while true {
+            do {
+                _ = try client.execute(
+                    "CREATE TABLE `\(db)`.kept_lock ENGINE = Memory AS SELECT {run:String} AS run, now() AS beat", params: ["run": run])
+                break
+            } catch let e as ClickHouseError where e.code == tableExists {
+                if try isStale(client) {
+                    _ = try client.execute("DROP TABLE IF EXISTS `\(db)`.kept_lock")
+                    continue
+                }
+                if !told {
+                    waiting()
+                    told = true
+                }
+                usleep(500_000)
+            }
+        }
+        let beating = Heartbeat(client, run: run)
+        defer {
+            beating.stop()
+            // Dropped only if still this run's (a takeover may have replaced it).
+            if let t = try? client.table("lock", sql: "SELECT any(run) = {run:String} FROM `\(db)`.kept_lock", params: ["run": run]),
+                case .int(1) = t.rows.first?.first
+            {
+                _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.kept_lock")
+            }
+        }
+        return try body()
+    }
+
+    /// Whether the lock's holder stopped beating `stale` seconds ago (or the lock is gone).
+    static func isStale(_ client: ClickHouseClient) throws -> Bool {
+        let db = client.url.database
+        do {
+            let t = try client.table(
+                "lock",
+                sql: """
+                    SELECT dateDiff('second', greatest(coalesce(max(beat), toDateTime(0)),
+                             (SELECT any(metadata_modification_time) FROM system.tables
+                              WHERE database = {db:String} AND name = 'kept_lock')), now()) > {stale:UInt32}
+                    FROM `\(db)`.kept_lock
+                    """, params: ["db": db, "stale": String(stale)])
+            guard case .int(let old) = t.rows.first?.first else { return false }
+            return old == 1
+        } catch let e as ClickHouseError where e.code == ClickHouseFacts.unknownTable {
+            return false  // released meanwhile: the next CREATE takes it
+        }
+    }
+
+    /// Adds a row with the server's time to the lock every `beat` seconds until stopped.
+    private final class Heartbeat: @unchecked Sendable {
+        private let cond = NSCondition()
+        private var stopped = false
+        private var done = false
+
+        init(_ client: ClickHouseClient, run: String) {
+            let db = client.url.database
+            Thread { [self] in
+                cond.lock()
+                while !stopped {
+                    if !cond.wait(until: Date().addingTimeInterval(ClickHouseFactsLock.beat)) && !stopped {
+                        cond.unlock()
+                        _ = try? client.execute("INSERT INTO `\(db)`.kept_lock SELECT {run:String}, now()", params: ["run": run])
+                        cond.lock()
+                    }
+                }
+                done = true
+                cond.broadcast()
+                cond.unlock()
+            }.start()
+        }
+
+        func stop() {
+            cond.lock()
+            stopped = true
+            cond.broadcast()
+            while !done { cond.wait() }
+            cond.unlock()
+        }
+    }
+}
