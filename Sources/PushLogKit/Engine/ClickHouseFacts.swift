@@ -56,11 +56,11 @@ public enum ClickHouseFacts {
     static let unknownTable = 60
     static let unknownIdentifier = 47
 
-    /// Brings every kept table up to date with the records, then writes kept_state with this
-    /// binary's facts.sql fingerprint instead of the file's own ''. Only what the loads since the
-    /// last rebuild touched is computed again when `touchedOnly` can tell what that is; else every
-    /// table is rebuilt from the whole history (each replaced atomically). `rebuilding` is told
-    /// which, once it is chosen: the notice a terminal shows.
+    /// Brings every kept table up to date with the records, one run at a time, then writes
+    /// kept_state with this binary's SQL fingerprint instead of facts.sql's own ''. Only what the
+    /// loads since the last rebuild touched is computed again when `touchedOnly` can tell what
+    /// that is; else every table is rebuilt from the whole history (each replaced atomically).
+    /// `rebuilding` is told which, once it is chosen: the notice a terminal shows.
     public static func refresh(_ client: ClickHouseClient, rebuilding: (String) -> Void = { _ in }) throws {
         let db = client.url.database
         try PhaseTimer.measure("kept facts") {
@@ -96,7 +96,7 @@ public enum ClickHouseFacts {
     /// Computes again only the rows of what the loads since the last rebuild touched (touched.sql):
     /// the tables kept per key lose and regain those keys' rows, the others (sums over every
     /// token, a few small tables) are rebuilt whole from the kept rows. False when the facts were
-    /// not built by this facts.sql or from fewer than `touchedLeastRows` records, when the loads
+    /// not built by this pushlog's SQL or from fewer than `touchedLeastRows` records, when the loads
     /// hold a kind of row this does not follow (a request, or a response without its token: they
     /// change which token earlier responses belong to), when they touched too much for it to pay,
     /// when the records lost rows, or when the server refuses a statement of this way; the
@@ -155,8 +155,8 @@ public enum ClickHouseFacts {
     /// block range `P_MIN_MAX_LEVEL`, within an active part's: else rows were removed, by a
     /// dropped partition or a TRUNCATE), and one still there of that name the same part (written
     /// at the same time: a server restarted after a TRUNCATE numbers parts from 1 again); no TTL
-    /// on the records; and at most `maxKeptParts` parts
-    /// in any kept table (each run adds one; a whole rebuild writes them anew).
+    /// on the records; and at most `maxKeptParts` parts in any kept table (each run adds one; a
+    /// whole rebuild writes them anew).
     static func touchedFew(_ client: ClickHouseClient, run: String) throws -> Bool {
         let db = client.url.database
         let t = try client.table(
