@@ -7,7 +7,7 @@
 -- description: and every other table whole. It falls back to the whole rebuild when the facts
 -- description: were never built by this version, or the load is of a kind this does not follow.
 -- Each run names its tables with its own suffix (pushlog replaces `kept_touched_` and `kept_new`),
--- so two runs at once do not read each other's sets.
+-- so a run never reads the sets a killed one left behind.
 
 -- The rows loaded since the last rebuild started: those of the parts that did not hold records
 -- then. A part is never changed once written, so these are every row the facts have not seen; a
