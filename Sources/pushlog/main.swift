@@ -142,21 +142,21 @@ func runMain() -> Int32 {
     if !dbGiven && ctx.clickhouse == nil, let env = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE"], !env.isEmpty {
         do { ctx.clickhouse = try ClickHouseCommands.url(env) } catch let e as UsageError { return usage(e) } catch { return 1 }
     }
-    if ctx.clickhouse != nil, let t = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_TIMEOUT"],
-        ClickHouseClient.timeout(t) == nil
-    {
-        return usage(
-            UsageError(
-                message: "PUSHLOG_CLICKHOUSE_TIMEOUT expects seconds without an answer before giving up, got '\(t)'",
-                hint: "PUSHLOG_CLICKHOUSE_TIMEOUT=120 pushlog \(name) …"))
-    }
-    if ctx.clickhouse != nil, let n = ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_TOUCHED_ROWS"],
-        ClickHouseFacts.touchedLeastRows(n) == nil
-    {
-        return usage(
-            UsageError(
-                message: "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS expects the records from which a load updates only what it touched, got '\(n)'",
-                hint: "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS=5000000 pushlog \(name) …"))
+    // The ClickHouse settings read from the environment: a malformed one is a usage error.
+    let settings: [(name: String, valid: (String) -> Bool, expects: String, example: String)] = [
+        ("PUSHLOG_CLICKHOUSE_TIMEOUT", { ClickHouseClient.timeout($0) != nil }, "seconds without an answer before giving up", "120"),
+        (
+            "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS", { ClickHouseFacts.touchedLeastRows($0) != nil },
+            "the records from which a load updates only what it touched", "5000000"
+        ),
+    ]
+    for setting in settings where ctx.clickhouse != nil {
+        if let value = ProcessInfo.processInfo.environment[setting.name], !setting.valid(value) {
+            return usage(
+                UsageError(
+                    message: "\(setting.name) expects \(setting.expects), got '\(value)'",
+                    hint: "\(setting.name)=\(setting.example) pushlog \(name) …"))
+        }
     }
     var isDir: ObjCBool = false
     if ctx.clickhouse == nil, FileManager.default.fileExists(atPath: ctx.dbPath, isDirectory: &isDir), isDir.boolValue {

@@ -58,22 +58,22 @@ public enum ClickHouseFacts {
 
     /// Brings every kept table up to date with the records, one run at a time, then writes
     /// kept_state with this binary's SQL fingerprint instead of facts.sql's own ''. Only what the
-    /// loads since the last rebuild touched is computed again when `touchedOnly` can tell what
+    /// loads since the last rebuild touched is computed again when `updateKeyByKey` can tell what
     /// that is; else every table is rebuilt from the whole history (each replaced atomically).
     /// `rebuilding` is told which, once it is chosen: the notice a terminal shows.
     public static func refresh(_ client: ClickHouseClient, rebuilding: (String) -> Void = { _ in }) throws {
         let db = client.url.database
         try PhaseTimer.measure("kept facts") {
-            try ClickHouseFactsLock.holding(client, waiting: { rebuilding(waitNotice) }) {
+            try ClickHouseFactsLock.holding(client, waiting: { rebuilding(waitNotice) }) { run in
                 // Another run may have brought them up to date while this one waited.
                 if try state(client).fresh { return }
                 let steps = ClickHouseQueries.factsSteps(database: db)
                 var built = "touched"
-                if try !touchedOnly(client, steps, rebuilding: rebuilding) {
+                if try !updateKeyByKey(client, steps, run: run, rebuilding: rebuilding) {
                     built = "whole"
                     rebuilding(rebuildNotice)
                     try forgetState(client)
-                    try run(steps, width: rebuildWidth) { step in
+                    try Self.run(steps, width: rebuildWidth) { step in
                         _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
                     }
                 }
@@ -101,8 +101,8 @@ public enum ClickHouseFacts {
     /// change which token earlier responses belong to), when they touched too much for it to pay,
     /// when the records lost rows, or when the server refuses a statement of this way; the
     /// caller then rebuilds the whole history, which replaces every table.
-    static func touchedOnly(
-        _ client: ClickHouseClient, _ steps: [ClickHouseQueries.FactsStep], rebuilding: (String) -> Void
+    static func updateKeyByKey(
+        _ client: ClickHouseClient, _ steps: [ClickHouseQueries.FactsStep], run: String, rebuilding: (String) -> Void
     ) throws -> Bool {
         let db = client.url.database
         do {
@@ -115,7 +115,6 @@ public enum ClickHouseFacts {
         } catch let e as ClickHouseError where e.code == unknownTable || e.code == unknownIdentifier {
             return false
         }
-        let run = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         defer {
             for table in ClickHouseQueries.touchedTables(database: db, run: run) {
                 _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.`\(table)`")
@@ -127,12 +126,12 @@ public enum ClickHouseFacts {
             try PhaseTimer.measure("facts touched") {
                 for sql in ClickHouseQueries.touchedStatements(database: db, run: run) { _ = try client.execute(sql) }
             }
-            guard try touchedFew(client, run: run) else { return false }
+            guard try keyByKeyPays(client, run: run) else { return false }
             rebuilding(updateNotice)
             try forgetState(client)
             try Self.run(steps, width: rebuildWidth, done: [0]) { step in
                 try PhaseTimer.measure("facts \(step.name)") {
-                    for sql in step.touchedOnly(database: db, run: run) ?? [step.sql] { _ = try client.execute(sql) }
+                    for sql in step.keyByKey(database: db, run: run) ?? [step.sql] { _ = try client.execute(sql) }
                 }
             }
         } catch let e as ClickHouseError where e.code != nil {
@@ -157,7 +156,7 @@ public enum ClickHouseFacts {
     /// at the same time: a server restarted after a TRUNCATE numbers parts from 1 again); no TTL
     /// on the records; and at most `maxKeptParts` parts in any kept table (each run adds one; a
     /// whole rebuild writes them anew).
-    static func touchedFew(_ client: ClickHouseClient, run: String) throws -> Bool {
+    static func keyByKeyPays(_ client: ClickHouseClient, run: String) throws -> Bool {
         let db = client.url.database
         let t = try client.table(
             "touched",

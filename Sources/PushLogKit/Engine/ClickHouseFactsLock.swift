@@ -14,8 +14,8 @@ enum ClickHouseFactsLock {
     static let tableExists = 57
 
     /// Runs `body` holding the lock, after waiting for another run's (`waiting` is called once,
-    /// when it has to wait).
-    static func holding<T>(_ client: ClickHouseClient, waiting: () -> Void, _ body: () throws -> T) throws -> T {
+    /// when it has to wait); `body` gets the run's name, which also names the tables it makes.
+    static func holding<T>(_ client: ClickHouseClient, waiting: () -> Void, _ body: (String) throws -> T) throws -> T {
         let db = client.url.database
         let run = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         var told = false
@@ -46,7 +46,7 @@ enum ClickHouseFactsLock {
                 _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.kept_lock")
             }
         }
-        return try body()
+        return try body(run)
     }
 
     /// Whether the lock's holder stopped beating `stale` seconds ago (or the lock is gone).

@@ -75,7 +75,7 @@ enum ClickHouseQueries {
         /// SELECT with its `/*+ … */` filters in force, and the copy swapped in by one atomic
         /// EXCHANGE, so a report reads the table before or after, never between. Nil for a step
         /// that is rebuilt whole.
-        func touchedOnly(database: String, run: String) -> [String]? {
+        func keyByKey(database: String, run: String) -> [String]? {
             guard let kept,
                 let m = Self.createHead.firstMatch(in: sql, range: NSRange(sql.startIndex..., in: sql)),
                 let end = Range(m.range, in: sql)

@@ -51,13 +51,13 @@ final class ClickHouseFactsStepsTests: XCTestCase {
             ])
         for step in steps where step.kept == nil {
             XCTAssertFalse(step.sql.contains("/*+"), "\(step.name) filters to touched keys but is rebuilt whole")
-            XCTAssertNil(step.touchedOnly(database: "eu", run: "r1"), step.name)
+            XCTAssertNil(step.keyByKey(database: "eu", run: "r1"), step.name)
         }
         for step in kept {
             let (key, column) = try XCTUnwrap(step.kept)
             XCTAssertTrue(["token", "dkey", "unit"].contains(key), step.name)
             XCTAssertTrue(step.sql.contains("/*+"), "\(step.name) computes every key again")
-            let sql = try XCTUnwrap(step.touchedOnly(database: "eu", run: "r1"), step.name)
+            let sql = try XCTUnwrap(step.keyByKey(database: "eu", run: "r1"), step.name)
             XCTAssertEqual(sql.count, 5, step.name)
             XCTAssertEqual(sql[0], "CREATE TABLE `eu`.`\(step.name)_next_r1` CLONE AS `eu`.`\(step.name)`")
             XCTAssertEqual(
