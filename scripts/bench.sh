@@ -4,15 +4,21 @@
 # when installed — DuckDB (pip `duckdb`) and the sqlite3 shell on the same rows.
 #
 #   scripts/bench.sh [--devices N] [--weeks N] [--out DIR] [--quick] [--no-peers] [--clickhouse]
+#   scripts/bench.sh --against REV [--devices N] [--weeks N] [--out DIR]
 #
 # Defaults: 20000 devices over 8 weeks (about 2.5 M records). --quick: a tiny corpus, no peers
 # (the CI smoke run). --no-peers: pushlog only (the 25 M-record scale run). Nothing here asserts a
 # time; it prints numbers for BENCHMARKS.md. --clickhouse: the same corpus ingested into ClickHouse
 # too (chDB behind scripts/clickhouse_http.py, or the server $PUSHLOG_TEST_CLICKHOUSE names: its
 # database pushlog_bench is dropped first), and each report timed on both engines, interleaved.
+# --against REV: the guard against a slower change. Builds REV in a worktree of its own
+# (kept under DIR, so a second run does not build it again), ingests the same corpus with both
+# builds, and times the ingest, a day added to the loaded database and every report, each build
+# in turn (three runs each, medians), into one table with the ratio of this build to REV. It also
+# times churn and weekly while a writer holds DB.lock and on a copied database without one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-devices=20000; weeks=8; out=bench-out; quick=0; peers=1; clickhouse=0
+devices=20000; weeks=8; out=bench-out; quick=0; peers=1; clickhouse=0; against=
 while [ $# -gt 0 ]; do
   case "$1" in
     --devices) devices=$2; shift 2;;
@@ -21,7 +27,8 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift;;
     --no-peers) peers=0; shift;;
     --clickhouse) clickhouse=1; shift;;
-    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick --no-peers --clickhouse)" >&2; exit 2;;
+    --against) against=$2; shift 2;;
+    *) echo "bench.sh: unknown option $1 (use --devices N --weeks N --out DIR --quick --no-peers --clickhouse --against REV)" >&2; exit 2;;
   esac
 done
 [ $quick = 1 ] && { out="${out}-quick"; peers=0; }
@@ -37,6 +44,10 @@ if [ ! -d "$corpus/provider" ]; then
 fi
 db="$out/bench.db"
 rm -f "$db" "$db-wal" "$db-shm"
+
+if [ -n "$against" ]; then
+  exec scripts/bench-against.sh "$against" "$bin" "$corpus" "$out"
+fi
 
 timev() { /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@"; }
 

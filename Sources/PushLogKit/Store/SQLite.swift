@@ -9,6 +9,9 @@ public final class Database {
     let immutable: Bool
     /// A second read-only connection on this one's snapshot, while `readSnapshot(lanes: true)` runs.
     var companion: Database?
+    /// Runs between the starts of the two snapshots of `readSnapshot(lanes: true)`, where a commit
+    /// can fall: the tests commit there to show that the two lanes still read one state.
+    var betweenSnapshots: (() -> Void)?
     /// True while a run's whole work is one transaction (`beginRun`): units inside it are
     /// savepoints, so what they write is committed with everything else or not at all.
     private(set) var inRun = false

@@ -61,26 +61,4 @@ final class StoreErrorTests: XCTestCase {
         }
         withExtendedLifetime(holder) {}
     }
-
-    /// A report holds a shared lock on DB.lock for the instant its two read transactions begin
-    /// (WriterLock.whileNoWriter): a writer that meets it waits it out instead of saying "busy".
-    func testAReportsInstantOfSharedLockDoesNotMakeAWriterBusy() throws {
-        let tmp = TempDir()
-        let path = tmp.file("p.db")
-        _ = try WriterLock(databasePath: path)  // leaves DB.lock, as the CLI's writers do
-        let fd = open(path + ".lock", O_RDONLY | O_CLOEXEC)
-        XCTAssertEqual(flock(fd, LOCK_SH | LOCK_NB), 0)
-        let reader = Thread {
-            usleep(20_000)
-            flock(fd, LOCK_UN)
-        }
-        reader.start()
-        XCTAssertNoThrow(try WriterLock(databasePath: path, wait: false))
-        close(fd)
-        // Held longer than the writer's grace, it is a writer's lock as far as a writer can tell.
-        let held = open(path + ".lock", O_RDONLY | O_CLOEXEC)
-        XCTAssertEqual(flock(held, LOCK_SH | LOCK_NB), 0)
-        XCTAssertThrowsError(try WriterLock(databasePath: path, wait: false))
-        close(held)
-    }
 }
