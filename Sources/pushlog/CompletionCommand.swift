@@ -43,7 +43,7 @@ enum CompletionCommand: Command {
             if ReportCommand.parameterOptions.contains(o) { return declared.contains(String(o.dropFirst(2))) }
             if o == "--compare" { return declared.contains("since") && declared.contains("until") }
             return true
-        }
+        } + def.ownParams.map { "--" + $0.name }
     }
 
     static func bash(reports: [String], catalog: QueryCatalog?) -> String {

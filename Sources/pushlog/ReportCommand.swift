@@ -66,7 +66,9 @@ enum ReportCommand: Command {
     }
 
     static func request(_ argv: [String]) throws -> Request {
-        let args = try Arguments(argv, command: name, table: optionTable)
+        // A report's own parameters are options of that report: known once its header is read.
+        let ownOptions = ownOptions(argv)
+        let args = try Arguments(argv, command: name, valued: optionTable.valued + ownOptions, boolean: optionTable.boolean)
         guard let reportName = args.positionals.first else {
             throw UsageError(message: "report needs a NAME", hint: "pushlog reports  (lists them), e.g. pushlog report gone")
         }
@@ -81,6 +83,7 @@ enum ReportCommand: Command {
         }
         try refuseUndeclared(args, def)
         var params = try parseParams(args)
+        try parseOwnParams(args, def, into: &params)
         let compare = try comparePrevious(args, def, &params)
         let aligned = alignRange(args, def, &params, compare: compare)
         let shift = compare ? try compareShift(args, def, params) : 0
@@ -267,6 +270,38 @@ enum ReportCommand: Command {
         return s
     }
 
+    /// `--NAME` for each parameter of the report's own that `argv` names (none when the report
+    /// cannot be found yet: the parse then says what is wrong).
+    static func ownOptions(_ argv: [String]) -> [String] {
+        let (name, queries) = reportAndQueries(argv)
+        guard let name,
+            let catalog = try? QueryCatalog(userDirectory: queries ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"]),
+            let def = catalog.report(name)
+        else { return [] }
+        return def.ownParams.map { "--" + $0.name }
+    }
+
+    /// Each own parameter given, checked against its declared type and bound as that type.
+    static func parseOwnParams(_ args: Arguments, _ def: ReportDefinition, into params: inout ReportParams) throws {
+        for param in def.ownParams {
+            guard let text = args.value("--" + param.name) else { continue }
+            guard let value = param.bound(text) else {
+                let example: String
+                switch param.type {
+                case .oneOf(let values): example = "one of: " + values.joined(separator: ", ")
+                case .int: example = "a whole number"
+                case .time: example = "a time (RFC 3339, 2026-11-02, -2h, 7d, …)"
+                case .week: example = "an ISO week such as 2026-W47"
+                case .text: example = "text"
+                }
+                throw UsageError(
+                    message: "report \(def.name): --\(param.name) expects \(example), got '\(text)'",
+                    hint: "pushlog report \(def.name) --help")
+            }
+            params.own[param.name] = value
+        }
+    }
+
     /// The report named and the `--queries` folder, wherever they stand among the options.
     static func reportAndQueries(_ argv: [String]) -> (name: String?, queries: String?) {
         let valued = Set(optionTable.valued)
@@ -281,7 +316,9 @@ enum ReportCommand: Command {
                 queries = i + 1 < argv.count ? argv[i + 1] : nil
                 i += 1
             } else if a.hasPrefix("-") {
-                if valued.contains(a) { i += 1 }
+                // An option not in the table is a report's own parameter (or a typo the parse
+                // refuses): both take a value.
+                if valued.contains(a) || (a.hasPrefix("--") && !a.contains("=") && !optionTable.boolean.contains(a)) { i += 1 }
             } else if name == nil {
                 name = a
             }

@@ -41,7 +41,8 @@ public final class EngineReportRunner {
     }
 
     /// Every parameter either definition declares, valued as ReportRunner binds it.
-    func bindings(_ def: ReportDefinition, _ own: ReportDefinition, _ params: ReportParams) -> [String: SQLValue] {
+    func bindings(_ def: ReportDefinition, _ own: ReportDefinition, _ given: ReportParams) -> [String: SQLValue] {
+        let params = def.withDefaults(given)
         var defaults = def.paramDefaults
         for (k, v) in own.paramDefaults where defaults[k] == nil { defaults[k] = v }
         var out: [String: SQLValue] = [:]

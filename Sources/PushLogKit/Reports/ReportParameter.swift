@@ -58,6 +58,22 @@ public struct ReportParameter: Sendable {
         }
     }
 
+    /// Whether this parameter is the report's own, not one of those every report may take
+    /// (`bindings`, `limit`): `--NAME VALUE` of this report only, bound as its type says.
+    public var isOwn: Bool { ReportParameter.bindings[name] == nil && !ReportRunner.implicitParameters.contains(name) }
+
+    /// What `:NAME` is bound to for `text` (an option's value or the default): a time as epoch
+    /// ms, an int as an integer, the rest as text; nil when `text` is not a value of the type.
+    public func bound(_ text: String) -> SQLValue? {
+        guard type.accepts(text) else { return nil }
+        switch type {
+        case .time: return TimeArgument.parse(text).map { .int($0) }
+        case .week: return .text(text.uppercased())
+        case .int: return Int64(text).map { .int($0) }
+        case .text, .oneOf: return .text(text)
+        }
+    }
+
     /// The parameters the runner knows how to bind, and the types their options carry: a header
     /// may narrow `text` to an enum, but `since` is always a time.
     static let bindings: [String: ParameterType] = [

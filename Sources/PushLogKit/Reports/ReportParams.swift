@@ -12,6 +12,10 @@ public struct ReportParams: Sendable {
     var limit: Int64?
     /// hygiene: only this rule (so `--fail-if` reads one row).
     public var rule: String?
+    /// The parameters a report declares beyond the ones above (`-- param: threshold int = 5`),
+    /// each typed by its declaration (`ReportParameter.bound`); `ReportDefinition.withDefaults`
+    /// fills in the declared defaults of those not given.
+    public var own: [String: SQLValue] = [:]
 
     public init(
         since: Int64? = nil, until: Int64? = nil, by: String? = nil, topic: String? = nil, env: String? = nil,
@@ -35,7 +39,7 @@ public struct ReportParams: Sendable {
         case "unit": return (unit ?? defaults["unit"]).map { .text($0) } ?? .null
         case "limit": return .int(limit ?? Int64(defaults["limit"] ?? "10") ?? 10)
         case "rule": return rule.map { .text($0) } ?? .null
-        default: return .null
+        default: return own[name] ?? .null
         }
     }
 
@@ -62,6 +66,18 @@ extension ReportDefinition {
     }
 
     public var paramNames: [String] { params.map(\.name) }
+
+    /// The parameters of this report's own (`ReportParameter.isOwn`): an option each, for this report only.
+    public var ownParams: [ReportParameter] { params.filter(\.isOwn) }
+
+    /// `params` with each own parameter that was not given set to its declared default.
+    func withDefaults(_ params: ReportParams) -> ReportParams {
+        var p = params
+        for param in ownParams where p.own[param.name] == nil {
+            if let d = param.defaultValue, let v = param.bound(d) { p.own[param.name] = v }
+        }
+        return p
+    }
 
     /// The declared parameter `name`.
     public func parameter(_ name: String) -> ReportParameter? { params.first { $0.name == name } }

@@ -47,7 +47,8 @@ public final class ReportRunner {
         return doc
     }
 
-    public func run(_ def: ReportDefinition, params: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
+    public func run(_ def: ReportDefinition, params given: ReportParams, only: Set<String>? = nil) throws -> ResultDocument {
+        let params = def.withDefaults(given)
         let defaults = def.paramDefaults
         var sections: [ResultTable] = []
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil

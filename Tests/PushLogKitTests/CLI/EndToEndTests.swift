@@ -197,6 +197,55 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(q.stdout.contains("17"))
     }
 
+    /// A parameter a user report declares is an option of that report: its default and
+    /// `--NAME VALUE` both reach the SQL, typed as declared; a value of another type, or the
+    /// option on a report that does not declare it, is a usage error.
+    func testAUserReportsOwnParameterIsItsOption() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        _ = try ingest([Fixtures.path("reports.ndjson")], db: db)
+        let dir = tmp.path + "/queries"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        _ = tmp.write(
+            "queries/busy.sql",
+            """
+            -- title: Busy tokens
+            -- description: Tokens with at least threshold responses.
+            -- param: threshold int = 2  the fewest responses a busy token has
+            -- param: kind enum(any,gone) = any  any response, or 410s only
+            -- section: summary
+            SELECT count(*) AS busy_tokens FROM (
+              SELECT token_id FROM responses WHERE :kind = 'any' OR status = 410
+              GROUP BY token_id HAVING count(*) >= :threshold);
+            """)
+        func busy(_ options: [String]) throws -> Int? {
+            let r = try Run.pushlog(["--db", db, "report", "busy", "--queries", dir, "--format", "csv"] + options)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return Int(r.stdout.split(separator: "\n").last.map(String.init) ?? "")
+        }
+        let direct = { (n: Int, gone: Bool) in
+            try count(
+                "SELECT count(*) FROM (SELECT token_id FROM responses \(gone ? "WHERE status = 410" : "") GROUP BY token_id HAVING count(*) >= \(n))",
+                db: db)
+        }
+        XCTAssertEqual(try busy([]).map(Int64.init), try direct(2, false))
+        XCTAssertEqual(try busy(["--threshold", "1"]).map(Int64.init), try direct(1, false))
+        XCTAssertEqual(try busy(["--threshold=3", "--kind", "gone"]).map(Int64.init), try direct(3, true))
+        XCTAssertNotEqual(try direct(1, false), try direct(2, false), "the fixture must tell the thresholds apart")
+        let wrongType = try Run.pushlog(["--db", db, "report", "busy", "--queries", dir, "--threshold", "many"])
+        XCTAssertEqual(wrongType.status, 2)
+        XCTAssertTrue(wrongType.stderr.contains("--threshold expects a whole number, got 'many'"), wrongType.stderr)
+        let notAnEnum = try Run.pushlog(["--db", db, "report", "busy", "--queries", dir, "--kind", "all"])
+        XCTAssertEqual(notAnEnum.status, 2, notAnEnum.stderr)
+        let elsewhere = try Run.pushlog(["--db", db, "report", "gone", "--queries", dir, "--threshold", "1"])
+        XCTAssertEqual(elsewhere.status, 2)
+        XCTAssertTrue(elsewhere.stderr.contains("--threshold"), elsewhere.stderr)
+        let help = try Run.pushlog(["report", "busy", "--queries", dir, "--help"])
+        XCTAssertTrue(help.stdout.contains("--threshold INT"), help.stdout)
+        let completion = try Run.pushlog(["completion", "bash"], env: ["PUSHLOG_QUERIES": dir])
+        XCTAssertTrue(completion.stdout.contains("--threshold"), "completion offers the report's own option")
+    }
+
     func testDemoNeverWritesIntoPUSHLOG_DB() throws {
         let tmp = TempDir()
         let prod = tmp.file("prod.db")
