@@ -26,6 +26,17 @@ enum Console {
     static var stderrIsTTY: Bool { isatty(2) == 1 }
     static var stdinIsTTY: Bool { isatty(0) == 1 }
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
+
+    /// Whether the locale's character set is UTF-8 (the first of LC_ALL, LC_CTYPE and LANG that
+    /// is set decides, as for every C program); unset means the C locale, which is ASCII.
+    static var localeIsUTF8: Bool {
+        let env = ProcessInfo.processInfo.environment
+        guard let value = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap({ env[$0] }).first(where: { !$0.isEmpty }) else {
+            return false
+        }
+        let v = value.lowercased()
+        return v.contains("utf-8") || v.contains("utf8")
+    }
     /// What a command on ClickHouse says before it brings the kept facts up to date, which may
     /// read the whole history (a minute or more on a large one): on a terminal only, so cron's
     /// mail stays empty.

@@ -51,7 +51,9 @@ struct OutputTarget {
     /// `masked: false` for text pushlog wrote itself (the format samples, made-up tokens to paste).
     func render(_ doc: ResultDocument, db: Database?, mask: TokenMask? = nil, masked: Bool = true) -> String {
         let d = revealTokens || !masked ? doc : (mask ?? TokenMask(db: db)).apply(doc)
-        return format.render(d, terminalWidth: path == nil ? Console.terminalColumns : nil, color: color)
+        let toTerminal = path == nil && Console.stdoutIsTTY
+        return format.render(
+            d, terminalWidth: path == nil ? Console.terminalColumns : nil, color: color, ascii: toTerminal && !Console.localeIsUTF8)
     }
 
     /// Writes a rendered document to the file or stdout (through the pager when long).

@@ -20,9 +20,13 @@ public enum OutputFormat: String, CaseIterable {
     /// Renders a document.
     /// `terminalWidth`: the table format fits its text columns to it (a terminal's columns).
     /// `color`: the table format colours changes green or red by whether they are good news.
-    public func render(_ doc: ResultDocument, terminalWidth: Int? = nil, color: Bool = false) -> String {
+    /// `ascii`: the table format draws its rules and marks in ASCII, for a terminal whose locale
+    /// is not UTF-8 (where `─` would show as `<E2><94><80>`).
+    public func render(_ doc: ResultDocument, terminalWidth: Int? = nil, color: Bool = false, ascii: Bool = false) -> String {
         switch self {
-        case .table: return TableRenderer.render(doc, width: terminalWidth, color: color)
+        case .table:
+            let text = TableRenderer.render(doc, width: terminalWidth, color: color)
+            return ascii ? TableRenderer.ascii(text) : text
         case .csv: return DelimitedRenderer.render(doc, separator: ",")
         case .tsv: return DelimitedRenderer.render(doc, separator: "\t")
         case .json: return JSONRenderer.render(doc)

@@ -19,6 +19,23 @@ enum TableRenderer {
         return out
     }
 
+    /// `text` with every character outside ASCII replaced by one ASCII character, so columns
+    /// stay aligned: rules and dashes by `-`, the cut mark by `~`, anything else by `?`.
+    static func ascii(_ text: String) -> String {
+        String(
+            text.map { (c: Character) -> Character in
+                if c.isASCII { return c }
+                switch c {
+                case "─", "–", "—", "−": return "-"
+                case "…": return "~"
+                case "→": return ">"
+                case "×": return "x"
+                case "·": return "."
+                default: return "?"
+                }
+            })
+    }
+
     static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {
         if t.rows.isEmpty { return "(no rows)\n" }
         var cells = t.rows.indices.map { ri in t.columns.indices.map { CellFormat.human(t, row: ri, column: $0) } }
