@@ -30,7 +30,11 @@ enum HelpText {
         case "--env": return ["production", "sandbox"]
         case "--compare": return ["previous"]
         case "--color": return ["auto", "always", "never"]
-        case "--input-format": return FormatDetector.names
+        case "--input-format":
+            // The built-in readers and line-format definitions (a user's --formats folder is not
+            // known while completing).
+            let defined = (try? FormatLibrary.load())?.definitions.map(\.name) ?? []
+            return FormatDetector.names + defined.filter { !FormatDetector.names.contains($0) }
         default: return []
         }
     }

@@ -21,6 +21,9 @@ final class ShellHabitsTests: XCTestCase {
         XCTAssertTrue(try complete(["pushlog", "report", "gone", "--by", ""]).contains("week"))
         XCTAssertEqual(try complete(["pushlog", "report", "gone", "--env", ""]), ["production", "sandbox"])
         XCTAssertTrue(try complete(["pushlog", "ingest", "--"]).contains("--input-format"))
+        // Every format --input-format takes: the built-in readers and the built-in definitions.
+        let formats = try complete(["pushlog", "ingest", "--input-format", ""])
+        XCTAssertTrue(formats.contains("gorush") && formats.contains("pushy") && formats.contains("rpush"), "\(formats)")
         // Exactly what a report takes: its own parameters and --by values, nothing it refuses.
         let weekly = try complete(["pushlog", "report", "weekly", "--"])
         XCTAssertTrue(weekly.contains("--week") && weekly.contains("--fail-if"), "\(weekly)")
