@@ -13,6 +13,7 @@ struct Line {
 }
 
 /// Splits a byte stream into lines (LF or CRLF) without copying them, with a bounded buffer.
+/// Blank lines (nothing but spaces, tabs and CRs) are counted, never given.
 final class LineReader {
     static let maxLineBytes = 1 << 20
     static let prefixBytes = 512
@@ -34,6 +35,32 @@ final class LineReader {
 
     deinit { buffer.deallocate() }
 
+    /// The blank lines that start at `from`, before `end`: how many, and where the line after
+    /// them starts. Eight newlines at a time where it can, so a file of nothing but newlines
+    /// costs what inflating and scanning it costs, not a line's way through the parser each.
+    @inline(__always)
+    private func skipBlankLines(from: Int, to end: Int) -> (lines: Int, next: Int) {
+        let newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+        var p = from, next = from, lines = 0
+        while p < end {
+            if p + 8 <= end && UnsafeRawPointer(buffer + p).loadUnaligned(as: UInt64.self) == newlines {
+                p += 8
+                lines += 8
+                next = p
+                continue
+            }
+            switch buffer[p] {
+            case 0x0A:
+                p += 1
+                lines += 1
+                next = p
+            case 0x20, 0x09, 0x0D: p += 1
+            default: return (lines, next)
+            }
+        }
+        return (lines, next)
+    }
+
     /// Calls `body` for every line; a read error is thrown after every complete line before it was given.
     func forEachLine(_ body: (Line) throws -> Void) throws {
         var start = 0, end = 0, scan = 0
@@ -44,12 +71,24 @@ final class LineReader {
         while true {
             // Emit every complete line in [start, end).
             while scan < end {
+                if scan == start && !discarding && buffer[start] <= 0x20 {
+                    let (lines, next) = skipBlankLines(from: start, to: end)
+                    if lines > 0 {
+                        lineNumber += lines
+                        atStreamStart = false
+                        start = next
+                        scan = next
+                        continue
+                    }
+                }
                 let remaining = end - scan
                 guard let nlRaw = memchr(buffer + scan, 0x0A, remaining) else { scan = end; break }
                 let nl = nlRaw.assumingMemoryBound(to: UInt8.self) - buffer
                 lineNumber += 1
                 if discarding {
                     discarding = false
+                } else if buffer[start] <= 0x20 && skipBlankLines(from: start, to: nl + 1).next == nl + 1 {
+                    // A blank line whose bytes came in more than one read.
                 } else {
                     var len = nl - start
                     if len > 0 && buffer[start + len - 1] == 0x0D { len -= 1 }
