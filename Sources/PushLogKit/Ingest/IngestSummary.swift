@@ -34,6 +34,10 @@ public struct FileSummary {
 public struct IngestSummary {
     public var files: [FileSummary] = []
     public var problems: [String] = []
+    /// What was passed over without failing the run (a FIFO met while walking a folder).
+    public var notes: [String] = []
+    /// The signal (SIGINT, SIGTERM) that stopped the run, or nil.
+    public var interruptedBy: Int32?
     var seconds = 0.0
     /// Time spent on indexes and derived facts after the records were loaded.
     var finalizeSeconds = 0.0

@@ -23,9 +23,13 @@ final class LineReader {
     private let buffer: UnsafeMutablePointer<UInt8>
     private var lineNumber: Int
     private var baseOffset: Int64  // stream offset of buffer[0]
+    private let stop: StopRequest?
 
     /// `startOffset`/`startLine` say where in the stream `source` begins (resumed reads).
-    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0) {
+    /// `stop` ends the read between two reads of the source (a gzip source produces up to its
+    /// ratio limit per read of the file, which it checks).
+    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0, stop: StopRequest? = nil) {
+        self.stop = stop
         self.source = source
         capacity = LineReader.maxLineBytes + (4 << 20) + 2
         buffer = .allocate(capacity: capacity)
@@ -126,6 +130,7 @@ final class LineReader {
                 baseOffset += Int64(start)
                 end = keep; scan = keep; start = 0
             }
+            if let signal = stop?.signalNumber { throw InputError.interrupted(signal) }
             let n = try source.read(into: buffer + end, count: min(1 << 20, capacity - end - 1))
             if n == 0 {
                 eof = true

@@ -57,6 +57,15 @@ public final class Database {
         return try body()
     }
 
+    /// Makes the statement running when `stop` is requested fail with SQLITE_INTERRUPT (checked
+    /// every few thousand steps); nil removes the check. `stop` must outlive the check.
+    func interruptWhen(_ stop: StopRequest?) {
+        guard let stop else { sqlite3_progress_handler(handle, 0, nil, nil); return }
+        sqlite3_progress_handler(
+            handle, 4096, { context in Unmanaged<StopRequest>.fromOpaque(context!).takeUnretainedValue().requested ? 1 : 0 },
+            Unmanaged.passUnretained(stop).toOpaque())
+    }
+
     /// Runs one or more statements that return no rows.
     func exec(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?
