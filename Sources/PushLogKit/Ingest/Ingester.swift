@@ -69,11 +69,14 @@ public final class Ingester {
                 fs.complete = false
                 fs.error = "\(e)"
                 summary.files.append(fs)
+                // The database failed, not the log: the message names the database, then where the read was.
                 summary.problems.append(
-                    oneTransaction
-                        ? "stopped at \(f.path): \(e.message); nothing of this run was kept (the database is as it was before), and the next ingest does it again"
-                        : "stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there"
+                    "stopped at \(f.path): writing to \(db.path) failed: \(e.message); "
+                        + (oneTransaction
+                            ? "nothing of this run was kept (the database is as it was before), and the next ingest does it again"
+                            : "the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there")
                 )
+                if oneTransaction { summary.forgetCounts() }
                 stopped = true
                 break
             } catch {
@@ -89,6 +92,7 @@ public final class Ingester {
             if let signal = options.stop?.signalNumber {
                 summary.interruptedBy = signal
                 summary.problems.append(stopMessage(at: f, signal, oneTransaction: oneTransaction))
+                if oneTransaction { summary.forgetCounts() }
                 stopped = true
                 break
             }
@@ -118,6 +122,7 @@ public final class Ingester {
                 let signal = options.stop?.signalNumber ?? SIGTERM
                 summary.interruptedBy = signal
                 summary.problems.append(stopMessage(at: nil, signal, oneTransaction: oneTransaction))
+                if oneTransaction { summary.forgetCounts() }
             }
         }
         summary.seconds = Date().timeIntervalSince(started)

@@ -220,9 +220,16 @@ final class FaultTests: XCTestCase {
             u.waitUntilExit()
         }
         let db = mnt + "/p.db"
-        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", logs])
+        let r = try Run.pushlog(["--db", db, "ingest", "--format", "json", logs])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.lowercased().contains("full") || r.stderr.contains("disk"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("writing to \(db) failed"), r.stderr)  // the database is full, not the log
+        // The summary counts what was committed, not the batch rolled back.
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let totals = (summary?["totals"] as? [String: Any])?["records"] as? [String: Int] ?? [:]
+        let committed = try Store.openForReading(path: db, unfinished: true).scalarInt(
+            "SELECT coalesce(sum(n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister), 0) FROM sources")
+        XCTAssertEqual(Int64(totals.values.reduce(0, +)), committed, r.stdout)
         // Whatever was committed is consistent: rows equal the per-source counters.
         // (Read through `query`'s door: a first load that stopped is refused by reports.)
         if FileManager.default.fileExists(atPath: db) {
