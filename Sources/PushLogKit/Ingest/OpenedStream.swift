@@ -99,7 +99,8 @@ extension OpenedStream {
         fs.format = format.name
         fs.resumedAfterLine = lines
         let reader = LineReader(
-            source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0, stop: options.stop)
+            source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0, stop: options.stop,
+            file: gzip ? file : nil)
         let context = plainSkip ? Ingester.firstLineHash(path: f.path) : Ingester.firstLineHash(peek.head)
         let warmUp =
             lines > 0 ? FormatDetector.make(InputFormat(format.name, library: options.formats), library: options.formats) : nil

@@ -24,12 +24,24 @@ final class LineReader {
     private var lineNumber: Int
     private var baseOffset: Int64  // stream offset of buffer[0]
     private let stop: StopRequest?
+    /// The file under a gzip stream, whose bytes read bound the lines given (`maxLinesPerByte`).
+    private let file: FileByteSource?
+    /// Lines given so far (blank lines are not).
+    private var given = 0
+
+    /// A stream may give one line per byte read from its file, plus a million: a log of lines
+    /// short enough to exceed that does not exist, and junk that does (one line repeated, which
+    /// deflate packs 1000:1) would cost microseconds a line for hours.
+    static let maxLinesPerByte = 1
+    static let lineSlack = 1_000_000
 
     /// `startOffset`/`startLine` say where in the stream `source` begins (resumed reads).
     /// `stop` ends the read between two reads of the source (a gzip source produces up to its
     /// ratio limit per read of the file, which it checks).
-    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0, stop: StopRequest? = nil) {
+    /// `file`: the file `source` reads through a gzip stream, whose size bounds the lines given.
+    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0, stop: StopRequest? = nil, file: FileByteSource? = nil) {
         self.stop = stop
+        self.file = file
         self.source = source
         capacity = LineReader.maxLineBytes + (4 << 20) + 2
         buffer = .allocate(capacity: capacity)
@@ -100,6 +112,10 @@ final class LineReader {
                     if atStreamStart && len >= 3 && buffer[start] == 0xEF && buffer[start + 1] == 0xBB && buffer[start + 2] == 0xBF {
                         from += 3
                         len -= 3
+                    }
+                    given += 1
+                    if given & 0xFFF == 0, let file, given > Int(file.consumed) * LineReader.maxLinesPerByte + LineReader.lineSlack {
+                        throw InputError.tooManyLines(lines: given, bytes: file.consumed)
                     }
                     let over = len > LineReader.maxLineBytes
                     let shown = over ? LineReader.prefixBytes : len
