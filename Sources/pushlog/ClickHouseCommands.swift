@@ -12,19 +12,11 @@ enum ClickHouseCommands {
         }
         guard let url = ClickHouseURL(text) else {
             throw UsageError(
-                message: "cannot read the ClickHouse URL '\(ClickHouseCommands.masked(text))'",
+                message: "cannot read the ClickHouse URL '\(ClickHouseURL.masked(text))'",
                 hint: "use http(s)://user:password@host:8123/DATABASE (the database a plain name; in the user and password, "
                     + "write / # ? % as %2F %23 %3F %25)")
         }
         return url
-    }
-
-    /// A URL as given with its password hidden, for a message about a URL that did not parse.
-    static func masked(_ text: String) -> String {
-        guard let at = text.lastIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at,
-            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
-        else { return text }
-        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
     }
 
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {

@@ -43,6 +43,7 @@ extension IngestCommand {
             if !quiet { Console.err("pushlog: stopped following; everything read is in ClickHouse") }
             return 0
         }
+        ingest.options.stop = stopOnSignals()
         let summary = try ProgressLine.clearing(showProgress) { try ingest.run(paths: args.positionals) }
         printDiagnostics(summary)
         if format == "json" {
@@ -50,6 +51,6 @@ extension IngestCommand {
         } else if !quiet {
             Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v")))
         }
-        return summary.failed ? 1 : 0
+        return exitStatus(summary)
     }
 }

@@ -91,6 +91,7 @@ enum IngestCommand: Command {
             opts.progress = nil
             return try follow(db: db, paths: args.positionals, options: opts, interval: interval, quiet: quiet)
         }
+        opts.stop = stopOnSignals()
         let summary = try ProgressLine.clearing(showProgress) { try Ingester(db: db, options: opts).run(paths: args.positionals) }
         printDiagnostics(summary)
         if format == "json" {
@@ -98,7 +99,26 @@ enum IngestCommand: Command {
         } else if !quiet {
             Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v"), database: ctx.dbPath))
         }
+        return exitStatus(summary)
+    }
+
+    /// 128 plus the signal's number when one stopped the run (130 for SIGINT, 143 for SIGTERM,
+    /// as a shell reports a command the signal killed), else 1 when anything failed.
+    static func exitStatus(_ summary: IngestSummary) -> Int32 {
+        if let signal = summary.interruptedBy { return 128 + signal }
         return summary.failed ? 1 : 0
+    }
+
+    /// Set by the SIGINT/SIGTERM handler of a run that is not `--follow`.
+    static let stop = StopRequest()
+
+    /// From now on SIGINT and SIGTERM stop the run (reading ends, what is complete is kept),
+    /// instead of killing the process. Installed once the write lock is held and the database
+    /// open: a signal before that kills the process, which has written nothing.
+    static func stopOnSignals() -> StopRequest {
+        signal(SIGINT) { IngestCommand.stop.request(signal: $0) }
+        signal(SIGTERM) { IngestCommand.stop.request(signal: $0) }
+        return stop
     }
 }
 
@@ -117,6 +137,7 @@ extension IngestCommand {
                 Console.err("pushlog: skipped \(f.path): \(why)")
             }
         }
+        for n in summary.notes { Console.err("pushlog: \(n)") }
         for p in summary.problems { Console.err("pushlog: \(p)") }
     }
 

@@ -20,6 +20,9 @@ extension RejectsCommand {
             }
             return n
         }
+
+        /// Not said on ClickHouse: its `sources` row and its stored lines are kept per read of a file.
+        func countedOnly(of file: String?) throws -> Int64 { 0 }
     }
 
     /// `rejects` on a ClickHouse server: the same arguments, columns, order and notes as on SQLite.

@@ -21,6 +21,8 @@ enum RejectsCommand: Command {
         func lines(of file: String?, limit: Int) throws -> ResultTable
         /// How many rejected lines `file` (nil: every file) has.
         func count(of file: String?) throws -> Int64
+        /// How many more were counted (in `sources`) but not stored (`RejectTextBound`).
+        func countedOnly(of file: String?) throws -> Int64
     }
 
     /// The rejects tables of a SQLite database (Listings).
@@ -44,6 +46,12 @@ enum RejectsCommand: Command {
 
         func count(of file: String?) throws -> Int64 {
             let c = try db.prepare(Listings.rejectCount)
+            c.bind(1, file)
+            return try c.step() ? c.int(0) : 0
+        }
+
+        func countedOnly(of file: String?) throws -> Int64 {
+            let c = try db.prepare(Listings.rejectsCountedOnly)
             c.bind(1, file)
             return try c.step() ? c.int(0) : 0
         }
@@ -82,6 +90,12 @@ enum RejectsCommand: Command {
         try write(ResultDocument(report: "rejects", sections: [table]))
         if Int64(table.rows.count) < total {
             Console.err("pushlog: showing \(table.rows.count) of \(total) rejected lines; --limit 0 shows all")
+        }
+        let countedOnly = try source.countedOnly(of: file)
+        if countedOnly > 0 {
+            Console.err(
+                "pushlog: \(countedOnly) more rejected lines were counted but not stored (\(RejectTextBound.rule)); "
+                    + "`pushlog sources` counts every one")
         }
         return 0
     }

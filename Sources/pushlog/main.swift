@@ -130,8 +130,9 @@ func runMain() -> Int32 {
         args.removeSubrange(i...(i + 1))
         dbGiven = true
     }
-    if let i = args.firstIndex(where: { $0 == "--clickhouse" || $0.hasPrefix("--clickhouse=") }), let e = clickhouse(at: i) {
-        return usage(e)
+    // Every one is taken out, so no URL (and no password in it) reaches a message about a stray argument.
+    while let i = args.firstIndex(where: { $0 == "--clickhouse" || $0.hasPrefix("--clickhouse=") }) {
+        if let e = clickhouse(at: i) { return usage(e) }
     }
     if dbGiven && clickhouseGiven {
         return usage(

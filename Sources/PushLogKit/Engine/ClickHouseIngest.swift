@@ -35,7 +35,7 @@ public struct ClickHouseIngest {
         try createSchema()
         var summary = IngestSummary()
         var problems: [String] = []
-        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems))
+        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems, notes: &summary.notes))
         summary.problems = problems
         let pool = ChunkPool(limit: 6)
         try settleSharedBlocks(pool)
@@ -44,8 +44,9 @@ public struct ClickHouseIngest {
         let shared = SharedBlock()
         var read: [InputFile] = []
         for f in files {
-            guard !f.isStdin else {
-                summary.problems.append("-: stdin cannot be resumed; ClickHouse ingest reads files (save it to a file first)")
+            guard !f.isStream else {
+                let what = f.isStdin ? "-: stdin" : "\(f.path): a stream (\(FileWalker.kind(f.path) ?? "not a regular file"))"
+                summary.problems.append("\(what) cannot be resumed; ClickHouse ingest reads files (save it to a file first)")
                 continue
             }
             read.append(InputFile(path: SourcePaths.canonical(f.path), named: f.named))
@@ -61,6 +62,13 @@ public struct ClickHouseIngest {
             // met while walking a folder is skipped with a line saying why.
             if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
             summary.files.append(fs)
+            if let signal = options.stop?.signalNumber {
+                summary.interruptedBy = signal
+                summary.problems.append(
+                    "stopped at \(f.path): interrupted by \(InputError.name(signal)); the records read are sent, "
+                        + "and the next ingest resumes from there")
+                break
+            }
         }
         func phase(_ what: String) {
             options.progress?(
@@ -73,10 +81,13 @@ public struct ClickHouseIngest {
         try inserts.wait()
         pool.drain()
         // The facts reports read, rebuilt from the records as they now are (and after a killed
-        // run, by the next one even when it has nothing left to send).
-        try ClickHouseFacts.ensure(client) { notice in
-            phase(notice)
-            rebuilding(notice)
+        // run, by the next one even when it has nothing left to send); not after a signal, which
+        // asked to end now: a report rebuilds facts older than the records first.
+        if summary.interruptedBy == nil {
+            try ClickHouseFacts.ensure(client) { notice in
+                phase(notice)
+                rebuilding(notice)
+            }
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary

@@ -28,6 +28,22 @@ public struct ClickHouseURL: Sendable, CustomStringConvertible {
         endpoint = url
     }
 
+    /// Any text given as a ClickHouse URL, parsed or not, with whatever may be a password
+    /// masked: what a message may quote. Everything before the last `@` is credentials, after a
+    /// scheme however mistyped (`http://`, `http:/`, `http//`); of them only the text before the
+    /// first `:` is kept, as the user name (`pushlog:secret@host` has no scheme, but a password).
+    public static func masked(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let credentials = text[..<at]
+        var start = credentials.startIndex
+        if let end = credentials.firstIndex(where: { !($0.isLetter || $0.isNumber || "+.-".contains($0)) }) {
+            let separator = credentials[end...].prefix { $0 == ":" || $0 == "/" }
+            if separator.contains("/") { start = separator.endIndex }
+        }
+        let user = credentials[start...].firstIndex(of: ":").map { credentials[start..<$0] + ":" } ?? ""
+        return String(credentials[..<start]) + user + "***" + String(text[at...])
+    }
+
     /// The URL as the user gave it, password masked: what messages show.
     public var description: String {
         var c = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)!

@@ -47,6 +47,8 @@ final class RecordRows {
     /// identities stored from this file.
     private var seen: [Set<Identity>] = Array(repeating: [], count: 5)
     private var rejectsSeen = Set<Int64>()
+    /// Which of the file's rejects keep their text (as in SQLite; per read of the file here).
+    private var rejectTexts = RejectTextBound()
     private var source: [UInt8] = []
     /// `"name":` for JSON, per column.
     private let keys: [[UInt8]]
@@ -72,6 +74,7 @@ final class RecordRows {
         metrics = []
         for i in seen.indices { seen[i] = [] }
         rejectsSeen = []
+        rejectTexts = RejectTextBound()
         source = []
         let bytes = Array(path.utf8)
         switch encoding {
@@ -126,7 +129,7 @@ final class RecordRows {
                 counts.duplicates += 1
             } else {
                 counts.rejects += 1
-                if keepRejects {
+                if keepRejects && rejectTexts.keep(item.reason.description) {
                     rejects.append(Reject(line: item.recordLine, reason: item.reason.description, text: item.text, lineHash: hash))
                 }
             }

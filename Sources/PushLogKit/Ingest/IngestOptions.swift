@@ -13,6 +13,9 @@ public struct IngestOptions {
     /// Load the records only: no secondary indexes, no derived facts (a database that is only
     /// dumped: `RecordRowsTests` holds the direct rows to the stored ones this way).
     var recordsOnly = false
+    /// Set (by a signal handler) to end the run: reading stops at the next line or within a
+    /// tenth of a second of waiting on a stream, and what is complete is kept (`Ingester.run`).
+    public var stop: StopRequest?
     /// Called a few times a second with the running totals (progress display).
     public var progress: ((IngestProgress) -> Void)?
     public init() {}

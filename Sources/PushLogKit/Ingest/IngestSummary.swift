@@ -34,6 +34,10 @@ public struct FileSummary {
 public struct IngestSummary {
     public var files: [FileSummary] = []
     public var problems: [String] = []
+    /// What was passed over without failing the run (a FIFO met while walking a folder).
+    public var notes: [String] = []
+    /// The signal (SIGINT, SIGTERM) that stopped the run, or nil.
+    public var interruptedBy: Int32?
     var seconds = 0.0
     /// Time spent on indexes and derived facts after the records were loaded.
     var finalizeSeconds = 0.0
@@ -52,6 +56,19 @@ public struct IngestSummary {
     var bytes: Int64 { files.reduce(0) { $0 + $1.bytes } }
     var lines: Int { files.reduce(0) { $0 + $1.lines } }
     var totalRecords: Int { records.total }
+    /// After a run rolled back whole: no file added anything (each is read again by the next run).
+    mutating func forgetCounts() {
+        for i in files.indices {
+            var f = FileSummary(path: files[i].path)
+            f.format = files[i].format
+            f.unchanged = files[i].unchanged
+            f.complete = files[i].unchanged
+            f.error = files[i].error
+            f.refused = files[i].refused
+            files[i] = f
+        }
+    }
+
     /// True when any file was unreadable or incomplete (exit status 1).
     public var failed: Bool { !problems.isEmpty || files.contains { !$0.complete } }
     var recordsPerSecond: Double { seconds > 0 ? Double(lines) / seconds : 0 }

@@ -17,8 +17,9 @@ extension Ingester {
         defer { fs.seconds = Date().timeIntervalSince(started) }
         let st = Ingester.fileInfo(f.path)
         if !f.isStdin && st == nil { throw IngestError.cannotStat(file: f.path) }
-        let headLen = Int(min(st?.size ?? 0, 65536))
-        let head = f.isStdin ? nil : Ingester.headHash(f.path, length: headLen)
+        // A stream has no head to fingerprint: opening a FIFO twice would wait for a second writer.
+        let headLen = f.isStream ? 0 : Int(min(st?.size ?? 0, 65536))
+        let head = f.isStream ? nil : Ingester.headHash(f.path, length: headLen)
 
         guard let plan = try planResume(f, st, head: head, &fs) else { return }
         guard let opened = try openStream(f, plan, st, headLen: headLen, head: head, &fs) else { return }

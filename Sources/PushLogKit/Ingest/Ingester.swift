@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Joins Input -> Formats -> Store for a list of paths; one owner of the write connection.
@@ -29,9 +30,11 @@ public final class Ingester {
 
     /// Ingests every path; per-file failures are recorded in the summary, never thrown.
     public func run(paths: [String]) throws -> IngestSummary {
-        var problems: [String] = []
-        let files = FileWalker.expand(paths, problems: &problems)
-        return try run(files: files, problems: problems)
+        var problems: [String] = [], notes: [String] = []
+        let files = FileWalker.expand(paths, problems: &problems, notes: &notes)
+        var summary = try run(files: files, problems: problems)
+        summary.notes = notes
+        return summary
     }
 
     /// Ingests files already expanded (whether each was named on the command line is kept:
@@ -66,11 +69,14 @@ public final class Ingester {
                 fs.complete = false
                 fs.error = "\(e)"
                 summary.files.append(fs)
+                // The database failed, not the log: the message names the database, then where the read was.
                 summary.problems.append(
-                    oneTransaction
-                        ? "stopped at \(f.path): \(e.message); nothing of this run was kept (the database is as it was before), and the next ingest does it again"
-                        : "stopped at \(f.path): \(e.message); the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there"
+                    "stopped at \(f.path): writing to \(db.path) failed: \(e.message); "
+                        + (oneTransaction
+                            ? "nothing of this run was kept (the database is as it was before), and the next ingest does it again"
+                            : "the batch in progress was rolled back, every committed batch is kept, and the next ingest resumes from there")
                 )
+                if oneTransaction { summary.forgetCounts() }
                 stopped = true
                 break
             } catch {
@@ -83,6 +89,13 @@ public final class Ingester {
             // walking a folder is skipped with a line saying why.
             if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
             summary.files.append(fs)
+            if let signal = options.stop?.signalNumber {
+                summary.interruptedBy = signal
+                summary.problems.append(stopMessage(at: f, signal, oneTransaction: oneTransaction))
+                if oneTransaction { summary.forgetCounts() }
+                stopped = true
+                break
+            }
         }
         pipeline.chunkPool.drain()
         let loaded = Date()
@@ -99,12 +112,34 @@ public final class Ingester {
                     filesDone: files.count, filesTotal: files.count, records: summary.lines,
                     bytesIn: totalBytes, bytesTotal: totalBytes,
                     seconds: Date().timeIntervalSince(started), phase: "building indexes and derived facts"))
-            try finalize(rebuildIndexes: bulk, refreshDerived: changed)
-            try PhaseTimer.measure("commit") { try db.endRun(commit: true) }
+            do {
+                db.interruptWhen(options.stop)
+                defer { db.interruptWhen(nil) }
+                try finalize(rebuildIndexes: bulk, refreshDerived: changed)
+                try PhaseTimer.measure("commit") { try db.endRun(commit: true) }
+            } catch let e as StoreError where e.sqliteCode == SQLITE_INTERRUPT {
+                // A signal during the indexes or derived facts: as if it had come before them.
+                let signal = options.stop?.signalNumber ?? SIGTERM
+                summary.interruptedBy = signal
+                summary.problems.append(stopMessage(at: nil, signal, oneTransaction: oneTransaction))
+                if oneTransaction { summary.forgetCounts() }
+            }
         }
         summary.seconds = Date().timeIntervalSince(started)
         summary.finalizeSeconds = Date().timeIntervalSince(loaded)
         return summary
+    }
+
+    /// What a run stopped by a signal kept: an incremental run is one transaction, so nothing; a
+    /// first load its committed batches (the batch in progress is committed up to its last
+    /// complete record), and the next ingest finishes it.
+    func stopMessage(at file: InputFile?, _ signal: Int32, oneTransaction: Bool) -> String {
+        let at = file.map { "stopped at \($0.path): " } ?? "stopped: "
+        let next = file?.isStream == true ? "the rest of the stream was not read; the next ingest" : "the next ingest resumes there and"
+        return at + "interrupted by \(InputError.name(signal)); "
+            + (oneTransaction
+                ? "nothing of this run was kept (the database is as it was before), and the next ingest does it again"
+                : "every complete record read is kept; \(next) finishes the load")
     }
 
     /// For a large load into a small database, drop the secondary indexes and build them at the end.

@@ -48,14 +48,17 @@ extension OpenedStream {
     static func open(
         _ f: InputFile, offset: Int64, lines: Int, _ st: (size: Int64, mtime: Int64)?, options: IngestOptions, _ fs: inout FileSummary
     ) throws -> Opening {
-        let file = f.isStdin ? FileByteSource(fd: 0, name: "stdin") : try FileByteSource(path: f.path)
+        let file =
+            f.isStdin
+            ? FileByteSource(fd: 0, name: "stdin", stop: options.stop)
+            : try FileByteSource(path: f.path, stream: f.isStream, stop: options.stop)
         var magic = [UInt8](repeating: 0, count: 2)
         let got = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 2) }
         file.unread(Array(magic[0..<got]))
         let gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b
         var plainSkip = false
         var start = (offset: offset, line: lines)
-        if !gzip && offset > 0 && !f.isStdin {
+        if !gzip && offset > 0 && !f.isStream {
             let back = Ingester.lookback(f.path, offset: offset)
             start = (back.offset, lines - back.lines)
             try file.seek(to: start.offset)
@@ -95,7 +98,9 @@ extension OpenedStream {
         }
         fs.format = format.name
         fs.resumedAfterLine = lines
-        let reader = LineReader(source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0)
+        let reader = LineReader(
+            source: peek, startOffset: plainSkip ? start.offset : 0, startLine: plainSkip ? start.line : 0, stop: options.stop,
+            file: gzip ? file : nil)
         let context = plainSkip ? Ingester.firstLineHash(path: f.path) : Ingester.firstLineHash(peek.head)
         let warmUp =
             lines > 0 ? FormatDetector.make(InputFormat(format.name, library: options.formats), library: options.formats) : nil

@@ -50,7 +50,12 @@ struct ParsingStage {
         } catch {
             return nil  // cancelled by the writer
         }
-        sink.endOfInput()
+        // Stopped by a signal, the input has not ended: a record still open is read by the next run.
+        if case .interrupted = readError as? InputError {
+            sink.endOfInput(finishing: false)
+        } else {
+            sink.endOfInput()
+        }
         return readError
     }
 }
@@ -142,13 +147,13 @@ final class ChunkSink: RecordSink {
         }
     }
 
-    /// At the end of the input: a record still open is a reject; the last chunk goes out and
-    /// the queue closes.
-    func endOfInput() {
+    /// At the end of the input: a record still open is a reject (when `finishing`); the last
+    /// chunk goes out and the queue closes.
+    func endOfInput(finishing: Bool = true) {
         guard !countOnly else { return }
         line = ParsedItem(kind: .reject)
         reported = false
-        format.finish(into: self)
+        if finishing { format.finish(into: self) }
         chunk!.consumed = file.consumed
         _ = queue.push(chunk!)
         chunk = nil

@@ -36,9 +36,14 @@ final class Pipeline {
         func commit() throws {
             guard inTransaction else { return }
             let n = batch.lines
+            // The file's counts say what is committed: a batch whose commit fails (a full disk) is not in them.
+            let before = fs
             try saveProgress(plan.sourceID, lastOffset, lastLine, opened.format.name, &batch, &fs)
+            do { try db.commitUnit() } catch {
+                fs = before
+                throw error
+            }
             ticker.add(records: n)
-            try db.commitUnit()
             inTransaction = false
         }
 

@@ -40,7 +40,7 @@ extension Ingester {
                 return nil
             }
             // Same beginning as before (compared over the old head length) and not shorter: read on from where we stopped.
-            if let st, !f.isStdin, oldHead != nil, st.size >= oldSize || !complete,
+            if let st, !f.isStream, oldHead != nil, st.size >= oldSize || !complete,
                 Ingester.headHash(f.path, length: oldHeadLen) == oldHead
             {
                 plan.offset = offset

@@ -17,7 +17,7 @@ public enum SourcePaths {
         var out: [InputFile] = []
         for f in files {
             let c = f.isStdin ? "-" : canonical(f.path)
-            if f.isStdin || seen.insert(c).inserted { out.append(InputFile(path: c, named: f.named)) }
+            if f.isStdin || seen.insert(c).inserted { out.append(InputFile(path: c, named: f.named, isStream: f.isStream)) }
         }
         return out
     }

@@ -13,6 +13,7 @@ struct Line {
 }
 
 /// Splits a byte stream into lines (LF or CRLF) without copying them, with a bounded buffer.
+/// Blank lines (nothing but spaces, tabs and CRs) are counted, never given.
 final class LineReader {
     static let maxLineBytes = 1 << 20
     static let prefixBytes = 512
@@ -22,9 +23,25 @@ final class LineReader {
     private let buffer: UnsafeMutablePointer<UInt8>
     private var lineNumber: Int
     private var baseOffset: Int64  // stream offset of buffer[0]
+    private let stop: StopRequest?
+    /// The file under a gzip stream, whose bytes read bound the lines given (`maxLinesPerByte`).
+    private let file: FileByteSource?
+    /// Lines given so far (blank lines are not).
+    private var given = 0
+
+    /// A stream may give one line per byte read from its file, plus a million: a log of lines
+    /// short enough to exceed that does not exist, and junk that does (one line repeated, which
+    /// deflate packs 1000:1) would cost microseconds a line for hours.
+    static let maxLinesPerByte = 1
+    static let lineSlack = 1_000_000
 
     /// `startOffset`/`startLine` say where in the stream `source` begins (resumed reads).
-    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0) {
+    /// `stop` ends the read between two reads of the source (a gzip source produces up to its
+    /// ratio limit per read of the file, which it checks).
+    /// `file`: the file `source` reads through a gzip stream, whose size bounds the lines given.
+    init(source: ByteSource, startOffset: Int64 = 0, startLine: Int = 0, stop: StopRequest? = nil, file: FileByteSource? = nil) {
+        self.stop = stop
+        self.file = file
         self.source = source
         capacity = LineReader.maxLineBytes + (4 << 20) + 2
         buffer = .allocate(capacity: capacity)
@@ -33,6 +50,32 @@ final class LineReader {
     }
 
     deinit { buffer.deallocate() }
+
+    /// The blank lines that start at `from`, before `end`: how many, and where the line after
+    /// them starts. Eight newlines at a time where it can, so a file of nothing but newlines
+    /// costs what inflating and scanning it costs, not a line's way through the parser each.
+    @inline(__always)
+    private func skipBlankLines(from: Int, to end: Int) -> (lines: Int, next: Int) {
+        let newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+        var p = from, next = from, lines = 0
+        while p < end {
+            if p + 8 <= end && UnsafeRawPointer(buffer + p).loadUnaligned(as: UInt64.self) == newlines {
+                p += 8
+                lines += 8
+                next = p
+                continue
+            }
+            switch buffer[p] {
+            case 0x0A:
+                p += 1
+                lines += 1
+                next = p
+            case 0x20, 0x09, 0x0D: p += 1
+            default: return (lines, next)
+            }
+        }
+        return (lines, next)
+    }
 
     /// Calls `body` for every line; a read error is thrown after every complete line before it was given.
     func forEachLine(_ body: (Line) throws -> Void) throws {
@@ -44,12 +87,24 @@ final class LineReader {
         while true {
             // Emit every complete line in [start, end).
             while scan < end {
+                if scan == start && !discarding && buffer[start] <= 0x20 {
+                    let (lines, next) = skipBlankLines(from: start, to: end)
+                    if lines > 0 {
+                        lineNumber += lines
+                        atStreamStart = false
+                        start = next
+                        scan = next
+                        continue
+                    }
+                }
                 let remaining = end - scan
                 guard let nlRaw = memchr(buffer + scan, 0x0A, remaining) else { scan = end; break }
                 let nl = nlRaw.assumingMemoryBound(to: UInt8.self) - buffer
                 lineNumber += 1
                 if discarding {
                     discarding = false
+                } else if buffer[start] <= 0x20 && skipBlankLines(from: start, to: nl + 1).next == nl + 1 {
+                    // A blank line whose bytes came in more than one read.
                 } else {
                     var len = nl - start
                     if len > 0 && buffer[start + len - 1] == 0x0D { len -= 1 }
@@ -57,6 +112,10 @@ final class LineReader {
                     if atStreamStart && len >= 3 && buffer[start] == 0xEF && buffer[start + 1] == 0xBB && buffer[start + 2] == 0xBF {
                         from += 3
                         len -= 3
+                    }
+                    given += 1
+                    if given & 0xFFF == 0, let file, given > Int(file.consumed) * LineReader.maxLinesPerByte + LineReader.lineSlack {
+                        throw InputError.tooManyLines(lines: given, bytes: file.consumed)
                     }
                     let over = len > LineReader.maxLineBytes
                     let shown = over ? LineReader.prefixBytes : len
@@ -87,6 +146,7 @@ final class LineReader {
                 baseOffset += Int64(start)
                 end = keep; scan = keep; start = 0
             }
+            if let signal = stop?.signalNumber { throw InputError.interrupted(signal) }
             let n = try source.read(into: buffer + end, count: min(1 << 20, capacity - end - 1))
             if n == 0 {
                 eof = true

@@ -220,8 +220,9 @@ enum DelimitedRenderer {
             let b = s.contains("\\") ? s.replacingOccurrences(of: "\\", with: "\\\\") : s
             return CellFormat.visible(b)
         }
-        let s = CellFormat.visible(s, keep: ["\n", "\r"])
-        if s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r") {
+        // Line breaks too: a raw CR or LF in a log's text would reach a terminal, or split a row for a line-based reader.
+        let s = CellFormat.visible(s)
+        if s.contains(",") || s.contains("\"") {
             return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
         return s

@@ -14,6 +14,12 @@ public enum Listings {
     /// Rejects of one source (or all, ?1 NULL), for the "showing N of M" line.
     public static let rejectCount = "SELECT count(*) FROM rejects r JOIN sources s ON s.id = r.source_id WHERE ?1 IS NULL OR s.path = ?1"
 
+    /// Rejects of one source (or all, ?1 NULL) counted but not stored (`RejectTextBound`).
+    public static let rejectsCountedOnly = """
+        SELECT coalesce(sum(max(0, s.rejects - (SELECT count(*) FROM rejects r WHERE r.source_id = s.id))), 0)
+        FROM sources s WHERE ?1 IS NULL OR s.path = ?1
+        """
+
     /// Sources whose path is `?1` or ends in `/?1` (a file named as `sources` lists it, or by its name).
     public static let sourceMatch = "SELECT path FROM sources WHERE path = ?1 OR path LIKE '%/' || ?1 ORDER BY path = ?1 DESC LIMIT 3"
 

@@ -10,6 +10,8 @@ final class RecordWriter {
     /// One multi-row insert per record kind (EventKind order), so stored rows are counted per kind.
     private var batches: [RowBatch]
     private let insReject, findReject, insToken, findToken, insMetric: Statement
+    /// Per source: which rejects keep their text.
+    private var rejectTexts: [Int64: RejectTextBound] = [:]
     private var tokenIDs = TokenCache()
     private let topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels: Dimension
     private var dimensions: [Dimension] { [topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels] }
@@ -257,15 +259,31 @@ final class RecordWriter {
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was
     /// rejected before: under its identity, or under its `legacy` one (a reject stored before file
     /// context was part of the identity, which is taken for the same file to keep old figures).
+    /// Past its file's `RejectTextBound` a new reject is counted (true) but not stored.
     func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64), legacy: Int64) throws -> Bool {
-        findReject.reset()
-        findReject.bind(1, legacy)
-        let storedBefore = try findReject.step()
-        findReject.reset()
-        if storedBefore { return false }
-        insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, reason.description); insReject.bind(4, text)
-        insReject.bind(5, RecordWriter.lineHash(hash))
+        let key = RecordWriter.lineHash(hash)
+        for identity in legacy == key ? [key] : [legacy, key] {
+            findReject.reset()
+            findReject.bind(1, identity)
+            let storedBefore = try findReject.step()
+            findReject.reset()
+            if storedBefore { return false }
+        }
+        let why = reason.description
+        if rejectTexts[src] == nil { rejectTexts[src] = RejectTextBound(stored: try storedRejects(src)) }
+        guard rejectTexts[src]!.keep(why) else { return true }
+        insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, why); insReject.bind(4, text)
+        insReject.bind(5, key)
         try insReject.run()
         return db.changes > 0
+    }
+
+    /// The rejected lines of `src` stored by earlier runs, by reason.
+    private func storedRejects(_ src: Int64) throws -> [String: Int] {
+        let s = try db.prepare("SELECT reason, count(*) FROM rejects WHERE source_id = ?1 GROUP BY reason")
+        s.bind(1, src)
+        var out: [String: Int] = [:]
+        while try s.step() { out[s.string(0) ?? ""] = Int(s.int(1)) }
+        return out
     }
 }

@@ -36,6 +36,9 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
+            if rc & 0xFF == SQLITE_CANTOPEN, let why = Database.deniedAccess(path, readOnly: readOnly) {
+                throw StoreError.permissionDenied(path: path, why: why)
+            }
             throw StoreError.sqlite(code: rc, message: "\(path): \(msg)", sql: nil)
         }
         handle = db
@@ -50,6 +53,22 @@ public final class Database {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// Why this user may not open `path` as asked, when permissions are the reason SQLite could
+    /// not ("unable to open database file" says nothing of them): the file's mode and owner.
+    static func deniedAccess(_ path: String, readOnly: Bool) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let folder = (path as NSString).deletingLastPathComponent
+            return access(folder.isEmpty ? "." : folder, W_OK | X_OK) != 0 && errno == EACCES
+                ? "this user cannot create files in \(folder.isEmpty ? "." : folder)" : nil
+        }
+        guard access(path, readOnly ? R_OK : R_OK | W_OK) != 0 && errno == EACCES else { return nil }
+        let owner = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(st.st_uid)"
+        let mode = String(st.st_mode & 0o777, radix: 8)
+        return "it is mode 0\(mode), owned by \(owner), and this user may not \(readOnly ? "read" : "write") it; "
+            + "run pushlog as \(owner), or have \(owner) give this user access"
+    }
+
     /// Runs pushlog's own SQL that writes only the connection's temporary tables (a report's
     /// materialized CTEs) past the read-only guard, which is back on when `body` returns. The
     /// file stays opened read-only: nothing can reach it.
@@ -58,6 +77,15 @@ public final class Database {
         sqlite3_set_authorizer(handle, nil, nil)
         defer { installReadOnlyGuard() }
         return try body()
+    }
+
+    /// Makes the statement running when `stop` is requested fail with SQLITE_INTERRUPT (checked
+    /// every few thousand steps); nil removes the check. `stop` must outlive the check.
+    func interruptWhen(_ stop: StopRequest?) {
+        guard let stop else { sqlite3_progress_handler(handle, 0, nil, nil); return }
+        sqlite3_progress_handler(
+            handle, 4096, { context in Unmanaged<StopRequest>.fromOpaque(context!).takeUnretainedValue().requested ? 1 : 0 },
+            Unmanaged.passUnretained(stop).toOpaque())
     }
 
     /// Runs one or more statements that return no rows.

@@ -91,9 +91,10 @@ public final class Statement {
         guard let p = sqlite3_column_text(handle, i) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, i)))
     }
+    /// The column's text, whole: a rejected line may hold NUL bytes, which a C string would end at.
     public func string(_ i: Int32) -> String? {
         guard let p = sqlite3_column_text(handle, i) else { return nil }
-        return String(cString: p)
+        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, i))), as: UTF8.self)
     }
     /// The column as a typed value.
     func value(_ i: Int32) -> SQLValue {

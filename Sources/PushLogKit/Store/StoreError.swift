@@ -18,6 +18,8 @@ public enum StoreError: Error, CustomStringConvertible {
     case schemaNewer(found: Int64, supported: Int64)
     /// The database has a schema version no migration starts from.
     case schemaUnknown(found: Int64)
+    /// The database file, or its folder, is not open to this user (`why` says which and how).
+    case permissionDenied(path: String, why: String)
     /// The writer lock file (`DB.lock`) could not be opened.
     case cannotOpenLock(path: String, reason: String)
     /// Another ingest or prune holds the writer lock and the caller asked not to wait.
@@ -44,6 +46,7 @@ public enum StoreError: Error, CustomStringConvertible {
             return "database schema \(found) is newer than this pushlog (\(supported)); upgrade pushlog"
         case .schemaUnknown(let found):
             return "database schema \(found) is not one pushlog wrote; it cannot be migrated"
+        case .permissionDenied(let path, let why): return "permission denied opening the database \(path): \(why)"
         case .cannotOpenLock(let path, let reason): return "cannot open lock file \(path): \(reason)"
         case .busy(let db): return "the database is busy: another pushlog ingest or prune is writing to \(db)"
         case .notPushlog(let path, let tables):

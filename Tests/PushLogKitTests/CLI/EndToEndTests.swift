@@ -306,6 +306,25 @@ final class EndToEndTests: XCTestCase {
         XCTAssertGreaterThan(byName.stdout.split(separator: "\n").count, 1)
     }
 
+    /// A rejected line keeps what follows a NUL byte, and CSV shows its control characters
+    /// escaped: no raw CR or LF splits a row, none reaches a terminal.
+    func testARejectedLineIsShownWholeAndEscaped() throws {
+        let tmp = TempDir()
+        let db = tmp.file("t.db")
+        let good = #"{"time":"2026-11-02T10:00:00Z","type":"send","token":"\#(Self.token(1))","status":200}"#
+        var bytes = Array((good + "\n").utf8)
+        bytes += Array("junk before\u{0}after the NUL\n".utf8)
+        bytes += Array("junk with\rcarriage return and \u{7}bell\n".utf8)
+        let log = tmp.write("nul.ndjson", bytes: bytes + Array((good + "\n").utf8))
+        XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", log]).status, 0)
+        let csv = try Run.pushlog(["--db", db, "rejects", "--format", "csv"])
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        XCTAssertTrue(csv.stdout.contains(#"junk before\x00after the NUL"#), csv.stdout)
+        XCTAssertTrue(csv.stdout.contains(#"junk with\rcarriage return and \x07bell"#), csv.stdout)
+        XCTAssertFalse(csv.stdout.contains("\r") || csv.stdout.contains("\u{0}") || csv.stdout.contains("\u{7}"), csv.stdout)
+        XCTAssertEqual(csv.stdout.split(separator: "\n").count, 3, csv.stdout)  // the header and one row per reject
+    }
+
     func testDatabaseNamingAFolderIsAUsageError() throws {
         let tmp = TempDir()
         let folder = try Run.pushlog(["--db", tmp.path, "report", "gone"])

@@ -71,6 +71,30 @@ final class UsageRulesTests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("PUSHLOG_CLICKHOUSE_TIMEOUT expects seconds"), wrong.stderr)
     }
 
+    /// A ClickHouse URL that does not parse is quoted with its password masked, however it is
+    /// mistyped and wherever it comes from (flag before or after the command, or environment).
+    func testAMalformedClickHouseURLNeverShowsItsPassword() throws {
+        let typos = [
+            "pushlog:secret@host:8123", "http:/pushlog:secret@host:8123", "http//pushlog:secret@host:8123",
+            "http://pushlog:secret@host:8123/bad-name", "ftp://pushlog:secret@host", "pushlog:se:cr@et@host",
+        ]
+        for url in typos {
+            for run in [
+                try Run.pushlog(["--clickhouse", url, "report", "gone"]), try Run.pushlog(["report", "gone", "--clickhouse=\(url)"]),
+                try Run.pushlog(["report", "gone"], env: ["PUSHLOG_CLICKHOUSE": url]),
+            ] {
+                XCTAssertEqual(run.status, 2, run.stderr)
+                XCTAssertTrue(run.stderr.contains("cannot read the ClickHouse URL"), run.stderr)
+                XCTAssertTrue(run.stderr.contains("***@"), run.stderr)
+                XCTAssertFalse(run.stderr.contains("secret") || run.stderr.contains("cr@et"), run.stderr)
+            }
+        }
+        XCTAssertEqual(ClickHouseURL.masked("http//pushlog:secret@host:8123"), "http//pushlog:***@host:8123")
+        XCTAssertEqual(ClickHouseURL.masked("pushlog:secret@host:8123"), "pushlog:***@host:8123")
+        XCTAssertEqual(ClickHouseURL.masked("pushlog:se:cr@et@host"), "pushlog:***@host")
+        XCTAssertEqual(ClickHouseURL.masked("http://host:8123/pushlog"), "http://host:8123/pushlog")
+    }
+
     /// A malformed `$PUSHLOG_CLICKHOUSE_TOUCHED_ROWS` is a usage error naming it, before any
     /// request: exit 2, as for every setting.
     func testTheTouchedRowsSettingIsACount() throws {

@@ -183,6 +183,23 @@ final class FaultTests: XCTestCase {
         }
     }
 
+    /// Newlines gzipped a thousand to one: blank lines cost nothing, and the stream is stopped
+    /// past 200:1 with the reason, the records before kept.
+    func testNewlinesGzippedFarBeyondAnyLogAreStoppedQuickly() throws {
+        let tmp = TempDir()
+        let record = #"{"time":"2026-11-02T10:00:00Z","type":"send","token":"\#(Self.token(1))","status":200}"# + "\n"
+        var gz = try GzipWriter.compress(Array(record.utf8))
+        let newlines = try GzipWriter.compress([UInt8](repeating: 0x0A, count: 16 << 20), level: 9)
+        for _ in 0..<8 { gz += newlines }  // 128 MiB of blank lines from about 130 KB
+        let p = tmp.write("newlines.ndjson.gz", bytes: gz)
+        let started = Date()
+        let r = try Run.pushlog(["--db", tmp.file("p.db"), "ingest", p])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("decompression ratio above 200:1"), r.stderr)
+        XCTAssertEqual(try Store.openForReading(path: tmp.file("p.db"), unfinished: true).scalarInt("SELECT count(*) FROM sends"), 1)
+    }
+
     func testSymlinkLoopsAndBrokenLinks() throws {
         let tmp = TempDir()
         let dir = tmp.path + "/logs"
@@ -220,9 +237,16 @@ final class FaultTests: XCTestCase {
             u.waitUntilExit()
         }
         let db = mnt + "/p.db"
-        let r = try Run.pushlog(["--db", db, "ingest", "--quiet", logs])
+        let r = try Run.pushlog(["--db", db, "ingest", "--format", "json", logs])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.lowercased().contains("full") || r.stderr.contains("disk"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("writing to \(db) failed"), r.stderr)  // the database is full, not the log
+        // The summary counts what was committed, not the batch rolled back.
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let totals = (summary?["totals"] as? [String: Any])?["records"] as? [String: Int] ?? [:]
+        let committed = try Store.openForReading(path: db, unfinished: true).scalarInt(
+            "SELECT coalesce(sum(n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister), 0) FROM sources")
+        XCTAssertEqual(Int64(totals.values.reduce(0, +)), committed, r.stdout)
         // Whatever was committed is consistent: rows equal the per-source counters.
         // (Read through `query`'s door: a first load that stopped is refused by reports.)
         if FileManager.default.fileExists(atPath: db) {

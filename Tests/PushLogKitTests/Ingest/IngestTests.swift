@@ -121,6 +121,37 @@ final class IngestTests: XCTestCase {
         XCTAssertTrue(got[5].1.contains("end of line"))
     }
 
+    /// Junk repeated many times is counted exactly, but only the first rejects of each reason keep
+    /// their text, in the first run and in a run that reads on: the database stays small.
+    func testRejectTextIsBoundedAndTheCountExact() throws {
+        let tmp = TempDir()
+        let db = tmp.file("p.db")
+        let good = "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200}\n"
+        let noToken = "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"status\":200}\n"
+        let junk = String(repeating: "this is not a record\n", count: 30_000) + String(repeating: noToken, count: 1_500)
+        let p = tmp.write("junk.ndjson", good + junk)
+        let s = try ingest([p], db: db)
+        XCTAssertEqual(s.totalRecords, 1)
+        XCTAssertEqual(s.rejects, 31_500)
+        XCTAssertEqual(try count("SELECT rejects FROM sources", db: db), 31_500)
+        XCTAssertEqual(try count("SELECT count(*) FROM rejects", db: db), 2_000)
+        XCTAssertEqual(try count("SELECT count(DISTINCT reason) FROM rejects", db: db), 2)
+        XCTAssertEqual(try count("SELECT max(line) FROM rejects WHERE reason LIKE '%token%'", db: db), 1 + 30_000 + 1_000)
+        // Read on: the stored ones are known, so no more of either reason are kept.
+        let h = FileHandle(forWritingAtPath: p)!
+        h.seekToEndOfFile()
+        h.write(Data((String(repeating: noToken, count: 10) + "more junk\n").utf8))
+        try h.close()
+        XCTAssertEqual(try ingest([p], db: db).rejects, 11)
+        XCTAssertEqual(try count("SELECT rejects FROM sources", db: db), 31_511)
+        XCTAssertEqual(try count("SELECT count(*) FROM rejects", db: db), 2_000)
+        let listed = try Run.pushlog(["--db", db, "rejects", "--limit", "0", "--format", "tsv"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stderr.contains("29511 more rejected lines were counted but not stored"), listed.stderr)
+        let size = (try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int) ?? 0
+        XCTAssertLessThan(size, 4 << 20)
+    }
+
     func testOversizedLineIsRejectedAndTheRestKept() throws {
         let tmp = TempDir()
         var bytes = Array("{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"ab\",\"status\":200,\"pad\":\"".utf8)

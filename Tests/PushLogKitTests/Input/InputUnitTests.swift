@@ -29,18 +29,53 @@ final class InputUnitTests: XCTestCase {
     }
 
     func testLinesEndingsOffsetsAndNumbersWhateverTheReadSize() throws {
-        let text = "a\nbb\r\n\nccc"  // LF, CRLF, a blank line, a last line without newline
+        let text = "a\nbb\r\n\nccc"  // LF, CRLF, a blank line (counted, not given), a last line without newline
         for step in [1, 2, 3, 7, 1 << 20] {
             let got = try lines(Trickle(text, step: step))
-            XCTAssertEqual(got.map(\.0), ["a", "bb", "", "ccc"], "step \(step)")
-            XCTAssertEqual(got.map(\.1), [1, 2, 3, 4])
-            XCTAssertEqual(got.map(\.2), [2, 6, 7, 10], "end offsets count the bytes of the stream, CR included")
+            XCTAssertEqual(got.map(\.0), ["a", "bb", "ccc"], "step \(step)")
+            XCTAssertEqual(got.map(\.1), [1, 2, 4])
+            XCTAssertEqual(got.map(\.2), [2, 6, 10], "end offsets count the bytes of the stream, CR included")
         }
         // A resumed read numbers and places lines after where it started.
         let resumed = try lines(Trickle("x\ny\n", step: 1), startOffset: 100, startLine: 9)
         XCTAssertEqual(resumed.map(\.1), [10, 11])
         XCTAssertEqual(resumed.map(\.2), [102, 104])
         XCTAssertTrue(try lines(Trickle("", step: 1)).isEmpty)
+    }
+
+    /// Blank lines (spaces, tabs, CRs, nothing) are skipped however they fall across reads,
+    /// in runs shorter and longer than the eight newlines skipped at once, and still numbered.
+    func testBlankLinesAreCountedButNeverGiven() throws {
+        let ten = String(repeating: "\n", count: 10)
+        let text = "\n\n \t\r\n" + "a\n" + ten + "  b \n" + "\r\n \n" + ten + ten + "\u{FEFF}\n" + "c" + "\n   \t"
+        let numbers = [4, 5 + 10, 5 + 10 + 2 + 20 + 1, 5 + 10 + 2 + 20 + 2]
+        for step in [1, 2, 3, 7, 9, 1 << 20] {
+            let got = try lines(Trickle(text, step: step))
+            XCTAssertEqual(got.map(\.0), ["a", "  b ", "\u{FEFF}", "c"], "step \(step)")
+            XCTAssertEqual(got.map(\.1), numbers, "step \(step)")
+            XCTAssertEqual(got.last?.2, Int64(text.utf8.count - 4), "step \(step)")  // after c's newline
+        }
+        // A resumed read counts the blank lines it passes over too.
+        XCTAssertEqual(try lines(Trickle("\n\n\nx\n", step: 2), startOffset: 10, startLine: 5).map(\.1), [9])
+        // Nothing but blank lines, as many as a large file holds: no line is given.
+        XCTAssertTrue(try lines(Trickle(String(repeating: "\n", count: 3 << 20) + " \r\n", step: 1 << 20)).isEmpty)
+    }
+
+    /// A gzip stream of more lines than its file has bytes (plus a million) is stopped with the
+    /// reason; the same lines in a plain file, a line per two bytes at most, are all read.
+    func testAGzipStreamMayNotGiveMoreLinesThanItsBytes() throws {
+        let tmp = TempDir()
+        let junk = Array(String(repeating: "x\n", count: LineReader.lineSlack + 200_000).utf8)
+        let gz = tmp.write("junk.gz", bytes: try GzipWriter.compress(junk))
+        let file = try FileByteSource(path: gz)
+        var given = 0
+        XCTAssertThrowsError(try LineReader(source: try GzipByteSource(input: file), file: file).forEachLine { _ in given += 1 }) {
+            guard case InputError.tooManyLines = $0 else { return XCTFail("\($0)") }
+        }
+        XCTAssertLessThan(given, LineReader.lineSlack + Int(file.consumed) + 4096)
+        var plain = 0
+        try LineReader(source: try FileByteSource(path: tmp.write("junk.log", bytes: junk))).forEachLine { _ in plain += 1 }
+        XCTAssertEqual(plain, LineReader.lineSlack + 200_000)
     }
 
     func testOversizedLinesAreCutToAPrefixAndCountedOnce() throws {

@@ -53,3 +53,25 @@ final class DatabasePlacesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-shm"))
     }
 }
+
+extension DatabasePlacesTests {
+    /// Another user's owner-only database: every command says it is a matter of permission,
+    /// naming the file and its owner, not SQLite's "unable to open database file".
+    func testAnOwnerOnlyDatabaseIsAPermissionProblem() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to make a database another user cannot open") }
+        guard Shell.has("setpriv") else { throw XCTSkip("needs setpriv to drop root") }
+        let tmp = TempDir()
+        let db = tmp.file("root-only.db")
+        XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", Fixtures.path("reports.ndjson")]).status, 0)
+        let bin = tmp.file("pushlog")
+        try FileManager.default.copyItem(atPath: Fixtures.binary, toPath: bin)
+        XCTAssertEqual(try Shell.run("chmod 0755 \(tmp.path) \(bin) && chmod 0600 \(db)").status, 0)
+        for args in ["report gone", "query 'SELECT 1'", "sources", "rejects"] {
+            let r = try Shell.run("cd / && setpriv --reuid=65534 --regid=65534 --clear-groups \(bin) --db \(db) \(args)")
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("permission denied opening the database \(db)"), "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("mode 0600, owned by root"), "\(args): \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("SQLite error 14"), "\(args): \(r.stderr)")
+        }
+    }
+}
