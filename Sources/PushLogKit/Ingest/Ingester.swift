@@ -39,7 +39,8 @@ public final class Ingester {
     func run(files expanded: [InputFile], problems: [String] = []) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
-        let files = SourcePaths.unique(expanded)
+        // A rotated set oldest first: each file's records are counted on from those before it (Lineage).
+        let files = RotationName.oldestFirst(SourcePaths.unique(expanded))
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
