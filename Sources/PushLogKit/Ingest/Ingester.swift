@@ -64,6 +64,8 @@ public final class Ingester {
                 // The database itself failed (disk full, I/O error): stop; a bulk load keeps its
                 // committed batches, any other run nothing (the deferred endRun rolls it back).
                 db.rollbackUnit()
+                // A damaged file is the caller's to report whole: no summary reads as a partial success.
+                if e.isDamage { throw e }
                 fs.complete = false
                 fs.error = "\(e)"
                 summary.files.append(fs)
