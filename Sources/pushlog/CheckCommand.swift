@@ -5,10 +5,11 @@ import PushLogKit
 enum CheckCommand: Command {
     static let name = "check"
     static let summary = "Check the database: SQLite's integrity check and pushlog's own invariants; exit 1 if damaged."
-    static let usage = "pushlog check [--quick] [--sample N] [--format FMT] [-o FILE]"
+    static let usage = "pushlog check [--quick] [--quiet] [--sample N] [--format FMT] [-o FILE]"
     static let optionTable = OptionTable(
         [
             .flag("--quick", help: "SQLite's quick_check: every page, without comparing indexes with tables"),
+            .flag("--quiet", help: "say nothing when the database is healthy (for cron)"),
             .value("--sample", placeholder: "N", help: "tokens whose derived facts are derived again and compared (default 1000)"),
             .value("--format", placeholder: "FMT", help: "the findings as table, csv, tsv, json, ndjson, markdown, html"),
             .value("-o", placeholder: "FILE", help: "write the findings to FILE (format from its extension)"),
@@ -31,7 +32,7 @@ enum CheckCommand: Command {
         }
         let (checked, findings) = try DatabaseCheck(path: ctx.dbPath, quick: args.has("--quick"), sampleTokens: sample).run()
         if findings.isEmpty {
-            Console.err("pushlog: \(ctx.dbPath) is healthy (\(checked.joined(separator: "; ")))")
+            if !args.has("--quiet") { Console.err("pushlog: \(ctx.dbPath) is healthy (\(checked.joined(separator: "; ")))") }
             return 0
         }
         let table = ResultTable(
