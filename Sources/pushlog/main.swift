@@ -32,7 +32,8 @@ extension Command {
 
 let commands: [Command.Type] = [
     IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
-    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, DemoCommand.self, SchemaCommand.self, CompletionCommand.self,
+    SourcesCommand.self, RejectsCommand.self, PruneCommand.self, CheckCommand.self, DemoCommand.self, SchemaCommand.self,
+    CompletionCommand.self,
     TokensCommand.self, MetricsCommand.self, FormatsCommand.self,
     ExportCommand.self,
 ]
@@ -182,6 +183,13 @@ func runMain() -> Int32 {
         return 2
     } catch let e as ExitStatus {
         return e.code
+    } catch let e as StoreError where e.isDamage {
+        // Nothing read from a damaged file can be trusted, and writing on would bury the damage.
+        Console.err(
+            "pushlog: \(ctx.dbPath) is damaged: \(e.message) (SQLite error \(e.sqliteCode ?? 0)). "
+                + "Run `pushlog --db \(ctx.dbPath) check` to see what is damaged, then restore the file from a backup "
+                + "or rebuild it from the logs into a new file (docs/operations.md)")
+        return 1
     } catch let e as StoreError {
         // A database error names the database (unless the message already does); SQLite's own
         // failures add the result code and the statement that failed.

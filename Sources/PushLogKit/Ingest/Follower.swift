@@ -2,8 +2,8 @@ import Foundation
 
 /// `ingest --follow`: keeps ingesting paths as they grow, by polling. Each round is an ordinary
 /// incremental ingest (unchanged files cost a stat; grown files resume at their committed
-/// offset; a truncated file — copytruncate — no longer matches its fingerprint and is read again
-/// from the start, its old lines being duplicates by identity; a file renamed away keeps its
+/// offset; a truncated file — copytruncate — no longer matches its fingerprint and is read from
+/// the start as a new file that continues the old one (Lineage); a file renamed away keeps its
 /// source and resumes under its new name), so a kill -9 at any moment is
 /// completed by a plain `ingest` of the same paths, and derived facts are refreshed
 /// incrementally after each round that added records.

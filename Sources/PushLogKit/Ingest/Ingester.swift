@@ -42,7 +42,8 @@ public final class Ingester {
     func run(files expanded: [InputFile], problems: [String] = []) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
-        let files = SourcePaths.unique(expanded)
+        // A rotated set oldest first: each file's records are counted on from those before it (Lineage).
+        let files = RotationName.oldestFirst(SourcePaths.unique(expanded))
         summary.problems = problems
         let totalBytes = files.reduce(Int64(0)) { $0 + (Ingester.fileInfo($1.path)?.size ?? 0) }
         let bulk = try prepareBulkLoad(inputBytes: totalBytes)
@@ -66,6 +67,8 @@ public final class Ingester {
                 // The database itself failed (disk full, I/O error): stop; a bulk load keeps its
                 // committed batches, any other run nothing (the deferred endRun rolls it back).
                 db.rollbackUnit()
+                // A damaged file is the caller's to report whole: no summary reads as a partial success.
+                if e.isDamage { throw e }
                 fs.complete = false
                 fs.error = "\(e)"
                 summary.files.append(fs)

@@ -19,9 +19,10 @@ final class OccurrenceCounter {
     private var seen: [Int64: (count: Int32, line: Int, offset: Int64)] = [:]
     private var nextSweep = OccurrenceCounter.windowLines
 
-    /// The identity of a record with hash `h` and time `time` ending at `line`/`offset`.
+    /// The occurrence number of a record with hash `h` and time `time` ending at `line`/`offset`:
+    /// how many identical records came before it within the window.
     @inline(__always)
-    func identity(_ h: (Int64, Int64), time: Int64, line: Int, offset: Int64) -> (Int64, Int64) {
+    func number(_ h: (Int64, Int64), time: Int64, line: Int, offset: Int64) -> Int32 {
         if line >= nextSweep { sweep(line: line, offset: offset) }
         let key = Int64(bitPattern: LineHash.fmix(UInt64(bitPattern: time) &* LineHash.c1 ^ UInt64(bitPattern: h.0))) ^ h.1
         var k: Int32 = 0
@@ -31,7 +32,14 @@ final class OccurrenceCounter {
             k = prev.count
         }
         seen[key] = (k &+ 1, line, offset)
-        return k == 0 ? h : (h.0 ^ Int64(k) &* -0x61C8_8646_80B5_83EB, h.1 ^ Int64(k) &* 0x2545_F491_4F6C_DD1D)
+        return k
+    }
+
+    /// The identity of the `k`-th occurrence of a record whose line hashes to `h`. Applied twice
+    /// with the same `k` it gives `h` back, so an identity and its number recover the line's hash.
+    @inline(__always)
+    static func identity(_ h: (Int64, Int64), occurrence k: Int32) -> (Int64, Int64) {
+        k == 0 ? h : (h.0 ^ Int64(k) &* -0x61C8_8646_80B5_83EB, h.1 ^ Int64(k) &* 0x2545_F491_4F6C_DD1D)
     }
 
     /// Forgets what is outside the window, so the table holds at most two windows of records.

@@ -169,7 +169,9 @@ final class ChunkSink: RecordSink {
         item.event = builder.event
         let (record, number) = span.map { ($0.bytes, $0.firstLine) } ?? (bytes, line.lineNumber)
         item.recordLine = number
-        item.hash = occurrences.identity(LineHash.hash(record), time: item.event.time!, line: line.lineNumber, offset: line.endOffset)
+        let h = LineHash.hash(record)
+        item.occurrence = occurrences.number(h, time: item.event.time!, line: line.lineNumber, offset: line.endOffset)
+        item.hash = OccurrenceCounter.identity(h, occurrence: item.occurrence)
         send(&item, record)
     }
 
@@ -232,7 +234,8 @@ final class ChunkSink: RecordSink {
                 } else {
                     e.kind = .event
                     e.event = builder.event
-                    e.hash = occurrences.identity(e.hash, time: e.event.time!, line: line.lineNumber, offset: line.endOffset)
+                    e.occurrence = occurrences.number(e.hash, time: e.event.time!, line: line.lineNumber, offset: line.endOffset)
+                    e.hash = OccurrenceCounter.identity(e.hash, occurrence: e.occurrence)
                 }
             case .reject(let reason):
                 e = rejectItem(line, record, recordLine, reason, entry: k)

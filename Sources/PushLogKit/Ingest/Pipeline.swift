@@ -31,6 +31,7 @@ final class Pipeline {
         _ ticker: inout ProgressTicker
     ) throws -> (bytes: Int64, readError: Error?) {
         var batch = BatchCounts()
+        var lineage = Lineage(siblings: plan.siblings, firstTime: plan.firstTime)
         var lastOffset = plan.offset, lastLine = plan.lines
         var inTransaction = false
         func commit() throws {
@@ -56,7 +57,7 @@ final class Pipeline {
                 try chunk.items.withUnsafeBufferPointer { items in
                     for i in items.indices {
                         if !inTransaction { try db.beginUnit(); inTransaction = true }
-                        try write(items[i], plan.sourceID, &batch)
+                        try write(items[i], plan.sourceID, &batch, &lineage)
                         // A line inside an unfinished multi-line record is not a safe resume point.
                         if items[i].kind != .pending && items[i].lineNumber > 0 {
                             lastOffset = items[i].endOffset
@@ -80,7 +81,7 @@ final class Pipeline {
 
     /// Writes one parsed item into the open transaction and counts it.
     @inline(__always)
-    func write(_ item: ParsedItem, _ src: Int64, _ batch: inout BatchCounts) throws {
+    func write(_ item: ParsedItem, _ src: Int64, _ batch: inout BatchCounts, _ lineage: inout Lineage) throws {
         switch item.kind {
         case .blank:
             batch.blank += 1
@@ -91,7 +92,7 @@ final class Pipeline {
             let t = item.event.time!
             if batch.minT == nil || t < batch.minT! { batch.minT = t }
             if batch.maxT == nil || t > batch.maxT! { batch.maxT = t }
-            try writer.write(item.event, hash: item.hash, src: src, line: item.recordLine)
+            try writer.write(item.event, hash: try lineage.identity(item, writer), src: src, line: item.recordLine)
             batch.written += 1
         case .reject:
             batch.lines += 1

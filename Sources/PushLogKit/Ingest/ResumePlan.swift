@@ -10,6 +10,10 @@ struct ResumePlan {
     var lines = 0
     /// Why the file was refused last time, when it is unchanged and refused again.
     var refusedBefore: String?
+    /// The other files of its rotation set, whose lines its own may continue.
+    var siblings: [Lineage.Sibling] = []
+    /// The time of its first record, when an earlier run read some of it.
+    var firstTime: Int64?
 }
 
 extension Ingester {
@@ -45,10 +49,17 @@ extension Ingester {
             {
                 plan.offset = offset
                 plan.lines = lines
+                plan.firstTime = row.firstTime
+            } else if !f.isStdin && lines > 0 {
+                // Another file at the path (copytruncate, or a rename this run did not see): the old
+                // one's row keeps its records under a name of its own, and this file starts afresh.
+                try sources.setAside(row.id, path: f.path)
+                plan.sourceID = try sources.add(path: f.path)
             }
         } else {
             plan.sourceID = try sources.add(path: f.path)
         }
+        if !f.isStdin { plan.siblings = try sources.siblings(of: f.path) }
         try db.commitUnit()
         return plan
     }

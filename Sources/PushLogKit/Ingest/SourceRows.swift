@@ -16,15 +16,24 @@ final class SourceRows {
         var complete: Bool
         var format: String?
         var error: String?
+        /// The time of its earliest record.
+        var firstTime: Int64?
     }
 
     let db: Database
-    private let find, insert, refuse, finish, progress: Statement
+    private let find, insert, refuse, finish, progress, family, rename: Statement
 
     init(db: Database) throws {
         self.db = db
         find = try db.prepare(
-            "SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error FROM sources WHERE path = ?1")
+            """
+            SELECT id, size, mtime, head_len, head_hash, offset, lines, complete, format, error, first_time_ms
+            FROM sources WHERE path = ?1
+            """)
+        // Every path that starts with the stem: the unique index on path reads the range.
+        family = try db.prepare(
+            "SELECT id, path, first_time_ms, last_time_ms FROM sources WHERE path >= ?1 AND path < ?1 || char(1114111)")
+        rename = try db.prepare("UPDATE sources SET path = ?2 WHERE id = ?1")
         insert = try db.prepare("INSERT INTO sources(path, first_ingest) VALUES (?1, ?2)")
         refuse = try db.prepare(
             """
@@ -55,7 +64,44 @@ final class SourceRows {
         guard try find.step() else { return nil }
         return Row(
             id: find.int(0), size: find.int(1), mtime: find.int(2), headLength: Int(find.int(3)), headHash: find.string(4),
-            offset: find.int(5), lines: Int(find.int(6)), complete: find.int(7) == 1, format: find.string(8), error: find.string(9))
+            offset: find.int(5), lines: Int(find.int(6)), complete: find.int(7) == 1, format: find.string(8), error: find.string(9),
+            firstTime: find.isNull(10) ? nil : find.int(10))
+    }
+
+    /// The other files of `path`'s rotation set that a run has seen.
+    func siblings(of path: String) throws -> [Lineage.Sibling] {
+        let name = RotationName(path)
+        family.reset()
+        defer { family.reset() }
+        family.bind(1, name.stem)
+        var out: [Lineage.Sibling] = []
+        while try family.step() {
+            let other = family.string(1) ?? ""
+            guard other != path, RotationName(other).stem == name.stem else { continue }
+            out.append(
+                Lineage.Sibling(
+                    id: family.int(0), firstTime: family.isNull(2) ? nil : family.int(2),
+                    lastTime: family.isNull(3) ? nil : family.int(3)))
+        }
+        return out
+    }
+
+    /// Keeps the row of what `path` held before another file replaced it (copytruncate, or a
+    /// rotation that a run did not see happen) under a name of its own in the same rotation set,
+    /// so the file now at `path` gets a row of its own and continues from it.
+    func setAside(_ id: Int64, path: String) throws {
+        let stamp = TimeFormat.rfc3339(ms: Int64(Date().timeIntervalSince1970 * 1000))
+        var name = path + RotationName.replacedMark + stamp + ")"
+        var n = 1
+        while try row(path: name) != nil {
+            n += 1
+            name = path + RotationName.replacedMark + stamp + " \(n))"
+        }
+        rename.reset()
+        rename.bind(1, id)
+        rename.bind(2, name)
+        try rename.run()
+        rename.reset()
     }
 
     /// A new row for a file seen for the first time; returns its id.

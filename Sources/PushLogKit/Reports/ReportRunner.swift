@@ -85,7 +85,7 @@ public final class ReportRunner {
     }
 
     func prepare(_ def: ReportDefinition, _ what: String, _ sql: String) throws -> Statement {
-        do { return try db.prepare(sql) } catch let e as StoreError {
+        do { return try db.prepare(sql) } catch let e as StoreError where !e.isDamage {
             throw CatalogError("\(def.origin == "built-in" ? def.name + ".sql" : def.origin), \(what): \(e.message)")
         }
     }

@@ -13,6 +13,9 @@ final class RecordWriter {
     /// Per source: which rejects keep their text.
     private var rejectTexts: [Int64: RejectTextBound] = [:]
     private var tokenIDs = TokenCache()
+    /// Looks a stored record up by its identity, per table (`storedSource`), prepared on first use.
+    private var probes: [String: Statement] = [:]
+    private var staged = false
     private let topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels: Dimension
     private var dimensions: [Dimension] { [topics, envs, pushTypes, reasons, appVersions, osVersions, devices, users, labels] }
     /// Categories of the reasons seen (a few dozen in practice; emptied if hostile input makes it grow).
@@ -61,6 +64,47 @@ final class RecordWriter {
     func useStaging(_ staged: Bool) throws {
         batches[EventKind.register.rawValue] = try RowBatch(db, RegisterColumn.self, into: staged ? Schema.registers.stagingName : nil)
         batches[EventKind.receipt.rawValue] = try RowBatch(db, ReceiptColumn.self, into: staged ? Schema.receipts.stagingName : nil)
+        self.staged = staged
+        probes = [:]
+    }
+
+    /// The source of the stored record of `e`'s kind whose identity is (`e.time`, `lineHash`), if
+    /// one is stored (rows still bound and not flushed are not seen).
+    func storedSource(of e: Event, lineHash: Int64) throws -> Int64? {
+        let kind = e.kind!
+        let (table, lead): (String, (column: String, staging: String)?)
+        switch kind {
+        case .send, .request, .response: (table, lead) = ("sends", nil)
+        case .register: (table, lead) = (Schema.registers.name, ("token_id", Schema.registers.stagingName))
+        case .settings: (table, lead) = ("settings", nil)
+        case .receipt: (table, lead) = (Schema.receipts.name, ("apns_id", Schema.receipts.stagingName))
+        case .unregister: (table, lead) = ("unregisters", nil)
+        }
+        let s: Statement
+        if let p = probes[table] {
+            s = p
+        } else {
+            // Registrations and receipts are keyed by token or apns-id first, and staged during a first load.
+            var sql = "SELECT source_id FROM \(table) WHERE \(lead.map { "\($0.column) = ?3 AND " } ?? "")time_ms = ?1 AND line_hash = ?2"
+            if staged, let lead { sql += " UNION ALL SELECT source_id FROM \(lead.staging) WHERE time_ms = ?1 AND line_hash = ?2" }
+            s = try db.prepare(sql)
+            probes[table] = s
+        }
+        s.reset()
+        defer { s.reset() }
+        s.bind(1, e.time!)
+        s.bind(2, lineHash)
+        switch kind {
+        case .register:
+            guard let t = e.token else { return nil }
+            s.bind(3, try tokenID(t, malformed: e.tokenMalformed, masked: e.tokenMasked))
+        case .receipt:
+            guard let a = e.apnsID else { return nil }
+            ApnsIDKey.bind(s, 3, a)
+        default:
+            break
+        }
+        return try s.step() ? s.int(0) : nil
     }
 
     // MARK: binding

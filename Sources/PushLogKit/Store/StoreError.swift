@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Every failure of the store layer: SQLite's own (with its extended result code and the SQL
@@ -68,6 +69,13 @@ public enum StoreError: Error, CustomStringConvertible {
         case .sqlite(let code, _, _), .bind(let code, _, _): return code
         default: return nil
         }
+    }
+
+    /// SQLite found the file damaged (SQLITE_CORRUPT and its extended codes) or not a database
+    /// at all (SQLITE_NOTADB): no answer read from it can be trusted.
+    public var isDamage: Bool {
+        guard let code = sqliteCode else { return false }
+        return code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB
     }
 
     /// The statement that failed, when SQLite failed on one.

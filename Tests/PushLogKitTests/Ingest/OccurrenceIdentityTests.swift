@@ -66,11 +66,12 @@ final class OccurrenceIdentityTests: XCTestCase {
         let line = "{\"time\":\"2026-11-02T08:00:00Z\",\"event\":\"send\",\"token\":\"\(Self.token(92))\",\"status\":200}"
         let counter = OccurrenceCounter()
         let h = Array(line.utf8).withUnsafeBufferPointer { LineHash.hash($0) }
-        XCTAssertTrue(counter.identity(h, time: 1, line: 1, offset: 10) == h)
-        XCTAssertFalse(counter.identity(h, time: 1, line: 2, offset: 20) == h)
+        let first = counter.number(h, time: 1, line: 1, offset: 10), second = counter.number(h, time: 1, line: 2, offset: 20)
+        XCTAssertTrue(OccurrenceCounter.identity(h, occurrence: first) == h)
+        XCTAssertFalse(OccurrenceCounter.identity(h, occurrence: second) == h)
         // Far apart (outside the window) identical records are taken as one again.
         let far = OccurrenceCounter.windowLines + 3
-        XCTAssertTrue(counter.identity(h, time: 1, line: far, offset: 30) == h)
+        XCTAssertEqual(counter.number(h, time: 1, line: far, offset: 30), 0)
     }
 
     static func send(_ n: Int) -> String {
