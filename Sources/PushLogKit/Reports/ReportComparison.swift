@@ -18,11 +18,11 @@ struct ReportComparison {
     }
 
     static func merge(_ cur: ResultTable, _ prev: ResultTable, shift: Int64, by: String?) -> ResultTable {
-        // Key columns identify a row (matched between the ranges); the other numeric columns are
-        // figures and get compared, as the report's header declares them.
+        // Key columns identify a row (matched between the ranges); counts, rates and numbers are
+        // figures and get compared, as the report's header declares them (times and text are
+        // not). Never decided by the values: the columns are the same over any data, empty too.
         let keys = cur.columns.indices.filter { cur.meaning(cur.columns[$0]).role == .key }
-        func isText(_ v: SQLValue) -> Bool { if case .text = v { return true } else { return false } }
-        let figures = cur.columns.indices.filter { c in !keys.contains(c) && !(cur.rows + prev.rows).contains { isText($0[c]) } }
+        let figures = cur.columns.indices.filter { isFigure(cur.meaning(cur.columns[$0]).role) }
         let timeBuckets = cur.columns.contains("bucket") && (by.flatMap(TimeUnit.init(rawValue:)) != nil)
         func key(_ row: [SQLValue], shifted: Bool) -> [String] {
             keys.map { c in
@@ -106,6 +106,9 @@ struct ReportComparison {
         }
         return out
     }
+
+    /// Whether a column of this role gets `_prev` and `_change`.
+    static func isFigure(_ role: ColumnInfo.Role) -> Bool { role == .count || role == .rate || role == .number }
 
     /// x − y: whole for two whole numbers, else rounded to 6 decimals. A value without one side
     /// (a rate over no responses) counts from 0, so a change is null only when both are.

@@ -160,4 +160,34 @@ final class AlertingTests: XCTestCase {
         let requests = try Run.pushlog(["--db", db, "report", "gone", "--since", "2026-11-05", "--fail-if", "gone_rate > 0.02"])
         XCTAssertEqual(requests.status, 4, "requests are not answers: \(requests.stderr)")
     }
+
+    /// A consumer reading CSV by position gets the same columns over any data: the columns of a
+    /// compared report depend on the report and its options, never on the rows (first_seen of
+    /// errors is a time, not a figure, even when no row holds one).
+    func testComparedColumnsDoNotDependOnTheData() throws {
+        let db = IngestedFixtures.reports
+        let catalog = try QueryCatalog()
+        /// Each section's name and header row.
+        func headers(_ args: [String]) throws -> [String] {
+            let r = try Run.pushlog(["--db", db, "report"] + args + ["--compare", "previous", "--format", "csv"])
+            XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
+            let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            return zip(lines, lines.dropFirst()).filter { $0.0.hasPrefix("# ") }.map { $0.0 + ": " + $0.1 }
+        }
+        var compared = 0
+        for def in catalog.reports where def.paramNames.contains("since") && def.paramNames.contains("until") {
+            guard !Set(ReportRunner.sectionNames(def)).isDisjoint(with: ["summary", "by_bucket"]) else { continue }
+            compared += 1
+            let full = ["--since", "2026-11-02", "--until", "2026-11-09"], empty = ["--since", "2030-01-07", "--until", "2030-01-14"]
+            var variants = [[def.name]]
+            if let by = def.byValues?.first(where: { TimeUnit(rawValue: $0) == nil }) { variants.append([def.name, "--by", by]) }
+            if def.byValues?.contains("day") == true { variants.append([def.name, "--by", "day"]) }
+            for v in variants {
+                let (a, b) = (try headers(v + full), try headers(v + empty))
+                XCTAssertFalse(a.isEmpty, "\(v)")
+                XCTAssertEqual(a, b, "\(v): the columns over data and over an empty range")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(compared, 6)
+    }
 }
