@@ -161,6 +161,14 @@ enum ReportCommand: Command {
                     + (req.params.topic.map { " for topic \($0)" } ?? "") + (req.params.env.map { " to env \($0)" } ?? ""))
             return 4
         }
+        let compared = req.conditions.flatMap(\.comparisons).map(\.column).filter { $0.hasSuffix("_prev") || $0.hasSuffix("_change") }
+        if doc.previousEmpty, let column = compared.first {
+            let range = ["previous_since", "previous_until"].map { n in doc.params.first { $0.0 == n }.map { plainText($0.1) } ?? "" }
+            Console.err(
+                "pushlog: --fail-if not checked: \(column) has no baseline, no \(def.records == .any ? "records" : def.records.rawValue) between \(range[0]) and \(range[1])"
+            )
+            return 4
+        }
         try refuseNotObservable(req.conditions, doc: doc)
         let breached = req.conditions.filter { $0.holds(in: doc) }
         for c in breached {

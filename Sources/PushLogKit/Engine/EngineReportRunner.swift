@@ -53,9 +53,11 @@ public final class EngineReportRunner {
     /// Runs a report on `params`' range and on the same-length range `shift` ms earlier, merged
     /// as ReportRunner.runComparingPrevious merges them.
     public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
-        try ReportComparison.runBoth(params: params, shift: shift, by: params.by ?? catalog.report(name)?.paramDefaults["by"]) {
-            try run(name: name, params: $0)
-        }
+        let def = catalog.report(name)
+        return try ReportComparison.runBoth(
+            params: params, shift: shift, by: params.by ?? def?.paramDefaults["by"],
+            hasRecords: { try engine.hasRecords(since: $0, until: $1, def?.records ?? .any, topic: params.topic, env: params.env) }
+        ) { try run(name: name, params: $0) }
     }
 
     /// The weekly page: the engine's definition computes the KPIs and sections itself; the

@@ -137,9 +137,12 @@ enum TimeBucket {
 extension ReportComparison {
     /// Runs a report (`run`) on `params`' range and on the same-length range `shift` ms earlier
     /// (by default just before), merged as above; every engine's runner compares through this.
-    /// `params.since` and `params.until` must be set.
+    /// `params.since` and `params.until` must be set. A previous range that holds none of the
+    /// records the report is about (`hasRecords` of its bounds says so) is no baseline: the
+    /// report does not run on it, every `_prev` and `_change` is empty and a note says why.
     static func runBoth(
-        params: ReportParams, shift: Int64?, by: String?, run: (ReportParams) throws -> ResultDocument
+        params: ReportParams, shift: Int64?, by: String?, hasRecords: (Int64, Int64) throws -> Bool,
+        run: (ReportParams) throws -> ResultDocument
     ) throws -> ResultDocument {
         guard let since = params.since, let until = params.until else {
             throw CatalogError("--compare previous needs a range with a start and an end")
@@ -148,12 +151,27 @@ extension ReportComparison {
         var before = params
         (before.since, before.until) = (since - back, until - back)
         let cur = try run(params)
-        let prev = try run(before)
+        let baseline = try hasRecords(since - back, until - back)
+        let prev =
+            try baseline
+            ? run(before)
+            : ResultDocument(report: cur.report, sections: cur.sections.map { ResultTable(name: $0.name, columns: $0.columns) })
         var doc = merge(current: cur, previous: prev, shift: back, by: by)
-        doc.params += [
-            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: since - back))),
-            ("previous_until", .text(TimeFormat.rfc3339(ms: until - back))),
-        ]
+        let (from, to) = (TimeFormat.rfc3339(ms: since - back), TimeFormat.rfc3339(ms: until - back))
+        doc.params += [("compare", .text("previous")), ("previous_since", .text(from)), ("previous_until", .text(to))]
+        if !baseline {
+            for si in doc.sections.indices where comparedSections.contains(doc.sections[si].name) {
+                let t = doc.sections[si]
+                let blank = t.columns.indices.filter { c in
+                    let n = t.columns[c]
+                    return (n.hasSuffix("_prev") || n.hasSuffix("_change")) && t.columns.contains(String(n[..<n.lastIndex(of: "_")!]))
+                }
+                for r in t.rows.indices { for c in blank { doc.sections[si].rows[r][c] = .null } }
+            }
+            doc.previousEmpty = true
+            doc.notes.append(
+                "no baseline: the previous range (\(from) … \(to)) holds none of the report's records, so every _prev and _change is empty")
+        }
         return doc
     }
 }
@@ -161,8 +179,12 @@ extension ReportComparison {
 extension ReportRunner {
     /// Runs a report on `params`' range and on the same-length range `shift` ms earlier.
     public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
-        try ReportComparison.runBoth(params: params, shift: shift, by: params.by ?? catalog.report(name)?.paramDefaults["by"]) {
-            try run(name: name, params: $0)
-        }
+        let def = catalog.report(name)
+        return try ReportComparison.runBoth(
+            params: params, shift: shift, by: params.by ?? def?.paramDefaults["by"],
+            hasRecords: {
+                try DataCoverage(db: db).hasRecords(since: $0, until: $1, def?.records ?? .any, topic: params.topic, env: params.env)
+            }
+        ) { try run(name: name, params: $0) }
     }
 }

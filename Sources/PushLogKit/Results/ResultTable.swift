@@ -55,7 +55,10 @@ public struct ResultDocument {
     public var params: [(String, SQLValue)]
     public var sections: [ResultTable]
     /// Lines printed after the tables (warnings, notes).
-    var notes: [String] = []
+    public internal(set) var notes: [String] = []
+    /// Set by `--compare previous` when the previous range held none of the report's records:
+    /// its `_prev` and `_change` columns are empty, and a condition on them cannot be judged.
+    public internal(set) var previousEmpty = false
 
     public init(report: String, title: String = "", params: [(String, SQLValue)] = [], sections: [ResultTable]) {
         self.report = report
