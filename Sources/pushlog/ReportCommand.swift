@@ -242,9 +242,15 @@ enum ReportCommand: Command {
         return "\(show(since, "the start")) and \(show(until, "the end"))"
     }
 
-    /// A condition on a cell that holds text instead of a number (`not observable`) can be neither
-    /// a pass nor a breach: exit 1 rather than 0.
+    /// A condition on a figure the records cannot show, or on a cell that holds text instead of a
+    /// number (`not observable`), can be neither a pass nor a breach: exit 1 rather than 0.
     static func refuseNotObservable(_ conditions: [FailCondition], doc: ResultDocument) throws {
+        // A figure the range's records cannot show (an env, a token, registrations the logs lack).
+        for f in conditions.flatMap(\.comparisons) {
+            guard let why = doc.unobservable[f.column] else { continue }
+            Console.err("pushlog: --fail-if cannot be checked: \(f.column) is not observable (\(why))")
+            throw ExitStatus(code: 1)
+        }
         let section = doc.section("summary") ?? doc.sections.first
         for f in conditions.flatMap(\.comparisons) where doc.kpis == nil {
             guard let cell = section?.first(f.column), case .text(let text) = cell, Double(text) == nil else { continue }

@@ -21,4 +21,7 @@ public protocol ReportEngine: Sendable {
     /// True when [since, until) holds a record of the kinds `evidence` names (for responses, of
     /// `topic` and `env` when given), as the SQLite store's DataCoverage answers it.
     func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence, topic: String?, env: String?) throws -> Bool
+    /// How many of [since, until)'s records (responses of `topic` and `env` when given) carry what
+    /// figures need, as the SQLite store's DataCoverage counts them.
+    func needs(since: Int64, until: Int64, topic: String?, env: String?) throws -> NeedCoverage
 }

@@ -14,6 +14,16 @@ struct ReportComparison {
             guard let prev = previous.section(doc.sections[si].name) else { continue }
             doc.sections[si] = merge(doc.sections[si], prev, shift: shift, by: by)
         }
+        // A figure either range cannot show has no change (nor a previous value, when that
+        // range is the one that cannot show it).
+        for (name, why) in current.unobservable { doc.unobservable[name + "_change"] = why }
+        for (name, why) in previous.unobservable { doc.unobservable[name + "_prev"] = why; doc.unobservable[name + "_change"] = why }
+        for si in doc.sections.indices where comparedSections.contains(doc.sections[si].name) {
+            for c in doc.sections[si].columns.indices where doc.unobservable[doc.sections[si].columns[c]] != nil {
+                for r in doc.sections[si].rows.indices { doc.sections[si].rows[r][c] = .null }
+            }
+        }
+        doc.notes += previous.notes.map { "the previous range: " + $0 }
         return doc
     }
 
