@@ -120,4 +120,27 @@ final class NeedsTests: XCTestCase {
             XCTAssertTrue("\(e)".contains("mine.sql:3") && "\(e)".contains("needs=envv"), "\(e)")
         }
     }
+
+    /// docs/reports.md states what each column needs, as the headers declare it.
+    func testTheDocsListEveryColumnsNeeds() throws {
+        let catalog = try QueryCatalog()
+        let docs = try String(contentsOfFile: Fixtures.root.appendingPathComponent("docs/reports.md").path, encoding: .utf8)
+        let part = docs.components(separatedBy: "## What a figure needs from the records")[1].components(separatedBy: "\n## ")[0]
+        var listed = Set<String>()
+        for line in part.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let report = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            guard cells.count == 3, report != "weekly", catalog.report(report) != nil else { continue }
+            for column in cells[1].split(separator: ",") {
+                listed.insert("\(report).\(column.trimmingCharacters(in: .whitespaces)): \(cells[2])")
+            }
+        }
+        var declared = Set<String>()
+        for def in catalog.reports where !def.isKPIPage {
+            for (name, info) in def.columns where !info.needs.isEmpty {
+                declared.insert("\(def.name).\(name): \(info.needs.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        XCTAssertEqual(listed, declared)
+    }
 }
