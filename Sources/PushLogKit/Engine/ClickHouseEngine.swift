@@ -155,7 +155,8 @@ public final class ClickHouseEngine: ReportEngine {
         let (responses, gone, registered2) = (n("responses"), n("gone"), n("registered"))
         return NeedCoverage([
             .env: .init(carrying: n("with_env"), of: responses), .token: .init(carrying: responses - n("tokenless"), of: responses),
-            .goneToken: .init(carrying: gone - n("gone_tokenless"), of: gone), .registrations: .init(carrying: registered2, of: 1),
+            .goneToken: .init(carrying: gone - n("gone_tokenless"), of: gone),
+            .registrations: .init(carrying: registered2, of: responses > 0 ? 1 : 0),
             .device: .init(carrying: n("with_device"), of: registered2),
         ])
     }

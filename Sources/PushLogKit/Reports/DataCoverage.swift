@@ -145,7 +145,8 @@ public struct DataCoverage {
         let (registered, withDevice) = (s.int(5), s.int(6))
         return NeedCoverage([
             .env: .init(carrying: withEnv, of: responses), .token: .init(carrying: responses - tokenless, of: responses),
-            .goneToken: .init(carrying: gone - goneTokenless, of: gone), .registrations: .init(carrying: registered, of: 1),
+            .goneToken: .init(carrying: gone - goneTokenless, of: gone),
+            .registrations: .init(carrying: registered, of: responses > 0 ? 1 : 0),
             .device: .init(carrying: withDevice, of: registered),
         ])
     }

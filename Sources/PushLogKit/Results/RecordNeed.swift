@@ -9,7 +9,8 @@ public enum RecordNeed: String, CaseIterable, Sendable {
     case token
     /// The 410 (token gone) responses carry the device token.
     case goneToken = "gone_token"
-    /// The logs hold the app's registrations (any, up to the range's end).
+    /// The logs hold the app's registrations (any, up to the range's end), judged for a range
+    /// that holds responses (one without any is said to be empty elsewhere).
     case registrations
     /// The registrations carry a device id.
     case device
