@@ -8,9 +8,12 @@
 -- param: topic text  only responses for this topic (superseded_sends; the registration columns are then empty)
 -- param: env text  only responses sent to this env (likewise)
 -- column: bucket key
--- column: active_devices,new_tokens count better=none
--- column: rotation_rate rate  Devices that rotated their token
--- column: superseded_sends count unit=sends  Sends to replaced tokens
+-- column: active_devices count better=none needs=registrations,device
+-- column: new_tokens count better=none needs=registrations
+-- column: rotations,devices_rotated count needs=registrations,device
+-- column: rotation_rate rate needs=registrations,device  Devices that rotated their token
+-- column: tokens_retired count needs=gone_token
+-- column: superseded_sends count unit=sends needs=registrations,device,token  Sends to replaced tokens
 
 -- section: by_bucket
 -- active_devices: devices with a registration in the bucket. new_tokens: tokens whose first

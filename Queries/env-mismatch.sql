@@ -9,9 +9,10 @@
 -- param: by enum(topic,env,app_version,push_type,reason)  by_bucket by a dimension (no by_bucket without --by)
 -- column: bucket,registered_env,sent_env,app_version key
 -- column: responses count better=none unit=responses  APNs responses
--- column: mismatched_sends count unit=sends  Sends to the wrong APNs env
+-- column: mismatched_sends count unit=sends needs=env,registrations,token  Sends to the wrong APNs env
+-- column: bad_device_token_explained,tokens count needs=env,registrations,token
 -- column: bad_device_token count unit=responses  BadDeviceToken responses
--- column: malformed_token_sends count unit=sends  Sends to malformed tokens
+-- column: malformed_token_sends count unit=sends needs=token  Sends to malformed tokens
 -- materialize: token_envs
 
 -- common:

@@ -9,6 +9,7 @@
 -- param: env text  only responses sent to this env
 -- column: bucket,status,reason,category key
 -- column: responses count better=none unit=responses
+-- column: tokens,retried_non_retryable count needs=token
 -- column: first_seen,last_seen time
 -- column: bucket_responses count per=bucket unit=responses
 -- column: share rate over=bucket_responses

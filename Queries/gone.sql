@@ -10,8 +10,9 @@
 -- column: bucket key
 -- column: responses count better=none unit=responses  APNs responses
 -- column: gone_rate rate  Gone (410) rate
--- column: tokens_gone count unit=tokens  Tokens retired by APNs
--- column: sends_after_gone count unit=sends  Sends to tokens already gone
+-- column: tokens_gone count unit=tokens needs=gone_token  Tokens retired by APNs
+-- column: sends_after_gone count unit=sends needs=token,gone_token  Sends to tokens already gone
+-- column: tokens_with_410 count needs=gone_token
 
 -- common:
 -- Whole UTC hours of the range, [whole_hours.lo, whole_hours.hi), are counted from

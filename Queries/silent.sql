@@ -9,9 +9,11 @@
 -- param: env text  only responses sent to this env
 -- param: by enum(topic,env,app_version)  by_bucket by a dimension (no by_bucket without --by)
 -- column: bucket,rate key
--- column: background_sends,token_hours count better=none
+-- column: background_sends count better=none
+-- column: token_hours count better=none needs=token
 -- column: accepted count better=up
--- column: over_budget_share rate  Background pushes over budget
+-- column: over_budget_sends count needs=token
+-- column: over_budget_share rate needs=token  Background pushes over budget
 -- column: too_many_requests count unit=responses  Throttled (429) responses
 -- column: receipt_rate rate better=up
 -- column: median_lag_s number unit=seconds

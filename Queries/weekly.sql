@@ -38,7 +38,7 @@
 -- column: rejects count unit=lines  Rejected log lines
 -- column: response_share,error_rate,error_share rate
 -- column: window_start,window_end time
--- column: over_budget_sends count unit=pushes  Background pushes over budget
+-- column: over_budget_sends count unit=pushes needs=token  Background pushes over budget
 -- The turn-off rate of the last eight weeks, each against the units on at its start.
 -- trend: trend_turn_off_rate = opt-out.turn_off_rate.turn_off_rate weeks 8 whole
 -- fill: trend_daily.day by day

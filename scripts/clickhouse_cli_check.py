@@ -209,6 +209,9 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
                 raise SystemExit(0 if ok else 1)
             if want.get("params") != got.get("params"):
                 problems.append(f"{where}: params differ: SQLite {want.get('params')}, ClickHouse {got.get('params')}")
+            # What a figure cannot show, and what share it covers, is said the same on both.
+            if want.get("notes") != got.get("notes"):
+                problems.append(f"{where}: notes differ: SQLite {want.get('notes')}, ClickHouse {got.get('notes')}")
             before = len(problems)
             cut_ties(report, want["sections"], got["sections"])
             cc.compare(report, where, want["sections"], got["sections"], problems)
@@ -803,7 +806,8 @@ def main():
             run([a.pushlog, "--db", os.path.join(tmp, "gen.db"), "demo", logs, "--no-report", "--devices", str(a.devices), "--weeks", str(a.weeks)])
             fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in
                         ("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
-                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson", "apple-metrics.csv")]
+                         "bad-lines.ndjson", "rejects-per-occurrence.ndjson", "gorush.log", "sns.ndjson", "apple-metrics.csv",
+                         "rpush.log", "rpush-field.log", "parse-server.log")]
             fixtures = [f for f in fixtures if os.path.exists(f)]
             problems, counts = [], {"rows": 0, "runs": 0, "sources": 0, "masked": 0, "listings": 0}
             corpora = [("demo", [logs]), ("fixtures", fixtures)]

@@ -59,6 +59,7 @@ struct OutputTarget {
     /// Writes a rendered document to the file or stdout (through the pager when long).
     func write(_ doc: ResultDocument, db: Database?, mask: TokenMask? = nil, masked: Bool = true) throws {
         let text = render(doc, db: db, mask: mask, masked: masked)
+        if !format.carriesNotes { for n in doc.notes { Console.err("pushlog: note: \(n)") } }
         if let path {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }

@@ -164,6 +164,14 @@ enum ReportCommand: Command {
                     + (req.params.topic.map { " for topic \($0)" } ?? "") + (req.params.env.map { " to env \($0)" } ?? ""))
             return 4
         }
+        let compared = req.conditions.flatMap(\.comparisons).map(\.column).filter { $0.hasSuffix("_prev") || $0.hasSuffix("_change") }
+        if doc.previousEmpty, let column = compared.first {
+            let range = ["previous_since", "previous_until"].map { n in doc.params.first { $0.0 == n }.map { plainText($0.1) } ?? "" }
+            Console.err(
+                "pushlog: --fail-if not checked: \(column) has no baseline, no \(def.records == .any ? "records" : def.records.rawValue) between \(range[0]) and \(range[1])"
+            )
+            return 4
+        }
         try refuseNotObservable(req.conditions, doc: doc)
         let breached = req.conditions.filter { $0.holds(in: doc) }
         for c in breached {
@@ -237,9 +245,15 @@ enum ReportCommand: Command {
         return "\(show(since, "the start")) and \(show(until, "the end"))"
     }
 
-    /// A condition on a cell that holds text instead of a number (`not observable`) can be neither
-    /// a pass nor a breach: exit 1 rather than 0.
+    /// A condition on a figure the records cannot show, or on a cell that holds text instead of a
+    /// number (`not observable`), can be neither a pass nor a breach: exit 1 rather than 0.
     static func refuseNotObservable(_ conditions: [FailCondition], doc: ResultDocument) throws {
+        // A figure the range's records cannot show (an env, a token, registrations the logs lack).
+        for f in conditions.flatMap(\.comparisons) {
+            guard let why = doc.unobservable[f.column] else { continue }
+            Console.err("pushlog: --fail-if cannot be checked: \(f.column) is not observable (\(why))")
+            throw ExitStatus(code: 1)
+        }
         let section = doc.section("summary") ?? doc.sections.first
         for f in conditions.flatMap(\.comparisons) where doc.kpis == nil {
             guard let cell = section?.first(f.column), case .text(let text) = cell, Double(text) == nil else { continue }

@@ -133,6 +133,34 @@ public final class ClickHouseEngine: ReportEngine {
 
     public func dataSpan() throws -> (Int64, Int64)? { try facts.span }
 
+    public func needs(since: Int64, until: Int64, topic: String?, env: String?) throws -> NeedCoverage {
+        _ = try facts  // it reads the kept facts
+        let db = client.url.database
+        let registered = "SELECT 1 FROM `\(db)`.kept_registers WHERE time_ms < {until:Int64}"
+        let t = try client.table(
+            "needs",
+            sql: """
+                SELECT count() AS responses, toInt64(countIf(coalesce(env, '') <> '')) AS with_env,
+                       toInt64(countIf(token = '')) AS tokenless, toInt64(countIf(status = 410)) AS gone,
+                       toInt64(countIf(status = 410 AND token = '')) AS gone_tokenless,
+                       toInt64((SELECT count() FROM (\(registered) LIMIT 1))) AS registered,
+                       toInt64((SELECT count() FROM (\(registered) AND coalesce(device, '') <> '' LIMIT 1))) AS with_device
+                FROM `\(db)`.kept_responses
+                WHERE time_ms >= {since:Int64} AND time_ms < {until:Int64}
+                  AND ({topic:String} = '' OR topic = {topic:String}) AND ({env:String} = '' OR env = {env:String})
+                """,
+            params: ["since": String(since), "until": String(until), "topic": topic ?? "", "env": env ?? ""])
+        guard let row = t.rows.first else { return NeedCoverage([:]) }
+        func n(_ name: String) -> Int64 { t.column(name).flatMap { if case .int(let v) = row[$0] { v } else { nil } } ?? 0 }
+        let (responses, gone, registered2) = (n("responses"), n("gone"), n("registered"))
+        return NeedCoverage([
+            .env: .init(carrying: n("with_env"), of: responses), .token: .init(carrying: responses - n("tokenless"), of: responses),
+            .goneToken: .init(carrying: gone - n("gone_tokenless"), of: gone),
+            .registrations: .init(carrying: registered2, of: responses > 0 ? 1 : 0),
+            .device: .init(carrying: n("with_device"), of: registered2),
+        ])
+    }
+
     /// Why a report may come out empty (DataCoverage's notes), from the kept facts.
     public func coverageNotes(for p: ReportParams, report: ReportDefinition) throws -> [String] {
         func seen(_ column: String, limit: String) throws -> [String] {

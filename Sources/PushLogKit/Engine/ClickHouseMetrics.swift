@@ -43,11 +43,15 @@ public struct ClickHouseMetricsSource: MetricsSource {
     public func reportSection(_ report: String, _ section: String, params: ReportParams) throws -> ResultTable? {
         guard let def = catalog.report(report) else { return nil }
         if let own = engine.definition(of: report), let sql = own.sections.first(where: { $0.name == section })?.sql {
-            return try engine.section(section, sql: sql, parameters: runner.bindings(def, own, params))
+            return def.describe(try engine.section(section, sql: sql, parameters: runner.bindings(def, own, params)))
         }
         // The weekly page on ClickHouse computes its basics per week inside its KPIs; the
         // window's accepted share is metrics.sql's, the same ratio.
         guard report == "weekly", section == "basics" else { return nil }
         return try statements.run("accepted_share", window(params.since ?? Int64.min, params.until ?? Int64.max))
+    }
+
+    public func needs(since: Int64, until: Int64) throws -> NeedCoverage {
+        try engine.needs(since: since, until: until, topic: nil, env: nil)
     }
 }

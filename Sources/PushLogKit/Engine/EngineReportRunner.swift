@@ -37,7 +37,15 @@ public final class EngineReportRunner {
                 $0.columns.first == "bucket" ? BucketFill.fill($0, label: "bucket", unit: unit, from: from, until: until) : $0
             }
         }
-        return ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+        var doc = ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
+        if NeedCoverage.matters(doc) { try needs(params).apply(to: &doc) }
+        return doc
+    }
+
+    /// What the records of `p`'s range carry of what figures need, as the engine measures it.
+    func needs(_ p: ReportParams) throws -> NeedCoverage {
+        let (since, until) = p.bounds
+        return try engine.needs(since: since, until: until, topic: p.topic, env: p.env)
     }
 
     /// Every parameter either definition declares, valued as ReportRunner binds it.
@@ -54,9 +62,11 @@ public final class EngineReportRunner {
     /// Runs a report on `params`' range and on the same-length range `shift` ms earlier, merged
     /// as ReportRunner.runComparingPrevious merges them.
     public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
-        try ReportComparison.runBoth(params: params, shift: shift, by: params.by ?? catalog.report(name)?.paramDefaults["by"]) {
-            try run(name: name, params: $0)
-        }
+        let def = catalog.report(name)
+        return try ReportComparison.runBoth(
+            params: params, shift: shift, by: params.by ?? def?.paramDefaults["by"],
+            hasRecords: { try engine.hasRecords(since: $0, until: $1, def?.records ?? .any, topic: params.topic, env: params.env) }
+        ) { try run(name: name, params: $0) }
     }
 
     /// The weekly page: the engine's definition computes the KPIs and sections itself; the
@@ -89,6 +99,10 @@ public final class EngineReportRunner {
         (doc.params, doc.title) = KPIPage.heading(def, label: label, start: start, p)
         if let note = KPIPage.filterNote(def, p) { doc.notes.append(note) }
         KPIPage.describe(&doc, def, catalog: catalog)
+        let this = ReportParams(since: start, until: start + KPIPage.week, topic: p.topic, env: p.env)
+        var last = this
+        (last.since, last.until) = (start - KPIPage.week, start)
+        KPIPage.applyNeeds(&doc, this: try needs(this), last: try needs(last))
         return doc
     }
 

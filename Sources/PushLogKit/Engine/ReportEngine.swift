@@ -18,4 +18,10 @@ public protocol ReportEngine: Sendable {
     func dataSpan() throws -> (Int64, Int64)?
     /// The latest send or registration time (ms), for the weekly report's default week.
     func latestRecord() throws -> Int64?
+    /// True when [since, until) holds a record of the kinds `evidence` names (for responses, of
+    /// `topic` and `env` when given), as the SQLite store's DataCoverage answers it.
+    func hasRecords(since: Int64, until: Int64, _ evidence: RecordEvidence, topic: String?, env: String?) throws -> Bool
+    /// How many of [since, until)'s records (responses of `topic` and `env` when given) carry what
+    /// figures need, as the SQLite store's DataCoverage counts them.
+    func needs(since: Int64, until: Int64, topic: String?, env: String?) throws -> NeedCoverage
 }

@@ -17,6 +17,10 @@ public enum OutputFormat: String, CaseIterable {
         }
     }
 
+    /// Whether the format prints a document's notes (CSV, TSV and NDJSON hold rows only: the
+    /// command says the notes on stderr).
+    public var carriesNotes: Bool { self != .csv && self != .tsv && self != .ndjson }
+
     /// Renders a document.
     /// `terminalWidth`: the table format fits its text columns to it (a terminal's columns).
     /// `color`: the table format colours changes green or red by whether they are good news.

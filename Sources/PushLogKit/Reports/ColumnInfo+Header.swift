@@ -2,7 +2,7 @@ extension ColumnInfo {
     /// Reads the text after `-- column:`: one or more names (comma-separated) and what they mean.
     static func parse(_ text: String, at place: String) throws -> [(String, ColumnInfo)] {
         let usage =
-            "use -- column: NAME[,NAME] ROLE [better=up|down|none] [unit=WORD] [per=bucket] [over=COLUMN]  LABEL,"
+            "use -- column: NAME[,NAME] ROLE [better=up|down|none] [unit=WORD] [per=bucket] [over=COLUMN] [needs=NEED,...]  LABEL,"
             + " ROLE one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))"
         var words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard words.count >= 2 else { throw CatalogError("\(place): cannot read the column; \(usage)") }
@@ -22,6 +22,14 @@ extension ColumnInfo {
                 guard v == "bucket" else { throw CatalogError("\(place): per=\(v): only per=bucket is known") }
                 info.perBucket = true
             case "over": info.over = v
+            case "needs":
+                for n in v.split(separator: ",") {
+                    guard let need = RecordNeed(rawValue: String(n)) else {
+                        throw CatalogError(
+                            "\(place): needs=\(n): use one of \(RecordNeed.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    info.needs.append(need)
+                }
             default: throw CatalogError("\(place): unknown column attribute '\(k)'; \(usage)")
             }
         }

@@ -101,6 +101,56 @@ public struct DataCoverage {
         return false
     }
 
+    /// How many of [since, until)'s records (responses of `topic` and `env` when given) carry
+    /// what figures need. One statement: the responses and 410s of whole hours (and those with
+    /// an env) from hourly_responses, the partial hours at the ends from the records; the
+    /// responses without a token through the token index (NULL tokens come first); whether
+    /// registrations, and registrations with a device, exist before `until`: one probe each.
+    func needs(since: Int64, until: Int64, topic: String?, env: String?) throws -> NeedCoverage {
+        let s = try db.prepare(
+            """
+            WITH ids(topic_id, env_id) AS (
+              SELECT coalesce((SELECT id FROM topics WHERE name = ?3), -1), coalesce((SELECT id FROM envs WHERE name = ?4), -1)
+            ), whole_hours(lo, hi) AS (
+              SELECT whole_hours_start(?1, ?2), whole_hours_end(?1, ?2)
+            ), record_edges(lo, hi) AS (
+              SELECT ?1, lo FROM whole_hours UNION ALL SELECT hi, ?2 FROM whole_hours
+            ), counted(responses, with_env, gone) AS (
+              SELECT h.responses, CASE WHEN h.env_id <> 0 THEN h.responses ELSE 0 END, h.gone
+              FROM hourly_responses h, whole_hours w, ids
+              WHERE h.hour >= w.lo / 3600000 AND h.hour < w.hi / 3600000
+                AND (?3 IS NULL OR h.topic_id = ids.topic_id) AND (?4 IS NULL OR h.env_id = ids.env_id)
+              UNION ALL
+              SELECT 1, s.env_id IS NOT NULL, s.status = 410
+              FROM record_edges r CROSS JOIN responses s, ids
+              WHERE s.time_ms >= r.lo AND s.time_ms < r.hi
+                AND (?3 IS NULL OR s.topic_id = ids.topic_id) AND (?4 IS NULL OR s.env_id = ids.env_id)
+            ), tokenless(responses, gone) AS (
+              SELECT count(*), coalesce(sum(s.status = 410), 0) FROM sends s, ids
+              WHERE s.token_id IS NULL AND s.time_ms >= ?1 AND s.time_ms < ?2 AND s.kind IN (0, 2) AND s.status IS NOT NULL
+                AND (?3 IS NULL OR s.topic_id = ids.topic_id) AND (?4 IS NULL OR s.env_id = ids.env_id)
+            )
+            SELECT coalesce(sum(c.responses), 0), coalesce(sum(c.with_env), 0), coalesce(sum(c.gone), 0),
+                   (SELECT responses FROM tokenless), (SELECT gone FROM tokenless),
+                   EXISTS (SELECT 1 FROM registers WHERE time_ms < ?2),
+                   EXISTS (SELECT 1 FROM registers WHERE device_id IS NOT NULL AND time_ms < ?2)
+            FROM counted c
+            """)
+        s.bind(1, since)
+        s.bind(2, until)
+        s.bind(3, topic)
+        s.bind(4, env)
+        guard try s.step() else { return NeedCoverage([:]) }
+        let (responses, withEnv, gone, tokenless, goneTokenless) = (s.int(0), s.int(1), s.int(2), s.int(3), s.int(4))
+        let (registered, withDevice) = (s.int(5), s.int(6))
+        return NeedCoverage([
+            .env: .init(carrying: withEnv, of: responses), .token: .init(carrying: responses - tokenless, of: responses),
+            .goneToken: .init(carrying: gone - goneTokenless, of: gone),
+            .registrations: .init(carrying: registered, of: responses > 0 ? 1 : 0),
+            .device: .init(carrying: withDevice, of: registered),
+        ])
+    }
+
     func values(_ sql: String) throws -> [String] {
         let s = try db.prepare(sql)
         var out: [String] = []

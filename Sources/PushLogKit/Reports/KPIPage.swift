@@ -241,6 +241,7 @@ struct KPIPage {
             doc.sections.append(table)
         }
         KPIPage.describe(&doc, page, catalog: runner.catalog)
+        KPIPage.applyNeeds(&doc, this: try runner.needs(this), last: try runner.needs(lastWeek))
         return doc
     }
 }

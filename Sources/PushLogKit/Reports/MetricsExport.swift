@@ -35,6 +35,8 @@ public protocol MetricsSource {
     func newest() throws -> [(String, Int64)]
     /// One section of a report's run on `params`, as that report prints it; nil when the engine has none.
     func reportSection(_ report: String, _ section: String, params: ReportParams) throws -> ResultTable?
+    /// How many of [since, until)'s records carry what figures need (DataCoverage's count).
+    func needs(since: Int64, until: Int64) throws -> NeedCoverage
 }
 
 /// The KPIs of `pushlog metrics`: responses and 410s by topic and env, the gone rate, the accepted
@@ -89,13 +91,23 @@ public struct MetricsExport {
         // The rates are the reports' own figures (as rounded there), left out when nothing was
         // answered in the window: an absent series, not 0.
         let params = ReportParams(since: since, until: until, budget: budget)
+        // A report's figure the window's records cannot show has no series (NeedCoverage).
+        var coverage: NeedCoverage?
+        func observed(_ report: String, _ name: String, params: ReportParams) throws -> ResultTable? {
+            guard let t = try source.reportSection(report, name, params: params) else { return nil }
+            var doc = ResultDocument(report: report, sections: [t])
+            guard NeedCoverage.matters(doc) else { return t }
+            if coverage == nil { coverage = try source.needs(since: params.bounds.since, until: params.bounds.until) }
+            coverage?.apply(to: &doc)
+            return doc.sections[0]
+        }
         if total.responses > 0 {
-            if let v = try source.reportSection("gone", "summary", params: params)?.first("gone_rate")?.asDouble {
+            if let v = try observed("gone", "summary", params: params)?.first("gone_rate")?.asDouble {
                 out.append(
                     MetricFamily(
                         name: "pushlog_gone_rate", help: "410 responses / responses in the window (gone report)", samples: [([], v)]))
             }
-            if let v = try source.reportSection("weekly", "basics", params: params)?.first("accepted_share")?.asDouble {
+            if let v = try observed("weekly", "basics", params: params)?.first("accepted_share")?.asDouble {
                 out.append(
                     MetricFamily(
                         name: "pushlog_accepted_share", help: "Accepted (200) responses / responses in the window (weekly report)",
@@ -119,7 +131,7 @@ public struct MetricsExport {
         out.append(errors)
 
         // From the reports themselves.
-        if let s = try source.reportSection("silent", "summary", params: params) {
+        if let s = try observed("silent", "summary", params: params) {
             if let v = s.first("over_budget_share")?.asDouble {
                 out.append(
                     MetricFamily(
@@ -140,7 +152,7 @@ public struct MetricsExport {
                 )
             }
         }
-        if let v = try source.reportSection("env-mismatch", "summary", params: params)?.first("mismatched_sends")?.asDouble {
+        if let v = try observed("env-mismatch", "summary", params: params)?.first("mismatched_sends")?.asDouble {
             out.append(
                 MetricFamily(
                     name: "pushlog_mismatched_sends",
@@ -149,7 +161,7 @@ public struct MetricsExport {
 
         // The opt-out report's age-invariant turn-off rate: of the devices opted in and still on at
         // the window's start, the share that turned notifications off in it (needs --since).
-        if since != nil, let v = try source.reportSection("opt-out", "turn_off_rate", params: params)?.first("turn_off_rate")?.asDouble {
+        if since != nil, let v = try observed("opt-out", "turn_off_rate", params: params)?.first("turn_off_rate")?.asDouble {
             out.append(
                 MetricFamily(
                     name: "pushlog_turn_off_rate",
@@ -262,5 +274,9 @@ public struct SQLiteMetricsSource: MetricsSource {
     public func reportSection(_ report: String, _ section: String, params: ReportParams) throws -> ResultTable? {
         guard let def = runner.catalog.report(report) else { return nil }
         return try runner.run(def, params: params, only: [section]).section(section)
+    }
+
+    public func needs(since: Int64, until: Int64) throws -> NeedCoverage {
+        try DataCoverage(db: db).needs(since: since, until: until, topic: nil, env: nil)
     }
 }

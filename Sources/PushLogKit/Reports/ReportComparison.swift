@@ -14,15 +14,25 @@ struct ReportComparison {
             guard let prev = previous.section(doc.sections[si].name) else { continue }
             doc.sections[si] = merge(doc.sections[si], prev, shift: shift, by: by)
         }
+        // A figure either range cannot show has no change (nor a previous value, when that
+        // range is the one that cannot show it).
+        for (name, why) in current.unobservable { doc.unobservable[name + "_change"] = why }
+        for (name, why) in previous.unobservable { doc.unobservable[name + "_prev"] = why; doc.unobservable[name + "_change"] = why }
+        for si in doc.sections.indices where comparedSections.contains(doc.sections[si].name) {
+            for c in doc.sections[si].columns.indices where doc.unobservable[doc.sections[si].columns[c]] != nil {
+                for r in doc.sections[si].rows.indices { doc.sections[si].rows[r][c] = .null }
+            }
+        }
+        doc.notes += previous.notes.map { "the previous range: " + $0 }
         return doc
     }
 
     static func merge(_ cur: ResultTable, _ prev: ResultTable, shift: Int64, by: String?) -> ResultTable {
-        // Key columns identify a row (matched between the ranges); the other numeric columns are
-        // figures and get compared, as the report's header declares them.
+        // Key columns identify a row (matched between the ranges); counts, rates and numbers are
+        // figures and get compared, as the report's header declares them (times and text are
+        // not). Never decided by the values: the columns are the same over any data, empty too.
         let keys = cur.columns.indices.filter { cur.meaning(cur.columns[$0]).role == .key }
-        func isText(_ v: SQLValue) -> Bool { if case .text = v { return true } else { return false } }
-        let figures = cur.columns.indices.filter { c in !keys.contains(c) && !(cur.rows + prev.rows).contains { isText($0[c]) } }
+        let figures = cur.columns.indices.filter { isFigure(cur.meaning(cur.columns[$0]).role) }
         let timeBuckets = cur.columns.contains("bucket") && (by.flatMap(TimeUnit.init(rawValue:)) != nil)
         func key(_ row: [SQLValue], shifted: Bool) -> [String] {
             keys.map { c in
@@ -107,6 +117,9 @@ struct ReportComparison {
         return out
     }
 
+    /// Whether a column of this role gets `_prev` and `_change`.
+    static func isFigure(_ role: ColumnInfo.Role) -> Bool { role == .count || role == .rate || role == .number }
+
     /// x − y: whole for two whole numbers, else rounded to 6 decimals. A value without one side
     /// (a rate over no responses) counts from 0, so a change is null only when both are.
     static func change(_ x: SQLValue, _ y: SQLValue) -> SQLValue {
@@ -134,9 +147,12 @@ enum TimeBucket {
 extension ReportComparison {
     /// Runs a report (`run`) on `params`' range and on the same-length range `shift` ms earlier
     /// (by default just before), merged as above; every engine's runner compares through this.
-    /// `params.since` and `params.until` must be set.
+    /// `params.since` and `params.until` must be set. A previous range that holds none of the
+    /// records the report is about (`hasRecords` of its bounds says so) is no baseline: the
+    /// report does not run on it, every `_prev` and `_change` is empty and a note says why.
     static func runBoth(
-        params: ReportParams, shift: Int64?, by: String?, run: (ReportParams) throws -> ResultDocument
+        params: ReportParams, shift: Int64?, by: String?, hasRecords: (Int64, Int64) throws -> Bool,
+        run: (ReportParams) throws -> ResultDocument
     ) throws -> ResultDocument {
         guard let since = params.since, let until = params.until else {
             throw CatalogError("--compare previous needs a range with a start and an end")
@@ -145,12 +161,27 @@ extension ReportComparison {
         var before = params
         (before.since, before.until) = (since - back, until - back)
         let cur = try run(params)
-        let prev = try run(before)
+        let baseline = try hasRecords(since - back, until - back)
+        let prev =
+            try baseline
+            ? run(before)
+            : ResultDocument(report: cur.report, sections: cur.sections.map { ResultTable(name: $0.name, columns: $0.columns) })
         var doc = merge(current: cur, previous: prev, shift: back, by: by)
-        doc.params += [
-            ("compare", .text("previous")), ("previous_since", .text(TimeFormat.rfc3339(ms: since - back))),
-            ("previous_until", .text(TimeFormat.rfc3339(ms: until - back))),
-        ]
+        let (from, to) = (TimeFormat.rfc3339(ms: since - back), TimeFormat.rfc3339(ms: until - back))
+        doc.params += [("compare", .text("previous")), ("previous_since", .text(from)), ("previous_until", .text(to))]
+        if !baseline {
+            for si in doc.sections.indices where comparedSections.contains(doc.sections[si].name) {
+                let t = doc.sections[si]
+                let blank = t.columns.indices.filter { c in
+                    let n = t.columns[c]
+                    return (n.hasSuffix("_prev") || n.hasSuffix("_change")) && t.columns.contains(String(n[..<n.lastIndex(of: "_")!]))
+                }
+                for r in t.rows.indices { for c in blank { doc.sections[si].rows[r][c] = .null } }
+            }
+            doc.previousEmpty = true
+            doc.notes.append(
+                "no baseline: the previous range (\(from) … \(to)) holds none of the report's records, so every _prev and _change is empty")
+        }
         return doc
     }
 }
@@ -158,8 +189,12 @@ extension ReportComparison {
 extension ReportRunner {
     /// Runs a report on `params`' range and on the same-length range `shift` ms earlier.
     public func runComparingPrevious(name: String, params: ReportParams, shift: Int64? = nil) throws -> ResultDocument {
-        try ReportComparison.runBoth(params: params, shift: shift, by: params.by ?? catalog.report(name)?.paramDefaults["by"]) {
-            try run(name: name, params: $0)
-        }
+        let def = catalog.report(name)
+        return try ReportComparison.runBoth(
+            params: params, shift: shift, by: params.by ?? def?.paramDefaults["by"],
+            hasRecords: {
+                try DataCoverage(db: db).hasRecords(since: $0, until: $1, def?.records ?? .any, topic: params.topic, env: params.env)
+            }
+        ) { try run(name: name, params: $0) }
     }
 }

@@ -30,8 +30,8 @@ public struct ReportParams: Sendable {
     /// and is 10 unless the header says otherwise.
     func value(_ name: String, defaults: [String: String]) -> SQLValue {
         switch name {
-        case "since": return since.map { .int($0) } ?? .int(-9_000_000_000_000_000)
-        case "until": return until.map { .int($0) } ?? .int(9_000_000_000_000_000)
+        case "since": return .int(bounds.since)
+        case "until": return .int(bounds.until)
         case "by": return .text(by ?? defaults["by"] ?? "day")
         case "topic": return topic.map { .text($0) } ?? .null
         case "env": return env.map { .text($0) } ?? .null
@@ -42,6 +42,9 @@ public struct ReportParams: Sendable {
         default: return own[name] ?? .null
         }
     }
+
+    /// The range as reports bind it: an open end is ±9e15 ms (a time every function takes).
+    var bounds: (since: Int64, until: Int64) { (since ?? -9_000_000_000_000_000, until ?? 9_000_000_000_000_000) }
 
     /// The parameters as shown in outputs (only those set or defaulted by the report).
     func shown(for def: ReportDefinition) -> [(String, SQLValue)] {

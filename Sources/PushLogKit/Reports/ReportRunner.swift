@@ -15,7 +15,15 @@ public final class ReportRunner {
         guard let def = catalog.report(name) else {
             throw CatalogError("no report named '\(name)' (see: pushlog reports)")
         }
-        return try runOnLanes(def, params: params)
+        var doc = try runOnLanes(def, params: params)
+        if NeedCoverage.matters(doc) { try needs(params).apply(to: &doc) }
+        return doc
+    }
+
+    /// What the records of `p`'s range carry of what figures need (one small query).
+    func needs(_ p: ReportParams) throws -> NeedCoverage {
+        let (since, until) = p.bounds
+        return try PhaseTimer.measure("needs") { try DataCoverage(db: db).needs(since: since, until: until, topic: p.topic, env: p.env) }
     }
 
     /// Whether `run(name:params:)` can use a second connection (`readSnapshot(lanes:)`): the

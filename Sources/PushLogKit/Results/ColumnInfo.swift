@@ -1,5 +1,5 @@
 /// What a column of a report (or a KPI of a KPI page) means, as the report's header declares it
-/// (`-- column: NAME ROLE [better=…] [unit=…] [per=bucket] [over=COLUMN]  LABEL`): how tables
+/// (`-- column: NAME ROLE [better=…] [unit=…] [per=bucket] [over=COLUMN] [needs=…]  LABEL`): how tables
 /// format it, how `--compare` matches and compares rows, how an empty bucket fills it, and how
 /// the HTML page labels and colours it.
 public struct ColumnInfo: Sendable, Equatable {
@@ -35,6 +35,9 @@ public struct ColumnInfo: Sendable, Equatable {
     public var perBucket = false
     /// For a rate: the per-bucket figure it is a share of.
     public var over: String?
+    /// What the figure needs the records to carry (`needs=env,token`): where the range's records
+    /// lack it, the figure is not observable.
+    public var needs: [RecordNeed] = []
 
     public init(role: Role) { self.role = role }
 

@@ -55,7 +55,13 @@ public struct ResultDocument {
     public var params: [(String, SQLValue)]
     public var sections: [ResultTable]
     /// Lines printed after the tables (warnings, notes).
-    var notes: [String] = []
+    public internal(set) var notes: [String] = []
+    /// Set by `--compare previous` when the previous range held none of the report's records:
+    /// its `_prev` and `_change` columns are empty, and a condition on them cannot be judged.
+    public internal(set) var previousEmpty = false
+    /// The figures (columns, or a KPI page's metrics) the range's records cannot show, with what
+    /// they lack: empty in every row, and a condition on them can be neither a pass nor a breach.
+    public internal(set) var unobservable: [String: String] = [:]
 
     public init(report: String, title: String = "", params: [(String, SQLValue)] = [], sections: [ResultTable]) {
         self.report = report

@@ -146,12 +146,16 @@ final class AlertingTests: XCTestCase {
             XCTAssertEqual(row["bucket_responses"] as? Int, 2, "\(row)")
             XCTAssertEqual(row["bucket_responses_prev"] as? Int, 2, "\(row)")
         }
-        // Two responses, one 410, against a day without any: the rate's change counts from 0.
+        // By day, against a previous range that has responses: the day of a 410 against a day
+        // without any, the rate's change counts from 0.
         let gone = try Run.pushlog([
-            "--db", db, "report", "gone", "--since", "2026-11-03", "--until", "2026-11-05", "--compare", "previous",
-            "--fail-if", "gone_rate_change > 0.1",
+            "--db", db, "report", "gone", "--since", "2026-11-04", "--until", "2026-11-06", "--by", "day", "--compare", "previous",
+            "--fail-if", "gone_rate_change > 0.1", "--format", "json",
         ])
         XCTAssertEqual(gone.status, 3, gone.stderr)
+        let days = (try JSONSerialization.jsonObject(with: Data(gone.stdout.utf8)) as! [String: Any])["sections"] as! [String: Any]
+        let day = (days["by_bucket"] as! [[String: Any]]).first { $0["bucket"] as? String == "2026-11-04" }!
+        XCTAssertEqual(day["responses_prev"] as? Int, 0, "a day without responses in a previous range with some: 0")
         // A filter that matches no response, and a range of requests without answers: no records.
         let nope = try Run.pushlog([
             "--db", db, "report", "gone", "--since", "2026-11-04", "--until", "2026-11-05", "--topic", "com.nope", "--fail-if", "gone > 0",
@@ -159,5 +163,63 @@ final class AlertingTests: XCTestCase {
         XCTAssertEqual(nope.status, 4, nope.stderr)
         let requests = try Run.pushlog(["--db", db, "report", "gone", "--since", "2026-11-05", "--fail-if", "gone_rate > 0.02"])
         XCTAssertEqual(requests.status, 4, "requests are not answers: \(requests.stderr)")
+    }
+
+    /// A consumer reading CSV by position gets the same columns over any data: the columns of a
+    /// compared report depend on the report and its options, never on the rows (first_seen of
+    /// errors is a time, not a figure, even when no row holds one).
+    func testComparedColumnsDoNotDependOnTheData() throws {
+        let db = IngestedFixtures.reports
+        let catalog = try QueryCatalog()
+        /// Each section's name and header row.
+        func headers(_ args: [String]) throws -> [String] {
+            let r = try Run.pushlog(["--db", db, "report"] + args + ["--compare", "previous", "--format", "csv"])
+            XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
+            let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            return zip(lines, lines.dropFirst()).filter { $0.0.hasPrefix("# ") }.map { $0.0 + ": " + $0.1 }
+        }
+        var compared = 0
+        for def in catalog.reports where def.paramNames.contains("since") && def.paramNames.contains("until") {
+            guard !Set(ReportRunner.sectionNames(def)).isDisjoint(with: ["summary", "by_bucket"]) else { continue }
+            compared += 1
+            let full = ["--since", "2026-11-02", "--until", "2026-11-09"], empty = ["--since", "2030-01-07", "--until", "2030-01-14"]
+            var variants = [[def.name]]
+            if let by = def.byValues?.first(where: { TimeUnit(rawValue: $0) == nil }) { variants.append([def.name, "--by", by]) }
+            if def.byValues?.contains("day") == true { variants.append([def.name, "--by", "day"]) }
+            for v in variants {
+                let (a, b) = (try headers(v + full), try headers(v + empty))
+                XCTAssertFalse(a.isEmpty, "\(v)")
+                XCTAssertEqual(a, b, "\(v): the columns over data and over an empty range")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(compared, 6)
+    }
+
+    /// A fresh install has no previous week to compare with: `_prev` and `_change` are empty
+    /// with a note, and a threshold on a change is not judged (exit 4), not breached.
+    func testCompareWithoutABaselineIsNotAChangeFromZero() throws {
+        let tmp = TempDir()
+        let hour = TimeUnit.hour.start(Int64(Date().timeIntervalSince1970 * 1000)) - 3_600_000
+        let db = try Self.incident(tmp, hour: hour)
+        let args = ["--db", db, "report", "gone", "--since", "7d", "--by", "day", "--compare", "previous"]
+        let r = try Run.pushlog(args + ["--fail-if", "gone_rate_change > 0.01", "--format", "json"])
+        XCTAssertEqual(r.status, 4, r.stderr)
+        XCTAssertTrue(r.stderr.contains("gone_rate_change has no baseline"), r.stderr)
+        let doc = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        XCTAssertTrue((doc["notes"] as? [String] ?? []).contains { $0.hasPrefix("no baseline") }, "\(doc)")
+        let sections = doc["sections"] as! [String: Any]
+        for name in ["summary", "by_bucket"] {
+            for row in sections[name] as! [[String: Any]] {
+                for (k, v) in row where k.hasSuffix("_prev") || k.hasSuffix("_change") {
+                    XCTAssertTrue(v is NSNull, "\(name) \(k): \(row)")
+                }
+                XCTAssertNotNil(row["gone_rate_change"], "the columns stay")
+            }
+        }
+        // A condition on this range's own figures is judged as ever; CSV says the note on stderr.
+        XCTAssertEqual(try Run.pushlog(args + ["--fail-if", "gone > 100"]).status, 0)
+        let csv = try Run.pushlog(args + ["--format", "csv"])
+        XCTAssertTrue(csv.stderr.contains("no baseline"), csv.stderr)
+        XCTAssertTrue(csv.stdout.contains("gone_rate_prev,gone_rate_change"), csv.stdout)
     }
 }
