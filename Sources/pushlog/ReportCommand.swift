@@ -331,8 +331,11 @@ enum ReportCommand: Command {
                 i += 1
             } else if a.hasPrefix("-") {
                 // An option not in the table is a report's own parameter (or a typo the parse
-                // refuses): both take a value.
-                if valued.contains(a) || (a.hasPrefix("--") && !a.contains("=") && !optionTable.boolean.contains(a)) { i += 1 }
+                // refuses), which takes a value, unless an option follows (`--help --queries`).
+                let own =
+                    a.hasPrefix("--") && !a.contains("=") && !optionTable.boolean.contains(a) && a != "--help"
+                    && i + 1 < argv.count && !argv[i + 1].hasPrefix("--")
+                if valued.contains(a) || own { i += 1 }
             } else if name == nil {
                 name = a
             }
