@@ -105,7 +105,7 @@ public enum FormatDetector {
         if !complete && raw.count > 1 { raw.removeLast() }  // cut by the head's limit
         var lines: [String] = []
         for r in raw where lines.count < sampleLines {
-            let s = ANSIEscapes.strip(String(decoding: r, as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+            let s = ANSIEscapes.strip(String(decoding: r, as: UTF8.self)).trimmed(newlines: true)
             if !s.isEmpty { lines.append(s) }
         }
         guard let first = lines.first else { return ([], []) }

@@ -88,7 +88,7 @@ public enum FormatDraft {
         var order: [String] = []
         var answers = 0
         for raw in lines {
-            let line = ANSIEscapes.strip(raw).trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = ANSIEscapes.strip(raw).trimmed(newlines: true)
             guard !line.isEmpty, let (p, event) = pattern(line) else { continue }
             answers += 1
             if let s = shapes[p] {

@@ -65,7 +65,7 @@ final class GorushFormat: LineFormat {
             // "[GORUSH] 2019/12/21 - 02:40:12 | ..." style prefixes carry the time.
             if let bar = text.range(of: "|") { time = GorushFormat.prefixTime(String(text[..<bar.lowerBound])) }
         }
-        let trimmed = msg.trimmingCharacters(in: .whitespaces)
+        let trimmed = msg.trimmed()
         if trimmed.hasPrefix("{"), let v = JSONValue.parse(trimmed) { return object(v, time: time, builder, lineTime) }
         return .one(stringMode(trimmed, time: time, builder, lineTime))
     }
@@ -82,7 +82,7 @@ final class GorushFormat: LineFormat {
     }
 
     static func prefixTime(_ s: String) -> String? {
-        let cleaned = s.replacingOccurrences(of: "[GORUSH]", with: "").trimmingCharacters(in: .whitespaces)
+        let cleaned = s.replacingOccurrences(of: "[GORUSH]", with: "").trimmed()
         return cleaned.isEmpty ? nil : cleaned
     }
 
@@ -99,7 +99,7 @@ final class GorushFormat: LineFormat {
         let token = String(after[after.index(after: open)..<close])
         var reason: String?
         if failed, let em = s.range(of: "Error Message:") {
-            reason = s[em.upperBound...].trimmingCharacters(in: .whitespaces)
+            reason = s[em.upperBound...].trimmed()
         }
         return apply(GorushFormat.fields(token: token, failed: failed, error: reason, time: time), builder, lineTime)
     }
@@ -181,7 +181,7 @@ final class GorushFormat: LineFormat {
         if let time { f.append((.time, time, .string)) }
         if !token.isEmpty { f.append((.token, token, .string)) }
         if failed {
-            var r = (error ?? "").trimmingCharacters(in: .whitespaces)
+            var r = (error ?? "").trimmed()
             if let s = sentences.first(where: { r.hasPrefix($0.0) }) { r = s.1 }
             if r.isEmpty || ReasonTaxonomy.isAPNsReason(r) {
                 let reason = r.isEmpty ? "unknown" : r
@@ -209,7 +209,7 @@ enum TransportError {
     static func cause(_ text: String) -> String {
         guard let scheme = text.range(of: "://"), text[..<scheme.lowerBound].count < 16 else { return text }
         guard let sep = text[scheme.upperBound...].range(of: ": ") else { return text }
-        let cause = text[sep.upperBound...].trimmingCharacters(in: .whitespaces)
+        let cause = text[sep.upperBound...].trimmed()
         return cause.isEmpty ? text : cause
     }
 }

@@ -105,7 +105,7 @@ indirect enum JSONValue {
             let s = i
             while i < b.count && b[i] != 0x0A && !(b[i] == 0x7B && b[i - 1] == 0x20) { i += 1 }
             var props: [(String, JSONValue)] = [
-                ("message", .string(name + ": " + String(decoding: b[s..<i], as: UTF8.self).trimmingCharacters(in: .whitespaces)))
+                ("message", .string(name + ": " + String(decoding: b[s..<i], as: UTF8.self).trimmed()))
             ]
             while true {
                 ws()
