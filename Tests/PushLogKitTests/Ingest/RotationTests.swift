@@ -82,6 +82,21 @@ final class RotationTests: XCTestCase {
         XCTAssertEqual(try perSecond(fresh), try perSecond(db))
     }
 
+    func testTheNewFileGrownInsideTheBurstKeepsCounting() throws {
+        let tmp = TempDir(), dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = tmp.file("g.db")
+        try (Self.distinct(1...1) + Self.burst(2, 2)).write(toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try append(dir + "/app.log", Self.burst(2, 1))
+        XCTAssertEqual(try ingest([dir], db: db).totalRecords, 4)
+        // Resumed where it stopped, the file still counts on from the one before it.
+        try append(dir + "/app.log", Self.burst(2, 1))
+        let s = try ingest([dir], db: db)
+        XCTAssertEqual(s.files.first { !$0.unchanged }?.resumedAfterLine, 1)
+        XCTAssertEqual(s.totalRecords, 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 5)
+    }
+
     func testRotationNames() {
         let cases: [(String, String, RotationName.Age)] = [
             ("/l/app.log", "/l/app.log", .current),
