@@ -97,6 +97,19 @@ final class RotationTests: XCTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 5)
     }
 
+    func testARotatedFileOfOneSecondIsCountedAsAmbiguousNotDroppedSilently() throws {
+        let tmp = TempDir(), dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // The old file's records all fall in the second the new one begins: a copy would look the same.
+        try Self.burst(3, 2).write(toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try (Self.burst(3, 1) + Self.distinct(4...4)).write(toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+        let s = try ingest([dir], db: tmp.file("a.db"))
+        XCTAssertEqual(s.totalRecords, 3)
+        let live = try XCTUnwrap(s.files.first { $0.path.hasSuffix("/app.log") })
+        XCTAssertEqual(live.duplicates, 1)
+        XCTAssertTrue(live.warnings.contains { $0.hasPrefix("1 record identical to those of a rotated file") }, "\(live.warnings)")
+    }
+
     func testRotationNames() {
         let cases: [(String, String, RotationName.Age)] = [
             ("/l/app.log", "/l/app.log", .current),
