@@ -116,6 +116,8 @@ final class RotationTests: XCTestCase {
             ("/l/app.log.1", "/l/app.log", .numbered(1)),
             ("/l/app.log.12.gz", "/l/app.log", .numbered(12)),
             ("/l/app.log-20261102", "/l/app.log", .dated("20261102")),
+            ("/l/app.log-2026-11-02.gz", "/l/app.log", .dated("2026-11-02")),
+            ("/l/app-2026.log", "/l/app-2026.log", .current),
             ("/l/my-app.log-20261102-1730000000.gz", "/l/my-app.log", .dated("20261102-1730000000")),
             ("/l/app.log (replaced 2026-11-02T08:00:00Z)", "/l/app.log", .replaced("2026-11-02T08:00:00Z)")),
             ("/l/my-app.log", "/l/my-app.log", .current),
