@@ -11,7 +11,7 @@ import Foundation
 /// ended no later. A copy of the file (renamed, gzipped, re-delivered) begins when the file does,
 /// so it is never one, and its records keep their numbers and remain duplicates. A rotated file
 /// whose records all fall in the one second the next file starts with cannot be told from a
-/// copy by its times; its identical lines are taken as one, as before.
+/// copy by its times: its identical lines are taken as one, as before, and counted (`ambiguous`).
 struct Lineage {
     /// A member of the file's rotation set, as `sources` has it.
     struct Sibling {
@@ -26,7 +26,13 @@ struct Lineage {
 
     private let siblings: [Sibling]
     private var decided = false
+    /// The time of the file's first record.
+    private var start = Int64.min
     private var predecessors: Set<Int64> = []
+    /// Members that began and ended in the second the file begins: predecessors or copies.
+    private var lookalikes: Set<Int64> = []
+    /// Records taken for one of a lookalike's, which may have been a line of their own.
+    private(set) var ambiguous = 0
     /// The predecessors' last record time: no later record can be identical to one of theirs.
     private var until = Int64.min
     /// How many of each record the predecessors stored, once looked up.
@@ -41,10 +47,15 @@ struct Lineage {
 
     private mutating func decide(_ start: Int64) {
         decided = true
+        self.start = start
         for s in siblings {
-            guard let first = s.firstTime, let last = s.lastTime, first < start, last <= start else { continue }
-            predecessors.insert(s.id)
-            until = max(until, last)
+            guard let first = s.firstTime, let last = s.lastTime, first <= start, last <= start else { continue }
+            if first < start {
+                predecessors.insert(s.id)
+                until = max(until, last)
+            } else {
+                lookalikes.insert(s.id)
+            }
         }
     }
 
@@ -54,7 +65,18 @@ struct Lineage {
     mutating func identity(_ item: ParsedItem, _ writer: RecordWriter) throws -> (Int64, Int64) {
         let t = item.event.time!
         if !decided { decide(t) }
-        guard t <= until else { return item.hash }
+        let identity = t <= until ? try counted(item, writer) : item.hash
+        if t == start, !lookalikes.isEmpty,
+            let src = try writer.storedSource(of: item.event, lineHash: RecordWriter.lineHash(identity)), lookalikes.contains(src)
+        {
+            ambiguous += 1
+        }
+        return identity
+    }
+
+    /// `item`'s occurrence counted on from the predecessors'.
+    private mutating func counted(_ item: ParsedItem, _ writer: RecordWriter) throws -> (Int64, Int64) {
+        let t = item.event.time!
         let line = OccurrenceCounter.identity(item.hash, occurrence: item.occurrence)
         let key = Key(time: t, hash: RecordWriter.lineHash(line))
         let before: Int32

@@ -12,7 +12,8 @@ struct ResumePlan {
     var refusedBefore: String?
     /// The other files of its rotation set, whose lines its own may continue.
     var siblings: [Lineage.Sibling] = []
-    /// The time of its first record, when an earlier run read some of it.
+    /// The time of its first record, when an earlier run read some of it (`sources` keeps the
+    /// earliest, which in a time-ordered log is the first: what `Lineage` decided from).
     var firstTime: Int64?
 }
 

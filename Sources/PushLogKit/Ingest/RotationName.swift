@@ -55,11 +55,11 @@ struct RotationName: Equatable {
             age = .numbered(n)
             return
         }
-        // dateext: `-YYYYMMDD`, maybe with an hour or seconds after it (`-%Y%m%d%H`, `-%Y%m%d-%s`).
+        // dateext: `-YYYYMMDD` or `-YYYY-MM-DD`, maybe with an hour or seconds after it
+        // (`-%Y%m%d%H`, `-%Y%m%d-%s`).
         for dash in base.indices where base[dash] == "-" && dash != base.startIndex {
             let rest = base[base.index(after: dash)...]
-            let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            if digits.count >= 8, rest.hasPrefix("19") || rest.hasPrefix("20"),
+            if rest.filter(\.isNumber).count >= 8, rest.hasPrefix("19") || rest.hasPrefix("20"),
                 rest.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") })
             {
                 stem = String(name.dropLast(base.distance(from: dash, to: base.endIndex)))

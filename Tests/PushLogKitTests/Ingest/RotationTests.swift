@@ -82,12 +82,42 @@ final class RotationTests: XCTestCase {
         XCTAssertEqual(try perSecond(fresh), try perSecond(db))
     }
 
+    func testTheNewFileGrownInsideTheBurstKeepsCounting() throws {
+        let tmp = TempDir(), dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let db = tmp.file("g.db")
+        try (Self.distinct(1...1) + Self.burst(2, 2)).write(toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try append(dir + "/app.log", Self.burst(2, 1))
+        XCTAssertEqual(try ingest([dir], db: db).totalRecords, 4)
+        // Resumed where it stopped, the file still counts on from the one before it.
+        try append(dir + "/app.log", Self.burst(2, 1))
+        let s = try ingest([dir], db: db)
+        XCTAssertEqual(s.files.first { !$0.unchanged }?.resumedAfterLine, 1)
+        XCTAssertEqual(s.totalRecords, 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 5)
+    }
+
+    func testARotatedFileOfOneSecondIsCountedAsAmbiguousNotDroppedSilently() throws {
+        let tmp = TempDir(), dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // The old file's records all fall in the second the new one begins: a copy would look the same.
+        try Self.burst(3, 2).write(toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try (Self.burst(3, 1) + Self.distinct(4...4)).write(toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+        let s = try ingest([dir], db: tmp.file("a.db"))
+        XCTAssertEqual(s.totalRecords, 3)
+        let live = try XCTUnwrap(s.files.first { $0.path.hasSuffix("/app.log") })
+        XCTAssertEqual(live.duplicates, 1)
+        XCTAssertTrue(live.warnings.contains { $0.hasPrefix("1 record identical to those of a rotated file") }, "\(live.warnings)")
+    }
+
     func testRotationNames() {
         let cases: [(String, String, RotationName.Age)] = [
             ("/l/app.log", "/l/app.log", .current),
             ("/l/app.log.1", "/l/app.log", .numbered(1)),
             ("/l/app.log.12.gz", "/l/app.log", .numbered(12)),
             ("/l/app.log-20261102", "/l/app.log", .dated("20261102")),
+            ("/l/app.log-2026-11-02.gz", "/l/app.log", .dated("2026-11-02")),
+            ("/l/app-2026.log", "/l/app-2026.log", .current),
             ("/l/my-app.log-20261102-1730000000.gz", "/l/my-app.log", .dated("20261102-1730000000")),
             ("/l/app.log (replaced 2026-11-02T08:00:00Z)", "/l/app.log", .replaced("2026-11-02T08:00:00Z)")),
             ("/l/my-app.log", "/l/my-app.log", .current),
