@@ -133,10 +133,12 @@ public enum FormatDetector {
     static func candidates(_ lines: [String]) -> (order: [String], suggested: Int) {
         let head = lines.prefix(50)
         let first = head.first ?? ""
-        let sample = head.joined(separator: "\n")
+        let joined = Array(head.joined(separator: "\n").utf8)
+        // Byte for byte: Foundation's `contains` goes through NSString, at every file's detection.
+        let sample = { (needle: String) in joined.firstRange(of: Array(needle.utf8)) != nil }
         var order: [String] = []
-        let sns = sample.contains("\"delivery\"") && sample.contains("\"notification\"")
-        if sample.contains("failed-push") || sample.contains("succeeded-push") || sample.contains("[GIN]") || sample.contains("[GORUSH]") {
+        let sns = sample("\"delivery\"") && sample("\"notification\"")
+        if sample("failed-push") || sample("succeeded-push") || sample("[GIN]") || sample("[GORUSH]") {
             order.append("gorush")
         }
         // One JSON array, or pretty-printed objects: a first line that does not close its object.
@@ -147,7 +149,7 @@ public enum FormatDetector {
         let lower = first.lowercased()
         if lower.contains("push type") && lower.contains("count") && lower.contains(",") { order.append("apple-metrics") }
         // util.inspect's unquoted keys and single quotes: node-apn results printed by console.log.
-        if sample.contains("device: '") || sample.contains("caused error: ") { order.append("node-apn-console") }
+        if sample("device: '") || sample("caused error: ") { order.append("node-apn-console") }
         if first.contains("{") { order.append("ndjson") }
         if first.contains(",") && !first.contains("=") { order.append("csv") }
         if first.contains("=") { order.append("logfmt") }
