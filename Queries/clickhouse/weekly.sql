@@ -162,8 +162,8 @@ GROUP BY app_version ORDER BY error_rate DESC, responses DESC LIMIT 5
 SETTINGS join_use_nulls = 1;
 
 -- section: trend_daily
--- Two weeks of days (the week before and this one) from the data's first day, for the charts;
--- days without responses are rows of zeros, so an outage shows as a gap, not a shorter line.
+-- Two weeks of days (the week before and this one), for the charts; days without responses are
+-- rows of zeros, so an outage shows as a gap, not a shorter line.
 WITH (toStartOfWeek(makeDate(toInt32(substring({week:String}, 1, 4)), 1, 4), 1) + 7 * (toInt32(substring({week:String}, 7)) - 1)) AS monday,
      toInt64(toUInt32(toDateTime(monday, 'UTC'))) * 1000 AS since, since + 604800000 AS until,
 d AS (
@@ -178,11 +178,7 @@ d AS (
   FROM pushlog.kept_background_loads(since = fromUnixTimestamp64Milli(since - 604800000, 'UTC'),
                                      until = fromUnixTimestamp64Milli(until, 'UTC'), topic = {topic:String}, env = {env:String})
   GROUP BY day
-), days AS (
-  -- From the data's first day, when it starts inside the two weeks: no day before it is drawn.
-  SELECT arrayJoin(range(greatest(intDiv(since, 86400000) - 7,
-                                  (SELECT if(n > 0, intDiv(lo, 86400000), 0) FROM pushlog.kept_data_span)),
-                         intDiv(since, 86400000) + 7)) AS day)
+), days AS (SELECT arrayJoin(range(intDiv(since, 86400000) - 7, intDiv(since, 86400000) + 7)) AS day)
 SELECT pushlog_bucket(days.day * 86400000, 'day') AS day, coalesce(d.responses, 0) AS responses,
        if(coalesce(d.responses, 0) = 0, NULL, pushlog_round(d.gone / d.responses, 6)) AS gone_rate,
        coalesce(d.mismatched_sends, 0) AS mismatched_sends, coalesce(bg.over_budget_sends, 0) AS over_budget_sends
