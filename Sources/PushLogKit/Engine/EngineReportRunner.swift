@@ -95,7 +95,7 @@ public final class EngineReportRunner {
                     (d.rounded() == d && row[x].isInteger && row[y].isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
             }
         }
-        KPIPage.cover(&doc, def, start: start, span: try engine.dataSpan())
+        KPIPage.fill(&doc, def, start: start)
         (doc.params, doc.title) = KPIPage.heading(def, label: label, start: start, p)
         if let note = KPIPage.filterNote(def, p) { doc.notes.append(note) }
         KPIPage.describe(&doc, def, catalog: catalog)

@@ -90,38 +90,11 @@ struct KPIPage {
         }
     }
 
-    /// What the data covers, on the page of the week from `start`, for both engines. The
-    /// `-- fill:` sections get a row for every bucket of the two weeks that the data spans (`span`:
-    /// its first and last record), so a day without responses inside it reads as an outage, while a
-    /// day before the first record, or after the last in a week the clock has not finished, is not
-    /// drawn at all. A week still in progress says so and leaves the KPI changes empty: against the
-    /// whole week before, the days still to come would read as a drop.
-    static func cover(
-        _ doc: inout ResultDocument, _ def: ReportDefinition, start: Int64, span: (Int64, Int64)?,
-        now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
-    ) {
-        let inProgress = now < start + week
-        let last = min(span?.1 ?? now, now)
+    /// The declared `-- fill:` sections with a row for every bucket of the two weeks.
+    static func fill(_ doc: inout ResultDocument, _ def: ReportDefinition, start: Int64) {
         for f in def.fills {
             guard let i = doc.sections.firstIndex(where: { $0.name == f.section }) else { continue }
-            var (from, until) = (start - week, start + week)
-            if let (first, _) = span { from = max(from, f.unit.start(first)) }
-            if inProgress { until = min(until, f.unit.start(last) + f.unit.step) }
-            var table = doc.sections[i]
-            if let c = table.column(f.column) {
-                let (lo, hi) = (f.unit.label(from), f.unit.label(until))
-                table.rows = table.rows.filter {
-                    let l = CellFormat.plain($0[c]); return l >= lo && l < hi
-                }
-            }
-            doc.sections[i] = BucketFill.fill(table, label: f.column, unit: f.unit, from: from, until: until)
-        }
-        guard inProgress else { return }
-        doc.notes.append(
-            "partial week, to \(TimeFormat.rfc3339(ms: last)): the days after it are not drawn, and the changes "
-                + "against last week are left empty (last week is whole)")
-        if let k = doc.sections.firstIndex(where: { $0.name == tableName }), let c = doc.sections[k].column("change") {
-            for r in doc.sections[k].rows.indices { doc.sections[k].rows[r][c] = .null }
+            doc.sections[i] = BucketFill.fill(doc.sections[i], label: f.column, unit: f.unit, from: start - week, until: start + week)
         }
     }
 
@@ -227,7 +200,7 @@ struct KPIPage {
                 + page.weekSections.enumerated().map { i, w in
                     KPIPage.twoWeeks(w, this: docs[weeksFirst + 2 * i], last: docs[weeksFirst + 2 * i + 1])
                 })
-        KPIPage.cover(&doc, page, start: start, span: try DataCoverage(db: runner.db).span())
+        KPIPage.fill(&doc, page, start: start)
         (doc.params, doc.title) = KPIPage.heading(page, label: label, start: start, p)
         if let note = KPIPage.filterNote(page, p) { doc.notes.append(note) }
         for (t, first) in zip(page.trends, trendFirst) {
