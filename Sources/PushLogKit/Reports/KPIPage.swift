@@ -147,7 +147,7 @@ struct KPIPage {
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
-        // An empty database: the last complete week by the clock (the page is zeros, and the
+        // An empty database: the last complete week by the clock (the page is gaps, and the
         // command says the database holds no records, as every report does).
         let newest = try db.prepare(
             "SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts)")
