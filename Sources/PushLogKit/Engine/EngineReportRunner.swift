@@ -95,7 +95,8 @@ public final class EngineReportRunner {
                     (d.rounded() == d && row[x].isInteger && row[y].isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
             }
         }
-        KPIPage.fill(&doc, def, start: start)
+        let span = try engine.dataSpan()
+        KPIPage.fill(&doc, def, start: start, span: span)
         (doc.params, doc.title) = KPIPage.heading(def, label: label, start: start, p)
         if let note = KPIPage.filterNote(def, p) { doc.notes.append(note) }
         KPIPage.describe(&doc, def, catalog: catalog)
@@ -103,6 +104,7 @@ public final class EngineReportRunner {
         var last = this
         (last.since, last.until) = (start - KPIPage.week, start)
         KPIPage.applyNeeds(&doc, this: try needs(this), last: try needs(last))
+        KPIPage.markPartial(&doc, start: start, span: span)
         return doc
     }
 

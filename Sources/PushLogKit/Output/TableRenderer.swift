@@ -135,7 +135,7 @@ enum TableRenderer {
     static func changeColor(_ t: ResultTable, row: Int, column c: Int) -> String? {
         let name = t.columns[c]
         guard let d = t.rows[row][c].asDouble, CellFormat.isNumeric(t.rows[row][c]) else { return nil }
-        if name == "change", t.isKPIs, let m = t.column("metric"), case .text(let metric) = t.rows[row][m] {
+        if name == "change", t.isKPIs, t.partialWeek == nil, let m = t.column("metric"), case .text(let metric) = t.rows[row][m] {
             return t.meaning(metric).ansi(change: d)
         }
         if name.hasSuffix("_change") { return t.meaning(String(name.dropLast(7))).ansi(change: d) }

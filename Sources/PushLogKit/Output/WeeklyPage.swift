@@ -46,7 +46,8 @@ enum WeeklyPage {
     /// KPIs that moved by at least 10 % (and by 5 for counts, 0.1 percentage point for rates),
     /// largest relative move first; a move from zero counts as the largest.
     static func moves(_ kpis: ResultTable, unit: String = "device") -> [Move] {
-        guard let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week") else { return [] }
+        guard kpis.partialWeek == nil, let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week")
+        else { return [] }
         var out: [Move] = []
         for r in kpis.rows {
             guard case .text(let metric) = r[m], let x = r[a].asDouble, let y = r[b].asDouble, x != y else { continue }
@@ -78,7 +79,10 @@ enum WeeklyPage {
     static func whatChanged(_ doc: ResultDocument) -> String {
         var parts: [String] = []
         let top = doc.kpis.map { moves($0, unit: unit(doc)) } ?? []
-        if top.isEmpty {
+        if let partial = doc.kpis?.partialWeek {
+            parts.append(
+                HTMLRenderer.escape(partial.prefix(1).uppercased() + partial.dropFirst()) + ": the moves from last week are not compared.")
+        } else if top.isEmpty {
             parts.append("No KPI moved by 10 % or more from last week.")
         } else {
             for mv in top.prefix(3) {
@@ -116,7 +120,7 @@ enum WeeklyPage {
             let metric = CellFormat.plain(r[m])
             let info = kpis.meaning(metric)
             let delta = r[c].asDouble
-            let verdict = delta.map(info.verdict) ?? "flat"
+            let verdict = kpis.partialWeek == nil ? delta.map(info.verdict) ?? "flat" : "flat"
             let arrow = delta.map { $0 > 0 ? "▲ " : $0 < 0 ? "▼ " : "" } ?? ""
             s += "<tr><td title=\"\(HTMLRenderer.escape(metric))\">\(HTMLRenderer.escape(info.label(for: metric, unit: unit)))</td>"
             s += "<td class=num>\(HTMLRenderer.escape(CellFormat.human(kpis, row: ri, column: a)))</td>"

@@ -90,12 +90,51 @@ struct KPIPage {
         }
     }
 
-    /// The declared `-- fill:` sections with a row for every bucket of the two weeks.
-    static func fill(_ doc: inout ResultDocument, _ def: ReportDefinition, start: Int64) {
+    /// The declared `-- fill:` sections with a row for every bucket of the two weeks: a bucket
+    /// inside the data's span (`span`: its first and last record, nil for none) without records
+    /// reads as zeros, one before the data starts or after it ends is a gap (its figures empty):
+    /// the logs say nothing of it.
+    static func fill(_ doc: inout ResultDocument, _ def: ReportDefinition, start: Int64, span: (Int64, Int64)?) {
         for f in def.fills {
             guard let i = doc.sections.firstIndex(where: { $0.name == f.section }) else { continue }
-            doc.sections[i] = BucketFill.fill(doc.sections[i], label: f.column, unit: f.unit, from: start - week, until: start + week)
+            var t = BucketFill.fill(doc.sections[i], label: f.column, unit: f.unit, from: start - week, until: start + week)
+            if let c = t.column(f.column) {
+                let (lo, hi) = span.map { (f.unit.start($0.0), f.unit.start($0.1) + f.unit.step) } ?? (Int64.max, Int64.max)
+                let figures = t.columns.indices.filter { $0 != c && t.meaning(t.columns[$0]).role != .key }
+                for r in t.rows.indices {
+                    guard let b = TimeBucket.start(label: CellFormat.plain(t.rows[r][c]), by: f.unit.rawValue), b < lo || b >= hi else {
+                        continue
+                    }
+                    for k in figures { t.rows[r][k] = .null }
+                }
+            }
+            doc.sections[i] = t
         }
+    }
+
+    /// Marks a page whose week runs past the data's end, or whose week before starts before the
+    /// data does: a note says to when (or from when) the data goes, and the KPI moves, which then
+    /// compare part of a week with another, are not coloured. Days count whole: a week whose last
+    /// day has records is whole.
+    static func markPartial(_ doc: inout ResultDocument, start: Int64, span: (Int64, Int64)?) {
+        guard let (lo, hi) = span, let k = doc.sections.firstIndex(where: \.isKPIs) else { return }
+        let day = TimeUnit.day
+        var why: [String] = []
+        let (first, last) = (TimeFormat.rfc3339(ms: lo), TimeFormat.rfc3339(ms: hi))
+        if hi < start {
+            why.append("no data this week (the data ends at \(last))")
+        } else if day.start(hi) + day.step < start + week {
+            why.append("partial week, to \(last) (the data's last record)")
+        }
+        if lo >= start {
+            why.append("no data the week before (the data starts at \(first))")
+        } else if day.start(lo) > start - week {
+            why.append("the week before is partial, from \(first) (the data's first record)")
+        }
+        guard !why.isEmpty else { return }
+        let text = why.joined(separator: "; ")
+        doc.sections[k].partialWeek = text
+        doc.notes.append(text + ": the days without data are gaps, and the week-over-week moves are not coloured")
     }
 
     /// The note under a filtered page: which KPIs stay empty.
@@ -108,7 +147,7 @@ struct KPIPage {
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
-        // An empty database: the last complete week by the clock (the page is zeros, and the
+        // An empty database: the last complete week by the clock (the page is gaps, and the
         // command says the database holds no records, as every report does).
         let newest = try db.prepare(
             "SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts)")
@@ -200,7 +239,8 @@ struct KPIPage {
                 + page.weekSections.enumerated().map { i, w in
                     KPIPage.twoWeeks(w, this: docs[weeksFirst + 2 * i], last: docs[weeksFirst + 2 * i + 1])
                 })
-        KPIPage.fill(&doc, page, start: start)
+        let span = try DataCoverage(db: runner.db).span()
+        KPIPage.fill(&doc, page, start: start, span: span)
         (doc.params, doc.title) = KPIPage.heading(page, label: label, start: start, p)
         if let note = KPIPage.filterNote(page, p) { doc.notes.append(note) }
         for (t, first) in zip(page.trends, trendFirst) {
@@ -215,6 +255,7 @@ struct KPIPage {
         }
         KPIPage.describe(&doc, page, catalog: runner.catalog)
         KPIPage.applyNeeds(&doc, this: try runner.needs(this), last: try runner.needs(lastWeek))
+        KPIPage.markPartial(&doc, start: start, span: span)
         return doc
     }
 }

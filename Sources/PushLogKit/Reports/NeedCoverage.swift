@@ -24,9 +24,18 @@ public struct NeedCoverage: Sendable {
         return Double(c.carrying) / Double(c.of)
     }
 
-    /// Two ranges' coverage together (the two weeks of a KPI page).
+    /// Two adjacent ranges' coverage together (the two weeks of a KPI page): shares of records
+    /// add up; whether registrations exist before the end is the later range's answer.
     static func + (a: NeedCoverage, b: NeedCoverage) -> NeedCoverage {
-        NeedCoverage(a.counts.merging(b.counts) { Count(carrying: $0.carrying + $1.carrying, of: $0.of + $1.of) })
+        var out = a
+        for (need, y) in b.counts {
+            guard let x = a.counts[need] else { out.counts[need] = y; continue }
+            out.counts[need] =
+                need.isPresence
+                ? Count(carrying: max(x.carrying, y.carrying), of: max(x.of, y.of))
+                : Count(carrying: x.carrying + y.carrying, of: x.of + y.of)
+        }
+        return out
     }
 
     /// What the range's records say about a figure needing `needs`.
@@ -54,43 +63,53 @@ public struct NeedCoverage: Sendable {
     /// observable (for `--fail-if`) and adds the notes; `scope` names the range in the notes of a
     /// document that covers several ("this week").
     func apply(to doc: inout ResultDocument, scope: String? = nil) {
+        let (notes, marks) = NeedCoverage.said(blank(&doc.sections), scope: scope)
+        doc.notes += notes
+        doc.unobservable.merge(marks) { first, _ in first }
+    }
+
+    /// Empties the columns of `tables` whose needs no record carries; returns the verdict on
+    /// each column whose needs are not all carried, in order.
+    func blank(_ tables: inout [ResultTable]) -> [(String, Verdict)] {
         var verdicts: [(String, Verdict)] = []
-        for si in doc.sections.indices {
-            let t = doc.sections[si]
-            for (c, name) in t.columns.enumerated() {
-                guard let needs = t.info[name]?.needs, !needs.isEmpty else { continue }
+        for ti in tables.indices {
+            for (c, name) in tables[ti].columns.enumerated() {
+                guard let needs = tables[ti].info[name]?.needs, !needs.isEmpty else { continue }
                 let v = verdict(needs)
                 if case .missing = v {
-                    for r in t.rows.indices { doc.sections[si].rows[r][c] = .null }
+                    for r in tables[ti].rows.indices { tables[ti].rows[r][c] = .null }
                 }
                 if v != .covered, !verdicts.contains(where: { $0.0 == name }) { verdicts.append((name, v)) }
             }
         }
-        record(verdicts, in: &doc, scope: scope)
+        return verdicts
     }
 
-    /// Notes the verdicts on `doc`, the columns of the same verdict in one note, and marks the
-    /// figures not observable.
-    func record(_ verdicts: [(String, Verdict)], in doc: inout ResultDocument, scope: String?) {
+    /// The notes on the verdicts (the columns of the same verdict in one note) and the figures
+    /// not observable, with what they lack.
+    static func said(_ verdicts: [(String, Verdict)], scope: String?) -> (notes: [String], unobservable: [String: String]) {
         var groups: [(Verdict, [String])] = []
         for (name, v) in verdicts {
             if let i = groups.firstIndex(where: { $0.0 == v }) { groups[i].1.append(name) } else { groups.append((v, [name])) }
         }
         let prefix = scope.map { $0 + ": " } ?? ""
+        var notes: [String] = []
+        var marks: [String: String] = [:]
         for (v, names) in groups {
             let list = names.joined(separator: ", ")
             switch v {
             case .covered: continue
             case .missing(let needs):
                 let why = needs.map(\.missing).joined(separator: "; ")
-                for n in names { doc.unobservable[n] = why }
-                doc.notes.append("\(prefix)not observable: \(list) (\(why))")
+                for n in names { marks[n] = why }
+                notes.append("\(prefix)not observable: \(list) (\(why))")
             case .partial(let share, let need):
-                doc.notes.append(
-                    "\(prefix)\(list) \(names.count == 1 ? "covers" : "cover") \(NeedCoverage.percent(share)) of the \(need.records)"
+                notes.append(
+                    "\(prefix)\(list) \(names.count == 1 ? "covers" : "cover") \(percent(share)) of the \(need.records)"
                         + " (those with \(need.carried))")
             }
         }
+        return (notes, marks)
     }
 
     /// A share as a note says it, never rounded up to 100% or down to 0%.
@@ -107,7 +126,7 @@ extension KPIPage {
     static func applyNeeds(_ doc: inout ResultDocument, this: NeedCoverage, last: NeedCoverage) {
         if let k = doc.sections.firstIndex(where: \.isKPIs), let m = doc.sections[k].column("metric") {
             let t = doc.sections[k]
-            for (week, coverage) in [("this_week", this), ("last_week", last)] {
+            for (week, coverage, scope) in [("this_week", this, "this week"), ("last_week", last, "last week")] {
                 guard let c = t.column(week) else { continue }
                 var verdicts: [(String, NeedCoverage.Verdict)] = []
                 for r in t.rows.indices {
@@ -119,20 +138,15 @@ extension KPIPage {
                     }
                     if v != .covered { verdicts.append((metric, v)) }
                 }
+                let (notes, marks) = NeedCoverage.said(verdicts, scope: scope)
+                doc.notes += notes
                 // A condition reads this week's value; last week's only explains it.
-                var scoped = doc
-                coverage.record(verdicts, in: &scoped, scope: week == "this_week" ? "this week" : "last week")
-                doc.notes = scoped.notes
-                if week == "this_week" { doc.unobservable = scoped.unobservable }
+                if week == "this_week" { doc.unobservable.merge(marks) { first, _ in first } }
             }
         }
-        var rest = doc
-        rest.sections = doc.sections.filter { !$0.isKPIs }
-        rest.notes = []
-        let marks = rest.unobservable
-        (this + last).apply(to: &rest, scope: "the two weeks")
-        for s in rest.sections { if let i = doc.sections.firstIndex(where: { $0.name == s.name }) { doc.sections[i] = s } }
-        doc.notes += rest.notes
-        doc.unobservable = marks
+        var others = doc.sections.filter { !$0.isKPIs }
+        let verdicts = (this + last).blank(&others)
+        doc.sections = doc.sections.map { t in t.isKPIs ? t : others.first { $0.name == t.name } ?? t }
+        doc.notes += NeedCoverage.said(verdicts, scope: "the two weeks").notes
     }
 }

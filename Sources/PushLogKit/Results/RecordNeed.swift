@@ -15,6 +15,9 @@ public enum RecordNeed: String, CaseIterable, Sendable {
     /// The registrations carry a device id.
     case device
 
+    /// Measured as present or not before a range's end, not as a share of records.
+    var isPresence: Bool { self == .registrations || self == .device }
+
     /// What the records a figure counts lack, as a note says it.
     var missing: String {
         switch self {

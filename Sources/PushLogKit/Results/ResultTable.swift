@@ -7,6 +7,9 @@ public struct ResultTable {
     var info: [String: ColumnInfo] = [:]
     /// The KPI table of a KPI page: a row per figure (`metric`, `this_week`, `last_week`, `change`).
     public var isKPIs = false
+    /// Set on the KPI table of a week the data covers in part (said how): its moves compare part
+    /// of a week with another and are neither coloured nor called out.
+    var partialWeek: String?
     /// What the page calls the section (the header's `-- heading:`).
     var heading: String?
     /// Set when the section's rows are time windows a page marks on its daily charts (`-- marks:`).
