@@ -53,7 +53,7 @@ enum QueryCommand: Command {
         }
         let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
         let statements: [Statement]
-        do { statements = try db.prepareEach(sql) } catch let e as StoreError {
+        do { statements = try db.prepareEach(sql) } catch let e as StoreError where !isDatabaseFault(e) {
             throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
         }
         guard !statements.isEmpty else {
@@ -64,13 +64,17 @@ enum QueryCommand: Command {
         var sections: [ResultTable] = []
         for (k, s) in statements.enumerated() {
             let name = statements.count == 1 ? "result" : "result_\(k + 1)"
-            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as StoreError {
+            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as StoreError where !isDatabaseFault(e) {
                 throw CLIError("query: statement \(k + 1): \(e.message)")
             }
         }
         try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: sections), db: db)
         return 0
     }
+
+    /// A failure of the database file, not of the SQL: it goes on as the database's error, which
+    /// names the file, rather than as the query's.
+    static func isDatabaseFault(_ e: StoreError) -> Bool { e.isFileFault }
 
     /// What an SQLite error about the query usually means here.
     static func hint(for message: String) -> String {

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Every failure of the store layer: SQLite's own (with its extended result code and the SQL
@@ -68,6 +69,13 @@ public enum StoreError: Error, CustomStringConvertible {
         case .sqlite(let code, _, _), .bind(let code, _, _): return code
         default: return nil
         }
+    }
+
+    /// True when the database file failed (damaged, not a database, unreadable), whatever the
+    /// statement that met it.
+    public var isFileFault: Bool {
+        guard let code = sqliteCode else { return false }
+        return [SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR, SQLITE_CANTOPEN].contains(code & 0xFF)
     }
 
     /// The statement that failed, when SQLite failed on one.
