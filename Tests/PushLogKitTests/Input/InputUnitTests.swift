@@ -61,8 +61,8 @@ final class InputUnitTests: XCTestCase {
         XCTAssertTrue(try lines(Trickle(String(repeating: "\n", count: 3 << 20) + " \r\n", step: 1 << 20)).isEmpty)
     }
 
-    /// A gzip stream of more lines than its file has bytes (plus a million) is stopped with the
-    /// reason; the same lines in a plain file, a line per two bytes at most, are all read.
+    /// A gzip stream of more lines than its file's bytes allow (`LineReader.bytesPerLine`) is
+    /// stopped with the reason; the same lines in a plain file are all read.
     func testAGzipStreamMayNotGiveMoreLinesThanItsBytes() throws {
         let tmp = TempDir()
         let junk = Array(String(repeating: "x\n", count: LineReader.lineSlack + 200_000).utf8)
