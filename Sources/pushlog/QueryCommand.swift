@@ -53,7 +53,7 @@ enum QueryCommand: Command {
         }
         let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
         let statements: [Statement]
-        do { statements = try db.prepareEach(sql) } catch let e as StoreError where !e.isDamage {
+        do { statements = try db.prepareEach(sql) } catch let e as StoreError where !e.isFileFault {
             throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
         }
         guard !statements.isEmpty else {
@@ -64,7 +64,7 @@ enum QueryCommand: Command {
         var sections: [ResultTable] = []
         for (k, s) in statements.enumerated() {
             let name = statements.count == 1 ? "result" : "result_\(k + 1)"
-            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as StoreError where !e.isDamage {
+            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as StoreError where !e.isFileFault {
                 throw CLIError("query: statement \(k + 1): \(e.message)")
             }
         }

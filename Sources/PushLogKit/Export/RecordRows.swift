@@ -129,7 +129,7 @@ final class RecordRows {
                 counts.duplicates += 1
             } else {
                 counts.rejects += 1
-                if keepRejects && rejectTexts.keep(item.reason.description) {
+                if keepRejects && item.textKept && rejectTexts.keep(item.reason.description) {
                     rejects.append(Reject(line: item.recordLine, reason: item.reason.description, text: item.text, lineHash: hash))
                 }
             }

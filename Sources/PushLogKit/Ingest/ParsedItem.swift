@@ -17,5 +17,7 @@ struct ParsedItem {
     /// A reject's stored identity as it was before file context was mixed in.
     var legacyHash: Int64 = 0
     var text = ""
+    /// False for a reject past its file's `RejectTextBound`: counted, its text never made.
+    var textKept = true
     var metric: (day: String, pushType: String, status: String, count: Int64)?
 }

@@ -84,6 +84,8 @@ final class ChunkSink: RecordSink {
     let cleaned = RecordBuffer()
     /// Keeps the text of the first lines the format passes over.
     let ignoredLines = IgnoredLines()
+    /// Which rejects of this read get their text (the writer keeps no more than these).
+    private var rejectTexts = RejectTextBound()
 
     private var chunk: ParsedChunk?
     private var chunkLines = ParsingStage.firstChunkLines
@@ -303,7 +305,12 @@ final class ChunkSink: RecordSink {
         r.reason = reason
         r.recordLine = firstLine
         guard !countOnly else { return r }
-        r.text = Redactor.redact(String(decoding: ByteSlice(rebasing: record.prefix(512)), as: UTF8.self))
+        // Redacting is most of a reject's cost: past the bound, junk repeated a million times skips it.
+        if rejectTexts.keep(reason.description) {
+            r.text = Redactor.redact(String(decoding: ByteSlice(rebasing: record.prefix(512)), as: UTF8.self))
+        } else {
+            r.textKept = false
+        }
         let legacy = RejectIdentity.hash(LineHash.hash(record), line: firstLine, entry: entry)
         r.hash = RejectIdentity.inFile(legacy, context: context)
         r.legacyHash = RecordWriter.lineHash(legacy)

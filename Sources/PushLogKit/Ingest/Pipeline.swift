@@ -102,7 +102,8 @@ final class Pipeline {
         case .reject:
             batch.lines += 1
             if try writer.reject(
-                src: src, line: item.recordLine, reason: item.reason, text: item.text, hash: item.hash, legacy: item.legacyHash)
+                src: src, line: item.recordLine, reason: item.reason, text: item.textKept ? item.text : nil, hash: item.hash,
+                legacy: item.legacyHash)
             {
                 batch.rejects += 1
             } else {

@@ -6,8 +6,8 @@ enum InputError: Error, CustomStringConvertible {
     case corruptGzip(String)
     case truncatedGzip
     case ratioExceeded(Double)
-    /// More lines than bytes read from the file (`LineReader.maxLinesPerByte`): junk that
-    /// compresses 1000:1 would take hours to parse.
+    /// More lines than `LineReader.bytesPerLine` allows for the bytes read from the file: junk
+    /// that compresses 1000:1 would take hours to parse.
     case tooManyLines(lines: Int, bytes: Int64)
     /// A signal asked the run to stop (`StopRequest`).
     case interrupted(Int32)
@@ -19,8 +19,8 @@ enum InputError: Error, CustomStringConvertible {
         case .truncatedGzip: return "truncated gzip stream (file ends inside a member)"
         case .ratioExceeded(let r): return "decompression ratio above \(Int(r)):1, stopped (gzip bomb?)"
         case .tooManyLines(let lines, let bytes):
-            return "\(lines) lines from \(bytes) compressed bytes, more than one line per byte (plus a million): "
-                + "stopped, as no log compresses so well (junk repeated?)"
+            return "\(lines) lines from \(bytes) compressed bytes, more than a line per \(LineReader.bytesPerLine) bytes "
+                + "(plus \(LineReader.lineSlack)): stopped, as no log compresses so well (junk repeated?)"
         case .interrupted(let signal): return "interrupted by \(InputError.name(signal))"
         }
     }

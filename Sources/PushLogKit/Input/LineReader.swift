@@ -24,16 +24,17 @@ final class LineReader {
     private var lineNumber: Int
     private var baseOffset: Int64  // stream offset of buffer[0]
     private let stop: StopRequest?
-    /// The file under a gzip stream, whose bytes read bound the lines given (`maxLinesPerByte`).
+    /// The file under a gzip stream, whose bytes read bound the lines given (`bytesPerLine`).
     private let file: FileByteSource?
     /// Lines given so far (blank lines are not).
     private var given = 0
 
-    /// A stream may give one line per byte read from its file, plus a million: a log of lines
-    /// short enough to exceed that does not exist, and junk that does (one line repeated, which
-    /// deflate packs 1000:1) would cost microseconds a line for hours.
-    static let maxLinesPerByte = 1
-    static let lineSlack = 1_000_000
+    /// A gzip stream may give a line per two bytes read from its file, plus two million: real
+    /// logs take 10 to 50 compressed bytes a line, and junk that takes less (one line repeated,
+    /// which deflate packs 1000:1) would cost microseconds a line for hours. A 10 MB file gives at
+    /// most 7 million lines; two million identical junk lines in 100 KB are still all counted.
+    static let bytesPerLine = 2
+    static let lineSlack = 2_000_000
 
     /// `startOffset`/`startLine` say where in the stream `source` begins (resumed reads).
     /// `stop` ends the read between two reads of the source (a gzip source produces up to its
@@ -114,7 +115,7 @@ final class LineReader {
                         len -= 3
                     }
                     given += 1
-                    if given & 0xFFF == 0, let file, given > Int(file.consumed) * LineReader.maxLinesPerByte + LineReader.lineSlack {
+                    if given & 0xFFF == 0, let file, given > Int(file.consumed) / LineReader.bytesPerLine + LineReader.lineSlack {
                         throw InputError.tooManyLines(lines: given, bytes: file.consumed)
                     }
                     let over = len > LineReader.maxLineBytes

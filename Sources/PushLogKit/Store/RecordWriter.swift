@@ -303,8 +303,9 @@ final class RecordWriter {
     /// Stores a rejected line (already redacted and cut to 512 bytes); false when the same line was
     /// rejected before: under its identity, or under its `legacy` one (a reject stored before file
     /// context was part of the identity, which is taken for the same file to keep old figures).
-    /// Past its file's `RejectTextBound` a new reject is counted (true) but not stored.
-    func reject(src: Int64, line: Int, reason: RejectReason, text: String, hash: (Int64, Int64), legacy: Int64) throws -> Bool {
+    /// Past its file's `RejectTextBound`, or without `text` (the parser's own bound), a new
+    /// reject is counted (true) but not stored.
+    func reject(src: Int64, line: Int, reason: RejectReason, text: String?, hash: (Int64, Int64), legacy: Int64) throws -> Bool {
         let key = RecordWriter.lineHash(hash)
         for identity in legacy == key ? [key] : [legacy, key] {
             findReject.reset()
@@ -315,7 +316,7 @@ final class RecordWriter {
         }
         let why = reason.description
         if rejectTexts[src] == nil { rejectTexts[src] = RejectTextBound(stored: try storedRejects(src)) }
-        guard rejectTexts[src]!.keep(why) else { return true }
+        guard let text, rejectTexts[src]!.keep(why) else { return true }
         insReject.bind(1, src); insReject.bind(2, Int64(line)); insReject.bind(3, why); insReject.bind(4, text)
         insReject.bind(5, key)
         try insReject.run()

@@ -78,6 +78,13 @@ public enum StoreError: Error, CustomStringConvertible {
         return code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB
     }
 
+    /// True when the database file failed (damaged, not a database, unreadable), whatever the
+    /// statement that met it: the error is the database's, which names the file, not the SQL's.
+    public var isFileFault: Bool {
+        guard let code = sqliteCode else { return false }
+        return [SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR, SQLITE_CANTOPEN].contains(code & 0xFF)
+    }
+
     /// The statement that failed, when SQLite failed on one.
     public var sql: String? {
         switch self {

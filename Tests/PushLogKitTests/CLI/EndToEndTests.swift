@@ -325,6 +325,21 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(csv.stdout.split(separator: "\n").count, 3, csv.stdout)  // the header and one row per reject
     }
 
+    /// A damaged database is the database's fault, not the query's: the message names the file.
+    func testQueryOnADamagedDatabaseNamesTheFile() throws {
+        let tmp = TempDir()
+        let db = tmp.file("damaged.db")
+        XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", Fixtures.path("reports.ndjson")]).status, 0)
+        let root = try count("SELECT rootpage FROM sqlite_master WHERE name = 'sends'", db: db)
+        let h = FileHandle(forWritingAtPath: db)!
+        try h.seek(toOffset: UInt64(root - 1) * 4096)
+        h.write(Data(repeating: 0xFF, count: 4096))
+        try h.close()
+        let r = try Run.pushlog(["--db", db, "query", "SELECT * FROM sends"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(db): database disk image is malformed"), r.stderr)
+    }
+
     func testDatabaseNamingAFolderIsAUsageError() throws {
         let tmp = TempDir()
         let folder = try Run.pushlog(["--db", tmp.path, "report", "gone"])
