@@ -279,6 +279,23 @@ def check_commands(a, server, ch, chdb, db, problems):
         if (on_sqlite.returncode, on_sqlite.stderr) != (on_ch.returncode, on_ch.stderr) or not on_sqlite.stderr:
             problems.append(f"report {' '.join(args)}: SQLite exit {on_sqlite.returncode} {on_sqlite.stderr!r}, "
                             f"ClickHouse exit {on_ch.returncode} {on_ch.stderr!r}")
+    # A database with no pushlog tables: one line saying what to run, as SQLite says it of a
+    # missing file; then, with the tables but no records, the weekly page of zeros, exit 0 as on SQLite.
+    server.query("CREATE DATABASE IF NOT EXISTS nopushlog")
+    e = subprocess.run([a.pushlog, "--clickhouse", server.url("nopushlog"), "report", "gone"], capture_output=True, text=True)
+    if e.returncode != 1 or "no pushlog tables" not in e.stderr or "ingest" not in e.stderr or len(e.stderr.strip().splitlines()) != 1:
+        problems.append(f"a database without pushlog's tables: want exit 1 and one line saying to ingest; got {e.returncode}: {e.stderr!r}")
+    empty_file = os.path.join(os.path.dirname(db), "nothing.ndjson")
+    open(empty_file, "w").close()
+    run([a.pushlog, "--clickhouse", server.url("emptypushlog"), "ingest", "--quiet", empty_file], ok=(0, 1))
+    empty_db = os.path.join(os.path.dirname(db), "empty-sqlite.db")
+    run([a.pushlog, "--db", empty_db, "ingest", "--quiet", empty_file], ok=(0, 1))
+    on_sqlite = subprocess.run([a.pushlog, "--db", empty_db, "report", "weekly", "--format", "json"], capture_output=True, text=True)
+    on_ch = subprocess.run([a.pushlog, "--clickhouse", server.url("emptypushlog"), "report", "weekly", "--format", "json"],
+                           capture_output=True, text=True)
+    if on_sqlite.returncode != 0 or on_ch.returncode != on_sqlite.returncode:
+        problems.append(f"report weekly on an empty database: SQLite exit {on_sqlite.returncode}, ClickHouse exit {on_ch.returncode} "
+                        f"{on_ch.stderr.strip()[:300]!r}")
     # The environment variable works as --clickhouse does.
     env = dict(os.environ, PUSHLOG_CLICKHOUSE=ch)
     c2 = run([a.pushlog, "query", "SELECT count() AS n FROM responses", "--format", "json"], env=env)

@@ -52,6 +52,19 @@ public enum ClickHouseFacts {
         return State(fresh: ok == 1, span: span, irregular: irregular)
     }
 
+    /// Refuses a database that holds no pushlog records table (never ingested into, or another
+    /// application's), saying what to run, as SQLite's engine does for a missing file; the facts
+    /// cannot be built there, and the server's own words would name a table the user never made.
+    static func requireRecords(_ client: ClickHouseClient) throws {
+        let db = client.url.database
+        let t = try client.table(
+            "tables", sql: "SELECT count() FROM system.tables WHERE database = {db:String} AND name = 'records'", params: ["db": db])
+        guard case .int(0)? = t.rows.first?.first else { return }
+        throw ClickHouseError(
+            code: nil,
+            "no pushlog tables in the ClickHouse database '\(db)' (run `pushlog --clickhouse URL ingest PATH...` first)")
+    }
+
     /// ClickHouse's error codes for a table, and a column, that do not exist.
     static let unknownTable = 60
     static let unknownIdentifier = 47
@@ -295,6 +308,7 @@ public enum ClickHouseFacts {
     public static func ensure(_ client: ClickHouseClient, rebuilding: (String) -> Void = { _ in }) throws -> State {
         let s = try state(client)
         if s.fresh { return s }
+        try requireRecords(client)
         try refresh(client, rebuilding: rebuilding)
         return try state(client)
     }

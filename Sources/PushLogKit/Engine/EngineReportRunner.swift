@@ -72,11 +72,7 @@ public final class EngineReportRunner {
     /// The weekly page: the engine's definition computes the KPIs and sections itself; the
     /// document gets KPIPage's title, parameters, notes, filled sections and column meanings.
     func weekly(_ def: ReportDefinition, _ own: ReportDefinition, _ p: ReportParams) throws -> ResultDocument {
-        guard let latest = try engine.latestRecord() else {
-            throw CatalogError("no records in the database: nothing to report (run `pushlog ingest PATH...` first)")
-        }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let label = p.week ?? TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: min(now, latest + 86_400_000)) - KPIPage.week)
+        let label = try p.week ?? KPIPage.defaultWeek(latest: engine.latestRecord())
         guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
         var q = p
         q.week = label

@@ -147,12 +147,16 @@ struct KPIPage {
 
     /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
-        // An empty database: the last complete week by the clock (the page is gaps, and the
-        // command says the database holds no records, as every report does).
         let newest = try db.prepare(
             "SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts)")
-        let latest = try newest.step() && !newest.isNull(0) ? newest.int(0) : now
-        let ref = min(now, latest + 86_400_000)
+        return defaultWeek(latest: try newest.step() && !newest.isNull(0) ? newest.int(0) : nil, now: now)
+    }
+
+    /// The default week for the latest record's time, whichever engine read it. An empty
+    /// database: the last complete week by the clock (the page is gaps, and the command says
+    /// the database holds no records, as every report does).
+    static func defaultWeek(latest: Int64?, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) -> String {
+        let ref = min(now, (latest ?? now) + 86_400_000)
         return TimeFormat.isoWeek(ms: TimeFormat.weekStart(ms: ref) - week)
     }
 

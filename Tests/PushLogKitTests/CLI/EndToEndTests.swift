@@ -337,7 +337,8 @@ final class EndToEndTests: XCTestCase {
         try h.close()
         let r = try Run.pushlog(["--db", db, "query", "SELECT * FROM sends"])
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("\(db): database disk image is malformed"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(db) is damaged: database disk image is malformed"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("pushlog --db \(db) check"), r.stderr)
     }
 
     func testDatabaseNamingAFolderIsAUsageError() throws {
