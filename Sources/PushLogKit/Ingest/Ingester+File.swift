@@ -28,6 +28,12 @@ extension Ingester {
             fs.complete = false
             fs.error = "\(readError)"
         }
+        // Stopped by a signal: the source stays as its last batch left it, as after a kill, so the
+        // next run reads it as it reads after a crash (CrashResumeTests hold that to be exact).
+        if case .interrupted = readError as? InputError {
+            fs.bytes = fileBytes
+            return
+        }
         // Mark the source complete (or not) with the fingerprint of what was read.
         try db.beginUnit()
         try sources.finished(plan.sourceID, complete: fs.complete, error: fs.error, stat: st, headLength: headLen, headHash: head)

@@ -138,7 +138,7 @@ public final class Ingester {
     /// complete record), and the next ingest finishes it.
     func stopMessage(at file: InputFile?, _ signal: Int32, oneTransaction: Bool) -> String {
         let at = file.map { "stopped at \($0.path): " } ?? "stopped: "
-        let next = file?.isStream == true ? "the rest of the stream was not read; the next ingest" : "the next ingest resumes there and"
+        let next = file?.isStream == true ? "the rest of the stream was not read; the next ingest" : "the next ingest picks the file up and"
         return at + "interrupted by \(InputError.name(signal)); "
             + (oneTransaction
                 ? "nothing of this run was kept (the database is as it was before), and the next ingest does it again"

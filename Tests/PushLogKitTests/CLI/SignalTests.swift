@@ -124,6 +124,23 @@ final class SignalTests: XCTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM rejects", db: db), 0)
     }
 
+    /// Busy reading a large file, not waiting: a signal still ends the run within a second, and
+    /// the next ingest reads on from what was kept to the same total.
+    func testASignalEndsAnIngestBusyReading() throws {
+        let tmp = TempDir()
+        let db = tmp.file("t.db")
+        let big = tmp.write("big.ndjson", (0..<40).map { _ in sends(59) }.joined() + String(repeating: sends(50), count: 4_000))
+        let run = try Running(["--db", db, "ingest", big])
+        usleep(1_500_000)
+        let r = run.stop(SIGTERM)
+        XCTAssertEqual(r.status, 143, r.stderr)
+        XCTAssertLessThan(r.seconds, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("stopped at \(big): interrupted by SIGTERM"), r.stderr)
+        let again = try Run.pushlog(["--db", db, "ingest", big])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try count("SELECT count(*) FROM sends", db: db), 40 * 59 + 4_000 * 50)
+    }
+
     /// An ingest into a database that holds records is one transaction: a signal leaves the
     /// database as it was, readable.
     func testASignalLeavesAnIncrementalRunUndone() throws {
