@@ -14,7 +14,7 @@ enum TableRenderer {
             out += renderTable(t, width: width, color: color)
             if k < doc.sections.count - 1 { out += "\n" }
         }
-        for n in doc.notes { out += "\nnote: \(CellFormat.visible(n))" }
+        for n in doc.notes { out += "\n" + wrapped("note: \(CellFormat.visible(n))", width: width) }
         if !doc.notes.isEmpty { out += "\n" }
         return out
     }
@@ -34,6 +34,24 @@ enum TableRenderer {
                 default: return "?"
                 }
             })
+    }
+
+    /// A note broken at spaces into lines of at most `width` (a terminal's), the later ones
+    /// indented; a word longer than the width stays whole.
+    static func wrapped(_ text: String, width: Int?) -> String {
+        guard let width, text.count > width else { return text }
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = "  " + word
+            } else {
+                line += (line.isEmpty ? "" : " ") + word
+            }
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
     }
 
     static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {

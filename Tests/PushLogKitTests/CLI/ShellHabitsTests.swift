@@ -95,18 +95,21 @@ final class ShellHabitsTests: XCTestCase {
         // Into a pipe: never paged.
         let piped = try Shell.run("PAGER='sed s/^/PAGED:/' \(bin) --db \(db) report gone --format table")
         XCTAssertFalse(piped.stdout.contains("PAGED:"))
-        // Colour: changes in a KPI table, on a terminal unless NO_COLOR (which swift test sets, so
-        // the coloured run unsets it); --color always/never.
-        let week = ["report", "weekly", "--week", "2026-W45", "--format", "table", "--no-pager"]
-        let coloured = try Shell.tty("unset NO_COLOR; COLUMNS=160", "\(bin) --db \(db) \(week.joined(separator: " "))")
+        // Colour: compared changes, on a terminal unless NO_COLOR (which swift test sets, so the
+        // coloured run unsets it); --color always/never. (The fixture's weekly page is a partial
+        // week, whose moves are not coloured.)
+        let compared = [
+            "report", "gone", "--since", "2026-11-04", "--until", "2026-11-06", "--compare", "previous", "--format", "table", "--no-pager",
+        ]
+        let coloured = try Shell.tty("unset NO_COLOR; COLUMNS=400", "\(bin) --db \(db) \(compared.joined(separator: " "))")
         XCTAssertTrue(
             coloured.stdout.contains("\u{1B}[3"),
             coloured.stdout.replacingOccurrences(of: "\u{1B}", with: "ESC").replacingOccurrences(of: "\r", with: ""))
-        let noColor = try Shell.tty("NO_COLOR=1 COLUMNS=160", "\(bin) --db \(db) \(week.joined(separator: " "))")
+        let noColor = try Shell.tty("NO_COLOR=1 COLUMNS=400", "\(bin) --db \(db) \(compared.joined(separator: " "))")
         XCTAssertFalse(noColor.stdout.contains("\u{1B}[3"))
-        XCTAssertTrue(try Run.pushlog(["--db", db] + week + ["--color", "always"]).stdout.contains("\u{1B}[3"))
-        XCTAssertFalse(try Run.pushlog(["--db", db] + week).stdout.contains("\u{1B}["), "no colour into a pipe")
-        XCTAssertEqual(try Run.pushlog(["--db", db] + week + ["--color", "sometimes"]).status, 2)
+        XCTAssertTrue(try Run.pushlog(["--db", db] + compared + ["--color", "always"]).stdout.contains("\u{1B}[3"))
+        XCTAssertFalse(try Run.pushlog(["--db", db] + compared).stdout.contains("\u{1B}["), "no colour into a pipe")
+        XCTAssertEqual(try Run.pushlog(["--db", db] + compared + ["--color", "sometimes"]).status, 2)
     }
 
     /// A terminal whose locale is not UTF-8 (LANG unset: the C locale) gets a table with ASCII
