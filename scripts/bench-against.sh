@@ -2,7 +2,8 @@
 # The guard against a slower change (scripts/bench.sh --against REV runs it): this build and REV,
 # each ingesting the same corpus into its own database, timed in turn (REV, then this build, three
 # rounds; medians), so a drift of the machine's speed hits both alike. One table: each figure for
-# REV and for this build, and their ratio (this build / REV; above 1 is slower).
+# REV and for this build, and their ratio (this build / REV; above 1 is slower). With pip's
+# duckdb installed, DuckDB's read_json of the same files once, the peer in the same run.
 #   scripts/bench-against.sh REV BIN CORPUS OUT
 set -euo pipefail
 rev=$(git rev-parse --verify --quiet "$1^{commit}") || { echo "bench.sh: --against: no commit named '$1'" >&2; exit 2; }
@@ -31,7 +32,24 @@ for _ in 1 2 3; do
   fresh "$oldDB"; seconds "$old" --db "$oldDB" ingest --quiet "$corpus" >> "$out/a"
   fresh "$newDB"; seconds "$bin" --db "$newDB" ingest --quiet "$corpus" >> "$out/b"
 done
+# The peer in the same run: DuckDB's read_json into a table (no indexes, no dedupe), when installed.
+duck=""
+if python3 -c "import duckdb" 2>/dev/null; then
+  rm -f "$out/duck.db"
+  duck=$(python3 - "$corpus" "$out/duck.db" <<'PY'
+import duckdb, glob, sys, time
+con = duckdb.connect(sys.argv[2])
+con.execute("SET threads=2")
+files = sorted(glob.glob(sys.argv[1] + "/*/*.gz"))
+t = time.time()
+con.execute(f"CREATE TABLE ev AS SELECT * FROM read_json({files!r}, format='newline_delimited', union_by_name=true, ignore_errors=true)")
+print(f"{time.time() - t:.2f}")
+PY
+)
+  rm -f "$out/duck.db"
+fi
 records=$("$bin" --db "$newDB" query --format csv "SELECT (SELECT count(*) FROM sends) + (SELECT count(*) FROM registers) + (SELECT count(*) FROM settings) + (SELECT count(*) FROM receipts) + (SELECT count(*) FROM unregisters)" | tail -1 | tr -d '\r')
+cp "$out/b" "$out/ingest-b"
 row "ingest ($records records)" "$(median < "$out/a")" "$(median < "$out/b")"
 
 # A day of new files into the loaded database (a copy each time, so every run adds the same day).
@@ -89,6 +107,10 @@ rm -rf "$out/copy-old" "$out/copy-new"
 
 echo "== this build ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Queries Package.swift || echo ', uncommitted changes')) against ${rev:0:12}, $(nproc) cores, $(date -u +%Y-%m-%d)"
 echo "corpus: $corpus; medians of 3, the two builds in turn"
+if [ -n "$duck" ]; then
+  b=$(median < "$out/ingest-b")
+  echo "DuckDB read_json of the same files in this run: ${duck}s; this build's ingest at $(python3 -c "print(f'{$duck / $b:.2f}')")x its speed"
+fi
 echo
 echo "| | ${rev:0:12} s | this build s | ratio |"
 echo "|---|---|---|---|"
