@@ -33,6 +33,10 @@ enum SchemaMigration {
         Migration(
             from: 6...6, to: 7, name: "views transport_failures and attempts", vacuum: false,
             apply: { try $0.exec(Schema.attemptViews) }, onReader: { try $0.exec(Schema.attemptViews(temporary: true)) }),
+        // Only the ingest reads the new table: a reader needs nothing.
+        Migration(
+            from: 7...7, to: 8, name: "runs of repeats kept with a file's resume position", vacuum: false,
+            apply: { try $0.exec(Schema.repeatRuns) }, onReader: { _ in }),
     ]
 
     /// Versions 1-3 (text columns, 128-bit identity): the old tables are renamed, the new ones
