@@ -62,6 +62,7 @@ final class ResumeNumberingTests: XCTestCase {
         }
     }
 
+    /// The resume of a first load goes through the same runs of repeats as a grown file's.
     func testAFirstLoadKilledHalfWayThenResumedEqualsAWholeRead() throws {
         let tmp = TempDir(), db = tmp.file("k.db"), p = tmp.file("k.log")
         try append(p, Self.text(0..<Self.total))
