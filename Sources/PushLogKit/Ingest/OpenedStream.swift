@@ -14,6 +14,8 @@ struct OpenedStream {
     let context: (Int64, Int64)
     /// A second reader of the same format, for the lines replayed before the resume point.
     let warmUp: LineFormat?
+    /// The runs of repeats open at the resume point, as the last read committed them.
+    var openRuns: [OccurrenceCounter.Run] = []
 }
 
 extension Ingester {
@@ -24,7 +26,8 @@ extension Ingester {
         _ fs: inout FileSummary
     ) throws -> OpenedStream? {
         switch try OpenedStream.open(f, offset: plan.offset, lines: plan.lines, st, options: options, &fs) {
-        case .opened(let opened):
+        case .opened(var opened):
+            opened.openRuns = plan.openRuns
             return opened
         case .refused(let why):
             try refuse(plan.sourceID, why, st, headLen, head, &fs)

@@ -16,6 +16,7 @@ enum ParsedFile {
         let sink = ChunkSink(
             format: opened.format, prefix: opened.prefix, file: opened.file, queue: queue, pool: pool, context: opened.context)
         var stage = ParsingStage(reader: opened.reader, sink: sink, skipThrough: opened.skipThrough)
+        stage.openRuns = opened.openRuns
         if let format = opened.warmUp {
             stage.warmUp = ChunkSink(
                 format: format, prefix: opened.prefix, occurrences: sink.occurrences, countOnly: true, file: opened.file,

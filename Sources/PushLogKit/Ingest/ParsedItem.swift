@@ -8,6 +8,8 @@ struct ParsedItem {
     var hash: (Int64, Int64) = (0, 0)
     /// An event's occurrence among identical records of its file (`hash` has it mixed in).
     var occurrence: Int32 = 0
+    /// The line the occurrence counter placed it at (its last line; a packed entry's line too).
+    var countedLine = 0
     /// The record's line number (the first line of a record spanning lines).
     var recordLine = 0
     /// The physical line and the stream offset after it: the resume position once committed.

@@ -24,6 +24,8 @@ struct ParsingStage {
     /// through this sink (its own format, sharing the occurrence counter), so the real one
     /// starts fresh.
     var warmUp: ChunkSink?
+    /// The runs of repeats open at the resume point (`RepeatLedger`), taken after the replay.
+    var openRuns: [OccurrenceCounter.Run] = []
 
     init(reader: LineReader, sink: ChunkSink, skipThrough: Int) {
         self.reader = reader
@@ -35,6 +37,7 @@ struct ParsingStage {
     func run() -> Error? {
         var readError: Error?
         sink.start()
+        var restored = openRuns.isEmpty
         do {
             try reader.forEachLine { line in
                 if line.number <= skipThrough {
@@ -42,6 +45,10 @@ struct ParsingStage {
                         try w.read(line)
                     }
                     return
+                }
+                if !restored {
+                    sink.occurrences.restore(openRuns)
+                    restored = true
                 }
                 try sink.read(line)
             }
@@ -173,6 +180,7 @@ final class ChunkSink: RecordSink {
         item.recordLine = number
         let h = LineHash.hash(record)
         item.occurrence = occurrences.number(h, time: item.event.time!, line: line.lineNumber, offset: line.endOffset)
+        item.countedLine = line.lineNumber
         item.hash = OccurrenceCounter.identity(h, occurrence: item.occurrence)
         send(&item, record)
     }
@@ -237,6 +245,7 @@ final class ChunkSink: RecordSink {
                     e.kind = .event
                     e.event = builder.event
                     e.occurrence = occurrences.number(e.hash, time: e.event.time!, line: line.lineNumber, offset: line.endOffset)
+                    e.countedLine = line.lineNumber
                     e.hash = OccurrenceCounter.identity(e.hash, occurrence: e.occurrence)
                 }
             case .reject(let reason):

@@ -33,15 +33,22 @@ final class Pipeline {
         var batch = BatchCounts()
         var lineage = Lineage(siblings: plan.siblings, firstTime: plan.firstTime)
         var lastOffset = plan.offset, lastLine = plan.lines
+        var repeats = RepeatLedger(plan.openRuns, fresh: plan.lines == 0)
         var inTransaction = false
         func commit() throws {
             guard inTransaction else { return }
             let n = batch.lines
             // The file's counts say what is committed: a batch whose commit fails (a full disk) is not in them.
-            let before = fs
+            let before = fs, repeatsBefore = repeats
             try saveProgress(plan.sourceID, lastOffset, lastLine, opened.format.name, &batch, &fs)
+            repeats.prune(line: lastLine, offset: lastOffset)
+            if repeats.changed {
+                try sources.saveRuns(plan.sourceID, repeats.runs.values)
+                repeats.saved()
+            }
             do { try db.commitUnit() } catch {
                 fs = before
+                repeats = repeatsBefore
                 throw error
             }
             ticker.add(records: n)
@@ -59,7 +66,9 @@ final class Pipeline {
                         if !inTransaction { try db.beginUnit(); inTransaction = true }
                         try write(items[i], plan.sourceID, &batch, &lineage)
                         // A line inside an unfinished multi-line record is not a safe resume point.
-                        if items[i].kind != .pending && items[i].lineNumber > 0 {
+                        let resumable = items[i].kind != .pending && items[i].lineNumber > 0
+                        repeats.note(items[i], resumable: resumable)
+                        if resumable {
                             lastOffset = items[i].endOffset
                             lastLine = items[i].lineNumber
                         }

@@ -15,6 +15,8 @@ struct ResumePlan {
     /// The time of its first record, when an earlier run read some of it (`sources` keeps the
     /// earliest, which in a time-ordered log is the first: what `Lineage` decided from).
     var firstTime: Int64?
+    /// The runs of repeats open at the committed position (`RepeatLedger`).
+    var openRuns: [OccurrenceCounter.Run] = []
 }
 
 extension Ingester {
@@ -51,6 +53,7 @@ extension Ingester {
                 plan.offset = offset
                 plan.lines = lines
                 plan.firstTime = row.firstTime
+                if lines > 0 { plan.openRuns = try sources.openRuns(row.id) }
             } else if !f.isStdin && lines > 0 {
                 // Another file at the path (copytruncate, or a rename this run did not see): the old
                 // one's row keeps its records under a name of its own, and this file starts afresh.

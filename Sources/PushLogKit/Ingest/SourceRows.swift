@@ -22,6 +22,7 @@ final class SourceRows {
 
     let db: Database
     private let find, insert, refuse, finish, progress, family, rename: Statement
+    private let runsOf, clearRuns, addRun: Statement
 
     init(db: Database) throws {
         self.db = db
@@ -44,6 +45,9 @@ final class SourceRows {
             """
             UPDATE sources SET complete = ?2, error = ?3, size = ?4, mtime = ?5, head_len = ?6, head_hash = ?7 WHERE id = ?1
             """)
+        runsOf = try db.prepare("SELECT key, count, line, offset FROM source_repeats WHERE source_id = ?1")
+        clearRuns = try db.prepare("DELETE FROM source_repeats WHERE source_id = ?1")
+        addRun = try db.prepare("INSERT INTO source_repeats(source_id, key, count, line, offset) VALUES (?1, ?2, ?3, ?4, ?5)")
         progress = try db.prepare(
             """
             UPDATE sources SET offset = ?2, lines = ?3, format = ?4,
@@ -121,6 +125,32 @@ final class SourceRows {
         u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
         u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
         try u.run()
+    }
+
+    /// The runs of repeats open where the file's committed position is (`RepeatLedger`).
+    func openRuns(_ id: Int64) throws -> [OccurrenceCounter.Run] {
+        runsOf.reset()
+        defer { runsOf.reset() }
+        runsOf.bind(1, id)
+        var runs: [OccurrenceCounter.Run] = []
+        while try runsOf.step() {
+            let count = Int32(clamping: runsOf.int(1))
+            runs.append(OccurrenceCounter.Run(key: runsOf.int(0), count: count, line: Int(runsOf.int(2)), offset: runsOf.int(3)))
+        }
+        return runs
+    }
+
+    /// Replaces the file's runs of repeats with those open at the position a batch commits.
+    func saveRuns(_ id: Int64, _ runs: some Collection<OccurrenceCounter.Run>) throws {
+        clearRuns.reset()
+        clearRuns.bind(1, id)
+        try clearRuns.run()
+        for r in runs {
+            addRun.reset()
+            addRun.bind(1, id); addRun.bind(2, r.key); addRun.bind(3, Int64(r.count))
+            addRun.bind(4, Int64(r.line)); addRun.bind(5, r.offset)
+            try addRun.run()
+        }
     }
 
     /// Marks a file read to its end (or not, with the error) with the fingerprint of what was read.

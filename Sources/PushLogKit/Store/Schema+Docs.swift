@@ -110,6 +110,13 @@ extension Schema {
                 ("first_time_ms", "earliest record time in the file"), ("last_time_ms", "latest record time in the file"),
             ]),
         TableDoc(
+            name: "source_repeats", meaning: "runs of repeated records open at a file's read position (where a resumed read numbers on)",
+            columns: [
+                ("source_id", "sources.id"), ("key", "the record's time and line hash folded into 64 bits"),
+                ("count", "identical records in the run so far"), ("line", "line of the run's last record"),
+                ("offset", "stream offset after the run's last record"),
+            ]),
+        TableDoc(
             name: "rejects", meaning: "lines that could not be read as records",
             columns: [
                 ("id", "row id"), ("source_id", "sources.id"), ("line", "line number"), ("reason", "why it was rejected"),

@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 7
+    public static let version: Int64 = 8
 
     /// The tables of the current version (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
@@ -133,6 +133,19 @@ public enum Schema {
             PRIMARY KEY(hour, source_id, topic_id, env_id)
         ) WITHOUT ROWID;
         \(version6Tables)
+        \(repeatRuns)
+        """
+
+    /// The runs of repeats a file's read has open at its committed position (RepeatLedger), so a
+    /// resumed read numbers identical records as a whole read does; added by version 8.
+    static let repeatRuns = """
+        -- A record repeated within the occurrence window: its folded time and line hash, how many
+        -- identical records its run holds, and the line and stream offset of the last one.
+        CREATE TABLE source_repeats(
+            source_id INTEGER NOT NULL, key INTEGER NOT NULL,
+            count INTEGER NOT NULL, line INTEGER NOT NULL, offset INTEGER NOT NULL,
+            PRIMARY KEY(source_id, key)
+        ) WITHOUT ROWID;
         """
 
     /// The derived tables of version 6 (Retries, BackgroundHourly), apart so the migration from

@@ -33,7 +33,19 @@ enum SchemaMigration {
         Migration(
             from: 6...6, to: 7, name: "views transport_failures and attempts", vacuum: false,
             apply: { try $0.exec(Schema.attemptViews) }, onReader: { try $0.exec(Schema.attemptViews(temporary: true)) }),
+        // Only the ingest reads the new table: a reader needs nothing.
+        Migration(
+            from: 7...7, to: 8, name: "runs of repeats kept with a file's resume position", vacuum: false,
+            apply: addRepeatRuns, onReader: { _ in }),
     ]
+
+    /// Version 7: the table of open runs of repeats (a step from an older version may have
+    /// created the current tables already).
+    static func addRepeatRuns(_ db: Database) throws {
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'source_repeats'") == 0 {
+            try db.exec(Schema.repeatRuns)
+        }
+    }
 
     /// Versions 1-3 (text columns, 128-bit identity): the old tables are renamed, the new ones
     /// created, the records copied with their ids (strings become dimension ids, UUID apns-ids 16
