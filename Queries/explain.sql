@@ -201,14 +201,32 @@ explain_direction AS (
   FROM (SELECT t.w_hits, CASE WHEN :metric = 'volume' THEN 1.0 * t.b_hits ELSE t.w_records * 1.0 * t.b_hits / nullif(t.b_records, 0) END AS expected
         FROM explain_totals t) x
 ),
--- The first bucket that leaves the baseline in the change's direction by three standard
--- deviations and at least 3 records.
+-- The onset: the stretch of buckets whose excess over what the baseline expects (in the change's
+-- direction) adds up to the most, each bucket's excess less an allowance (half a record and a
+-- twentieth of what it expects) so that a lone noisy bucket before the change does not join the
+-- stretch; its first bucket above the baseline, when the stretch's excess is clear (at least 5,
+-- and three standard deviations of what it expects).
+explain_excess AS (
+  SELECT c.at, c.hits, coalesce(c.expected, 0) AS expected,
+         (CASE WHEN d.clear <> 0 THEN d.clear WHEN t.w_hits >= t.b_hits THEN 1 ELSE -1 END) * (c.hits - coalesce(c.expected, 0)) AS gap
+  FROM explain_bucket_counts c, explain_direction d, explain_totals t
+),
+explain_cusum AS (
+  SELECT x.*, x.gap - 0.5 - x.expected / 20.0 AS step_gain,
+         sum(x.gap - 0.5 - x.expected / 20.0) OVER (ORDER BY x.at ROWS UNBOUNDED PRECEDING) AS gain
+  FROM explain_excess x
+),
+explain_stretch AS (
+  SELECT b.start, b.finish,
+         (SELECT sum(y.gap) FROM explain_excess y WHERE y.at >= b.start AND y.at <= b.finish) AS gap,
+         (SELECT sum(y.expected) FROM explain_excess y WHERE y.at >= b.start AND y.at <= b.finish) AS expected
+  FROM (SELECT s.at AS start, x.at AS finish FROM explain_cusum x JOIN explain_cusum s ON s.at <= x.at
+        ORDER BY x.gain - (s.gain - s.step_gain) DESC, s.at DESC LIMIT 1) b
+),
 explain_onset AS (
-  SELECT c.at, c.hits, c.expected
-  FROM (SELECT c.*, (CASE WHEN d.clear <> 0 THEN d.clear WHEN t.w_hits >= t.b_hits THEN 1 ELSE -1 END) * (c.hits - coalesce(c.expected, 0)) AS gap
-        FROM explain_bucket_counts c, explain_direction d, explain_totals t) c
-  WHERE c.gap >= 3 AND c.gap * c.gap >= 9 * max(coalesce(c.expected, 0), 1)
-  ORDER BY c.at LIMIT 1
+  SELECT x.at, x.hits, x.expected FROM explain_excess x, explain_stretch s
+  WHERE x.at >= s.start AND x.at <= s.finish AND x.gap > 0 AND s.gap >= 5 AND s.gap * s.gap >= 9 * max(s.expected, 1)
+  ORDER BY x.at LIMIT 1
 )
 
 -- section: summary
@@ -273,9 +291,8 @@ ORDER BY contribution - traffic_share DESC, size, segment;
 SELECT dimension, status FROM explain_status ORDER BY ord;
 
 -- section: onset
--- The first bucket (a minute for windows of an hour or less, else 5 minutes) whose count leaves
--- what the baseline expects by three standard deviations and at least 3, in the change's
--- direction. For a drop in volume, each source with baseline records that went quiet (at most
+-- The onset bucket (a minute for windows of an hour or less, else 5 minutes; explain_stretch
+-- says how it is found), its count and what the baseline expects there. For a drop in volume, each source with baseline records that went quiet (at most
 -- half its baseline count, its last record before the window's last bucket) and its last record;
 -- none when the sources are not comparable (a file per day against the week before).
 SELECT 'onset' AS what, rfc3339(o.at) AS at, o.hits AS window_count, round(o.expected, 1) AS expected, NULL AS source, NULL AS line

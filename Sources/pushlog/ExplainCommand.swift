@@ -130,8 +130,9 @@ struct Account {
         }
         let metric = text(cell(summary, "metric"))
         let counted = ["errors": "errors", "gone": "410s", "volume": "responses", "throttled": "429s", "latency": "slow responses"][metric] ?? metric
-        var s = "\(metric) from \(text(cell(summary, "since"))) to \(text(cell(summary, "until")))"
-        s += ", against \(text(cell(summary, "baseline_since"))) to \(text(cell(summary, "baseline_until")))\n"
+        var s = "\(metric) from \(text(cell(summary, "since"))) to \(text(cell(summary, "until")))\n"
+        s += "  against \(text(cell(summary, "baseline_since"))) to \(text(cell(summary, "baseline_until")))"
+        s += " (\(text(cell(summary, "baseline"))))\n"
         let rates = metric == "volume" ? "" : " in \(text(cell(summary, "window_records"))) (\(percent(cell(summary, "window_rate"))))"
         let baseRates = metric == "volume" ? "" : " in \(text(cell(summary, "baseline_records"))) (\(percent(cell(summary, "baseline_rate"))))"
         s += "  \(text(cell(summary, "window_count"))) \(counted)\(rates); baseline \(text(cell(summary, "baseline_count")))\(baseRates)"
@@ -142,7 +143,7 @@ struct Account {
         for row in 0..<(onset?.rows.count ?? 0) where text(cell(onset, "what", row)) == "last record" {
             s += "  Stopped: \(text(cell(onset, "source", row))), last record \(text(cell(onset, "at", row))) line \(text(cell(onset, "line", row)))\n"
         }
-        if case .text(let command) = cell(summary, "over_time") { s += "  Over time: \(command)\n" }
+        if case .text(let command) = cell(summary, "over_time") { s += "  Over time:\n" + Account.command(command, indent: "    ") }
         if let segments = doc.section("segments"), !segments.rows.isEmpty {
             s += "\nWhere the change is (share of the change, lift = rate now / rate before):\n"
             var t = ResultTable(name: "segments", columns: ["segment", "now", "before", "share", "lift"])
@@ -164,11 +165,47 @@ struct Account {
         if let first = doc.section("first_records"), !first.rows.isEmpty {
             s += "\nFirst records of the top segment:\n"
             for r in 0..<first.rows.count {
-                let source = text(cell(first, "source", r)).split(separator: "/").suffix(2).joined(separator: "/")
+                let source = text(cell(first, "source", r)).split(separator: "/").last.map(String.init) ?? ""
                 s += "  \(text(cell(first, "time", r)))  \(source):\(text(cell(first, "line", r)))  \(text(cell(first, "status", r))) \(text(cell(first, "reason", r)))\n"
-                s += "    \(text(cell(first, "trace", r)))\n"
+                s += Account.command(text(cell(first, "trace", r)), indent: "    ")
             }
         }
-        return s
+        return s.split(separator: "\n", omittingEmptySubsequences: false).map { Account.wrapped(String($0)) }.joined(separator: "\n")
+    }
+
+    static let width = 80
+
+    /// A line cut at spaces to the width, the rest indented under its start (a word longer than
+    /// the width stays whole).
+    static func wrapped(_ line: String) -> String {
+        guard line.count > width else { return line }
+        let indent = String(line.prefix { $0 == " " }) + "  "
+        var out = "", current = ""
+        for word in line.split(separator: " ", omittingEmptySubsequences: true) {
+            let start = current.isEmpty ? (out.isEmpty ? String(line.prefix { $0 == " " }) : indent) : current + " "
+            if !current.isEmpty && (start + word).count > width {
+                out += current + "\n"
+                current = indent + word
+            } else {
+                current = start + word
+            }
+        }
+        return out + current
+    }
+
+    /// A command to paste, cut before its options with shell continuations to fit the width.
+    static func command(_ command: String, indent: String) -> String {
+        var lines: [String] = []
+        var current = indent
+        for part in command.components(separatedBy: " --") {
+            let piece = current == indent ? part : "--" + part
+            if current != indent && (current + " " + piece).count > width - 2 {
+                lines.append(current + " \\")
+                current = indent + "  " + piece
+            } else {
+                current += (current == indent ? "" : " ") + piece
+            }
+        }
+        return (lines + [current]).joined(separator: "\n") + "\n"
     }
 }

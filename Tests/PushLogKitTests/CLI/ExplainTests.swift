@@ -168,7 +168,7 @@ final class ExplainTests: XCTestCase {
         let stopped = (s["onset"] as? [[String: Any]] ?? []).filter { $0["what"] as? String == "last record" }
         XCTAssertEqual(stopped.count, 1)
         XCTAssertTrue((stopped.first?["source"] as? String ?? "").hasSuffix("host-b.ndjson"))
-        if let last = (stopped.first?["at"] as? String).flatMap(TimeArgument.parse) {
+        if let last = (stopped.first?["at"] as? String).flatMap({ TimeArgument.parse($0) }) {
             XCTAssertLessThan(last, ExplainTests.incidentAt)
             XCTAssertGreaterThan(last, ExplainTests.incidentAt - 120_000)
         } else {
