@@ -267,14 +267,17 @@ FROM figures f;
 
 -- section: segments
 -- The values (size 1) and pairs of values (size 2) of the ranked dimensions that carry the
--- change, by score; a pair is listed only when it scores above both of its values alone (one
--- alone does not explain it). At most :limit singles and :limit pairs.
+-- change, by score, from 0.05 up: a value whose share of the change is about its share of the
+-- responses is not where the change is, only where the traffic is. A pair is listed only when
+-- it scores 0.05 above both of its values alone (one alone does not explain it). At most
+-- :limit singles and :limit pairs.
 WITH singles AS (
-  SELECT * FROM explain_segments WHERE size = 1 AND contribution > 0 ORDER BY contribution - traffic_share DESC, segment LIMIT :limit
+  SELECT * FROM explain_segments WHERE size = 1 AND contribution - traffic_share >= 0.05
+  ORDER BY contribution - traffic_share DESC, segment LIMIT :limit
 ), pairs AS (
   SELECT p.* FROM explain_segments p
-  WHERE p.size = 2 AND p.contribution > 0
-    AND p.contribution - p.traffic_share > (SELECT max(s.contribution - s.traffic_share) FROM explain_segments s
+  WHERE p.size = 2 AND p.contribution - p.traffic_share >= 0.05
+    AND p.contribution - p.traffic_share > 0.05 + (SELECT max(s.contribution - s.traffic_share) FROM explain_segments s
                                              WHERE s.size = 1 AND ((s.d1 = p.d1 AND s.v1 IS p.v1) OR (s.d1 = p.d2 AND s.v1 IS p.v2)))
   ORDER BY p.contribution - p.traffic_share DESC, p.segment LIMIT :limit
 )

@@ -24,7 +24,9 @@ enum ExplainCommand: Command {
             .value(
                 "--metric", placeholder: "M", help: "errors (default), gone (410), volume (responses), throttled (429),",
                 "latency (slower than the baseline's 95th percentile)"),
-            .value("--format", placeholder: "FMT", help: "the sections as table, csv, tsv, json, ndjson, markdown, html", "(default: a short account)"),
+            .value(
+                "--format", placeholder: "FMT", help: "the sections as table, csv, tsv, json, ndjson, markdown, html",
+                "(default: a short account)"),
             .value("-o", placeholder: "FILE", help: "write to FILE (format from its extension)"),
             .flag("--reveal-tokens", help: "show device tokens in full"),
         ],
@@ -129,23 +131,30 @@ struct Account {
             return "n/a"
         }
         let metric = text(cell(summary, "metric"))
-        let counted = ["errors": "errors", "gone": "410s", "volume": "responses", "throttled": "429s", "latency": "slow responses"][metric] ?? metric
+        let counted =
+            ["errors": "errors", "gone": "410s", "volume": "responses", "throttled": "429s", "latency": "slow responses"][metric] ?? metric
         var s = "\(metric) from \(text(cell(summary, "since"))) to \(text(cell(summary, "until")))\n"
         s += "  against \(text(cell(summary, "baseline_since"))) to \(text(cell(summary, "baseline_until")))"
         s += " (\(text(cell(summary, "baseline"))))\n"
         let rates = metric == "volume" ? "" : " in \(text(cell(summary, "window_records"))) (\(percent(cell(summary, "window_rate"))))"
-        let baseRates = metric == "volume" ? "" : " in \(text(cell(summary, "baseline_records"))) (\(percent(cell(summary, "baseline_rate"))))"
+        let baseRates =
+            metric == "volume" ? "" : " in \(text(cell(summary, "baseline_records"))) (\(percent(cell(summary, "baseline_rate"))))"
         s += "  \(text(cell(summary, "window_count"))) \(counted)\(rates); baseline \(text(cell(summary, "baseline_count")))\(baseRates)"
         s += ": \(text(cell(summary, "verdict")))\n"
         if case .text(let headline) = cell(summary, "headline") { s += "  \(headline)\n" }
-        if case .text(let onset) = cell(summary, "onset") { s += "  Onset: the bucket from \(onset)\n" } else { s += "  Onset: no bucket left the baseline\n" }
+        if case .text(let onset) = cell(summary, "onset") {
+            s += "  Onset: the bucket from \(onset)\n"
+        } else {
+            s += "  Onset: no bucket left the baseline\n"
+        }
         let onset = doc.section("onset")
         for row in 0..<(onset?.rows.count ?? 0) where text(cell(onset, "what", row)) == "last record" {
-            s += "  Stopped: \(text(cell(onset, "source", row))), last record \(text(cell(onset, "at", row))) line \(text(cell(onset, "line", row)))\n"
+            s +=
+                "  Stopped: \(text(cell(onset, "source", row))), last record \(text(cell(onset, "at", row))) line \(text(cell(onset, "line", row)))\n"
         }
         if case .text(let command) = cell(summary, "over_time") { s += "  Over time:\n" + Account.command(command, indent: "    ") }
         if let segments = doc.section("segments"), !segments.rows.isEmpty {
-            s += "\nWhere the change is (share of the change, lift = rate now / rate before):\n"
+            s += "\nWhere the change is (share of the change; lift: rate now / rate before):\n"
             var t = ResultTable(name: "segments", columns: ["segment", "now", "before", "share", "lift"])
             for r in 0..<min(segments.rows.count, 10) {
                 let lift = cell(segments, "lift", r)
@@ -166,7 +175,8 @@ struct Account {
             s += "\nFirst records of the top segment:\n"
             for r in 0..<first.rows.count {
                 let source = text(cell(first, "source", r)).split(separator: "/").last.map(String.init) ?? ""
-                s += "  \(text(cell(first, "time", r)))  \(source):\(text(cell(first, "line", r)))  \(text(cell(first, "status", r))) \(text(cell(first, "reason", r)))\n"
+                s += "  \(text(cell(first, "time", r)))  \(text(cell(first, "status", r))) \(text(cell(first, "reason", r)))\n"
+                s += "    \(source):\(text(cell(first, "line", r)))\n"
                 s += Account.command(text(cell(first, "trace", r)), indent: "    ")
             }
         }

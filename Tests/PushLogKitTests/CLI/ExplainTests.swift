@@ -39,7 +39,9 @@ final class ExplainTests: XCTestCase {
                     "{\"time\":\"\(time(t))\",\"event\":\"register\",\"token\":\"\(tok)\",\"device\":\"d\(device)\",\"user\":\"u\(device)\",\"env\":\"\(env)\",\"app_version\":\"\(version)\",\"topic\":\"\(topics[device % 2])\"}"
                 ))
         }
-        for d in 0..<devices { register(start - 86_400_000 + Int64(d) * 1000, device: d, token: token(d), env: "production", version: versions[d % 3]) }
+        for d in 0..<devices {
+            register(start - 86_400_000 + Int64(d) * 1000, device: d, token: token(d), env: "production", version: versions[d % 3])
+        }
         // The release: a sandbox build (new tokens, registered as sandbox) or 5.4.0 (same tokens).
         let released = { (d: Int) in d % 5 == 0 }
         if incident == .sandboxBuild {
@@ -106,8 +108,10 @@ final class ExplainTests: XCTestCase {
         let ingest = try Run.pushlog(["--db", db, "ingest", dir.path])
         XCTAssertEqual(ingest.status, 0, ingest.stderr)
         let run = try Run.pushlog(
-            ["--db", db, "explain", "--since", TimeFormat.rfc3339(ms: ExplainTests.windowStart), "--until",
-             TimeFormat.rfc3339(ms: ExplainTests.windowEnd), "--format", "json"] + options)
+            [
+                "--db", db, "explain", "--since", TimeFormat.rfc3339(ms: ExplainTests.windowStart), "--until",
+                TimeFormat.rfc3339(ms: ExplainTests.windowEnd), "--format", "json",
+            ] + options)
         let json = (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any] ?? [:]
         return (run, json["sections"] as? [String: Any] ?? [:])
     }
