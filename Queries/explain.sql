@@ -17,7 +17,7 @@
 -- column: score number  Share of the change less share of the responses
 -- column: expected number
 -- column: time,baseline_since,baseline_until,since,until time
--- materialize: explain_records, explain_long, explain_singles, explain_pairs, explain_top
+-- materialize: explain_records, explain_long, explain_singles, explain_pairs, explain_what, explain_top
 
 -- common:
 -- The window [since, until) and its baseline of the same length (so counts compare without
@@ -82,7 +82,7 @@ explain_long AS (
          CASE d.dimension WHEN 'reason' THEN r.reason WHEN 'status' THEN r.status WHEN 'topic' THEN r.topic
                           WHEN 'env' THEN r.env WHEN 'push_type' THEN r.push_type WHEN 'priority' THEN r.priority
                           WHEN 'app_version' THEN r.app_version WHEN 'source' THEN r.source ELSE r.token_age END AS value,
-         r.in_window, r.hit, r.counted
+         r.in_window, r.hit, r.counted, r.reason
   FROM explain_records r CROSS JOIN explain_dimensions d
 ),
 explain_totals AS (
@@ -148,27 +148,53 @@ explain_segments AS (
     FROM explain_pairs p
   ) x CROSS JOIN explain_totals t
 ),
--- The top segment: the reason that carries most of the change (the "what"; none for volume and
--- latency), on the segment of where-dimensions (one or a pair) with the highest score (the
--- "where"), when that score is at least 0.2: below it the change is spread over the traffic
--- (an expired key fails every send) and naming a value would be noise. Rows (dimension,
--- value); a NULL value matches a record that lacks the dimension.
+-- The top segment: what and where. What: the reason that carries most of the change (none for
+-- volume and latency). Where: among the records the metric counts of that reason (all of them
+-- without one), the where-value or pair whose share of that reason's change (at most 1) exceeds
+-- its share of the window's responses the most, when by at least 0.2: below it the change is spread
+-- over the traffic (an expired key fails every send) and naming a value would be noise. Rows
+-- (dimension, value); a NULL value matches a record that lacks the dimension.
+explain_what AS (
+  SELECT v1 AS value FROM explain_segments
+  WHERE dimension = 'reason' AND :metric NOT IN ('volume', 'latency') AND contribution > 0
+  ORDER BY contribution DESC, w_hits DESC, value LIMIT 1
+),
+explain_where_dimensions AS (
+  SELECT dimension FROM explain_status WHERE status = 'ranked' AND outcome = 0
+),
+explain_what_hits AS (
+  SELECT l.id, l.dimension, l.ord, l.value, l.in_window FROM explain_long l
+  WHERE l.hit = 1 AND l.dimension IN (SELECT dimension FROM explain_where_dimensions)
+    AND (NOT EXISTS (SELECT 1 FROM explain_what) OR l.reason = (SELECT value FROM explain_what))
+),
+explain_where AS (
+  SELECT w.*, min(1.0 * (w.w_hits - w.b_hits) / nullif(c.change, 0), 1) - 1.0 * g.w_records / nullif(t.w_records, 0) AS where_score
+  FROM (
+    SELECT 1 AS size, a.dimension AS d1, a.value AS v1, NULL AS d2, NULL AS v2, a.dimension || '=' || coalesce(a.value, '(none)') AS segment,
+           sum(a.in_window) AS w_hits, sum(1 - a.in_window) AS b_hits
+    FROM explain_what_hits a GROUP BY a.dimension, a.value
+    UNION ALL
+    SELECT 2, a.dimension, a.value, b.dimension, b.value,
+           a.dimension || '=' || coalesce(a.value, '(none)') || ', ' || b.dimension || '=' || coalesce(b.value, '(none)'),
+           sum(a.in_window), sum(1 - a.in_window)
+    FROM explain_what_hits a JOIN explain_what_hits b ON b.id = a.id AND b.ord > a.ord
+    GROUP BY a.dimension, a.value, b.dimension, b.value
+  ) w
+  CROSS JOIN (SELECT sum(in_window) - sum(1 - in_window) AS change FROM explain_what_hits
+              WHERE dimension = (SELECT min(dimension) FROM explain_where_dimensions)) c
+  CROSS JOIN explain_totals t
+  JOIN explain_segments g ON g.d1 = w.d1 AND g.v1 IS w.v1 AND g.d2 IS w.d2 AND g.v2 IS w.v2
+),
 explain_top AS (
-  SELECT * FROM (
-    SELECT d1 AS dimension, v1 AS value FROM explain_segments
-    WHERE dimension = 'reason' AND :metric NOT IN ('volume', 'latency') AND contribution > 0
-    ORDER BY contribution DESC, w_hits DESC, value LIMIT 1
-  )
+  SELECT 'reason' AS dimension, value FROM explain_what
   UNION ALL
   SELECT dimension, value FROM (
     SELECT w.d1 AS dimension, w.v1 AS value, w.size FROM (
-      SELECT * FROM explain_segments WHERE outcome = 0 AND contribution > 0 AND contribution - traffic_share >= 0.2
-      ORDER BY contribution - traffic_share DESC, size, segment LIMIT 1
+      SELECT * FROM explain_where WHERE where_score >= 0.2 ORDER BY where_score DESC, size, segment LIMIT 1
     ) w
     UNION ALL
     SELECT w.d2, w.v2, w.size FROM (
-      SELECT * FROM explain_segments WHERE outcome = 0 AND contribution > 0 AND contribution - traffic_share >= 0.2
-      ORDER BY contribution - traffic_share DESC, size, segment LIMIT 1
+      SELECT * FROM explain_where WHERE where_score >= 0.2 ORDER BY where_score DESC, size, segment LIMIT 1
     ) w WHERE w.size = 2
   )
 ),
@@ -177,8 +203,16 @@ explain_top_records AS (
   SELECT l.id FROM explain_long l JOIN explain_top t ON t.dimension = l.dimension AND t.value IS l.value
   GROUP BY l.id HAVING count(*) = (SELECT count(*) FROM explain_top)
 ),
--- The window's buckets of `step`, each with its hits and records, and what the baseline's rate
--- expects there (volume: the baseline's count spread evenly over the buckets).
+-- The window's buckets of `step`, each with the hits of the top segment (of all records when
+-- there is none) and all records, and what the baseline expects there: the segment's baseline
+-- hits per baseline record times the bucket's records (volume: the segment's baseline count
+-- spread evenly over the buckets). The onset is the top segment's: what the other values do
+-- meanwhile (an hour's mix of background pushes) does not move it.
+explain_onset_hits AS (
+  SELECT r.in_window, r.time_ms, r.hit, r.counted,
+         CASE WHEN NOT EXISTS (SELECT 1 FROM explain_top) OR r.id IN (SELECT id FROM explain_top_records) THEN r.hit ELSE 0 END AS onset_hit
+  FROM explain_records r
+),
 explain_buckets(at) AS (
   SELECT w_lo FROM explain_periods WHERE w_lo < w_hi
   UNION ALL
@@ -186,11 +220,12 @@ explain_buckets(at) AS (
 ),
 explain_bucket_counts AS (
   SELECT b.at, coalesce(h.hits, 0) AS hits, coalesce(h.records, 0) AS records,
-         CASE WHEN :metric = 'volume' THEN 1.0 * t.b_hits * (min(b.at + p.step, p.w_hi) - b.at) / (p.w_hi - p.w_lo)
-              ELSE coalesce(h.records, 0) * 1.0 * t.b_hits / nullif(t.b_records, 0) END AS expected
+         CASE WHEN :metric = 'volume' THEN 1.0 * o.b_hits * (min(b.at + p.step, p.w_hi) - b.at) / (p.w_hi - p.w_lo)
+              ELSE coalesce(h.records, 0) * 1.0 * o.b_hits / nullif(t.b_records, 0) END AS expected
   FROM explain_buckets b CROSS JOIN explain_periods p CROSS JOIN explain_totals t
-       LEFT JOIN (SELECT q.w_lo + (r.time_ms - q.w_lo) / q.step * q.step AS at, sum(r.hit) AS hits, sum(r.counted) AS records
-                  FROM explain_records r CROSS JOIN explain_periods q WHERE r.in_window = 1 GROUP BY 1) h ON h.at = b.at
+       CROSS JOIN (SELECT coalesce(sum(onset_hit), 0) AS b_hits FROM explain_onset_hits WHERE in_window = 0) o
+       LEFT JOIN (SELECT q.w_lo + (r.time_ms - q.w_lo) / q.step * q.step AS at, sum(r.onset_hit) AS hits, sum(r.counted) AS records
+                  FROM explain_onset_hits r CROSS JOIN explain_periods q WHERE r.in_window = 1 GROUP BY 1) h ON h.at = b.at
 ),
 -- Whether the metric moved beyond chance (a Poisson count: three standard deviations, and at
 -- least 5): up or down, or 0 for no clear change.
@@ -202,19 +237,19 @@ explain_direction AS (
         FROM explain_totals t) x
 ),
 -- The onset: the stretch of buckets whose excess over what the baseline expects (in the change's
--- direction) adds up to the most, each bucket's excess less an allowance (half a record and a
--- twentieth of what it expects) so that a lone noisy bucket before the change does not join the
--- stretch; its first bucket above the baseline, when the stretch's excess is clear (at least 5,
--- and three standard deviations of what it expects).
+-- direction) adds up to the most, each bucket's excess less an allowance so that noise before
+-- the change does not join the stretch (a cumulative-sum change point): half a record and a
+-- twentieth of what the bucket expects, or half the window's mean excess per bucket if more; its first bucket above the baseline, when the stretch's excess is clear (at least 5,
+-- and three standard deviations of what it expects) and so is the change (no onset of noise).
 explain_excess AS (
   SELECT c.at, c.hits, coalesce(c.expected, 0) AS expected,
          (CASE WHEN d.clear <> 0 THEN d.clear WHEN t.w_hits >= t.b_hits THEN 1 ELSE -1 END) * (c.hits - coalesce(c.expected, 0)) AS gap
   FROM explain_bucket_counts c, explain_direction d, explain_totals t
 ),
 explain_cusum AS (
-  SELECT x.*, x.gap - 0.5 - x.expected / 20.0 AS step_gain,
-         sum(x.gap - 0.5 - x.expected / 20.0) OVER (ORDER BY x.at ROWS UNBOUNDED PRECEDING) AS gain
-  FROM explain_excess x
+  SELECT x.*, x.gap - x.allowance AS step_gain, sum(x.gap - x.allowance) OVER (ORDER BY x.at ROWS UNBOUNDED PRECEDING) AS gain
+  FROM (SELECT e.*, max(0.5 + e.expected / 20.0, (SELECT 0.5 * sum(y.gap) / count(*) FROM explain_excess y)) AS allowance
+        FROM explain_excess e) x
 ),
 explain_stretch AS (
   SELECT b.start, b.finish,
@@ -226,6 +261,7 @@ explain_stretch AS (
 explain_onset AS (
   SELECT x.at, x.hits, x.expected FROM explain_excess x, explain_stretch s
   WHERE x.at >= s.start AND x.at <= s.finish AND x.gap > 0 AND s.gap >= 5 AND s.gap * s.gap >= 9 * max(s.expected, 1)
+    AND (SELECT clear FROM explain_direction) <> 0
   ORDER BY x.at LIMIT 1
 )
 
@@ -272,21 +308,21 @@ FROM figures f;
 -- it scores 0.05 above both of its values alone (one alone does not explain it). At most
 -- :limit singles and :limit pairs.
 WITH singles AS (
-  SELECT * FROM explain_segments WHERE size = 1 AND contribution - traffic_share >= 0.05
-  ORDER BY contribution - traffic_share DESC, segment LIMIT :limit
+  SELECT * FROM explain_segments WHERE size = 1 AND min(contribution, 1) - traffic_share >= 0.05
+  ORDER BY min(contribution, 1) - traffic_share DESC, segment LIMIT :limit
 ), pairs AS (
   SELECT p.* FROM explain_segments p
-  WHERE p.size = 2 AND p.contribution - p.traffic_share >= 0.05
-    AND p.contribution - p.traffic_share > 0.05 + (SELECT max(s.contribution - s.traffic_share) FROM explain_segments s
+  WHERE p.size = 2 AND min(p.contribution, 1) - p.traffic_share >= 0.05
+    AND min(p.contribution, 1) - p.traffic_share > 0.05 + (SELECT max(min(s.contribution, 1) - s.traffic_share) FROM explain_segments s
                                              WHERE s.size = 1 AND ((s.d1 = p.d1 AND s.v1 IS p.v1) OR (s.d1 = p.d2 AND s.v1 IS p.v2)))
-  ORDER BY p.contribution - p.traffic_share DESC, p.segment LIMIT :limit
+  ORDER BY min(p.contribution, 1) - p.traffic_share DESC, p.segment LIMIT :limit
 )
 SELECT segment, dimension, value, w_hits AS window_count, b_hits AS baseline_count, change,
        round(contribution, 6) AS contribution, round(lift, 3) AS lift,
        round(window_rate, 6) AS window_rate, round(baseline_rate, 6) AS baseline_rate,
-       round(contribution - traffic_share, 6) AS score
+       round(min(contribution, 1) - traffic_share, 6) AS score
 FROM (SELECT * FROM singles UNION ALL SELECT * FROM pairs)
-ORDER BY contribution - traffic_share DESC, size, segment;
+ORDER BY min(contribution, 1) - traffic_share DESC, size, segment;
 
 -- section: dimensions
 -- Every dimension pushlog knows, and whether it was ranked: the ones the logs do not carry are

@@ -143,7 +143,7 @@ struct Account {
         s += ": \(text(cell(summary, "verdict")))\n"
         if case .text(let headline) = cell(summary, "headline") { s += "  \(headline)\n" }
         if case .text(let onset) = cell(summary, "onset") {
-            s += "  Onset: the bucket from \(onset)\n"
+            s += "  Onset of the top segment: the bucket from \(onset)\n"
         } else {
             s += "  Onset: no bucket left the baseline\n"
         }
