@@ -22,12 +22,16 @@
 -- common:
 -- The window [since, until) and its baseline of the same length (so counts compare without
 -- scaling): just before it, or a week earlier. step: the onset's bucket, a minute for windows
--- of an hour or less, else 5 minutes.
+-- of an hour or less, 5 minutes up to a day, an hour up to two weeks, else a day.
 explain_periods AS (
   SELECT :since AS w_lo, :until AS w_hi,
          CASE WHEN :baseline = 'week' THEN :since - 604800000 ELSE 2 * :since - :until END AS b_lo,
          CASE WHEN :baseline = 'week' THEN :until - 604800000 ELSE :since END AS b_hi,
-         CASE WHEN :until - :since <= 3600000 THEN 60000 ELSE 300000 END AS step
+         CASE WHEN :until - :since <= 3600000 THEN 60000 WHEN :until - :since <= 86400000 THEN 300000
+              WHEN :until - :since <= 1209600000 THEN 3600000 ELSE 86400000 END AS step
+  -- No row (nothing to explain) without both ends or for a window over 92 days: an open end
+  -- binds the far past or future, and a window is cut in at most 92 daily buckets.
+  WHERE :since < :until AND :until - :since <= 7948800000
 ),
 -- The latency metric counts responses slower than the baseline's 95th percentile.
 explain_latency_cut AS (
@@ -251,12 +255,18 @@ explain_cusum AS (
   FROM (SELECT e.*, max(0.5 + e.expected / 20.0, (SELECT 0.5 * sum(y.gap) / count(*) FROM explain_excess y)) AS allowance
         FROM explain_excess e) x
 ),
+-- A stretch ends where the gain since the lowest point before it is the largest; it starts after
+-- that lowest point (the latest bucket whose gain before it is that low). Window functions, so
+-- a long window's buckets are read a few times, never pair by pair.
+explain_lowest AS (
+  SELECT c.*, min(c.gain - c.step_gain) OVER (ORDER BY c.at ROWS UNBOUNDED PRECEDING) AS lowest FROM explain_cusum c
+),
 explain_stretch AS (
   SELECT b.start, b.finish,
          (SELECT sum(y.gap) FROM explain_excess y WHERE y.at >= b.start AND y.at <= b.finish) AS gap,
          (SELECT sum(y.expected) FROM explain_excess y WHERE y.at >= b.start AND y.at <= b.finish) AS expected
-  FROM (SELECT s.at AS start, x.at AS finish FROM explain_cusum x JOIN explain_cusum s ON s.at <= x.at
-        ORDER BY x.gain - (s.gain - s.step_gain) DESC, s.at DESC LIMIT 1) b
+  FROM (SELECT (SELECT max(s.at) FROM explain_lowest s WHERE s.at <= f.at AND s.gain - s.step_gain = f.lowest) AS start, f.at AS finish
+        FROM (SELECT * FROM explain_lowest ORDER BY gain - lowest DESC, at LIMIT 1) f) b
 ),
 explain_onset AS (
   SELECT x.at, x.hits, x.expected FROM explain_excess x, explain_stretch s

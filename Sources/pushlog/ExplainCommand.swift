@@ -53,6 +53,10 @@ enum ExplainCommand: Command {
             }
             if p.until == nil { p.until = now }
         }
+        // The report finds the onset in at most 92 daily buckets (and has no row beyond).
+        if let since = p.since, let until = p.until, until - since > 92 * 86_400_000 {
+            throw UsageError(message: "explain compares windows of up to 92 days", hint: "narrow --since/--until")
+        }
         for option in ["metric", "baseline"] {
             guard let text = args.value("--" + option), let param = def.parameter(option) else { continue }
             guard let value = param.bound(text) else {

@@ -233,6 +233,15 @@ final class ExplainTests: XCTestCase {
     }
 }
 
+extension ExplainTests {
+    /// Not on ClickHouse yet: said in one line before any server is asked, exit 2.
+    func testClickHouseSaysItDoesNotRunThere() throws {
+        let run = try Run.pushlog(["--clickhouse", "http://127.0.0.1:1/pushlog", "explain", "--at", "now"])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.hasPrefix("pushlog: explain does not run on ClickHouse yet\n"), run.stderr)
+    }
+}
+
 extension UUID {
     /// A UUID made from a number: the fixtures' apns-ids, the same on every run.
     init(seq: Int) {
