@@ -5,7 +5,7 @@ import PackageDescription
 /// formats, compiled into the binary (`.embedInCode`: the installed binary needs nothing beside
 /// it). A new file is added here and to BuiltInQueries (a report) or BuiltInDefinitions (a
 /// format); a test fails until both list it.
-let queries = ["churn", "env-mismatch", "errors", "gone", "hygiene", "opt-out", "reconcile", "silent", "weekly"]
+let queries = ["churn", "env-mismatch", "errors", "explain", "gone", "hygiene", "opt-out", "reconcile", "silent", "weekly"]
 let formats = [
     "aioapns", "apns2", "bark-server", "mattermost-push-proxy", "parse-server", "pushy", "rpush", "sygnal",
 ]

@@ -31,7 +31,7 @@ extension Command {
 }
 
 let commands: [Command.Type] = [
-    IngestCommand.self, ReportCommand.self, ReportsCommand.self, QueryCommand.self, TraceCommand.self,
+    IngestCommand.self, ReportCommand.self, ReportsCommand.self, ExplainCommand.self, QueryCommand.self, TraceCommand.self,
     SourcesCommand.self, RejectsCommand.self, PruneCommand.self, CheckCommand.self, DemoCommand.self, SchemaCommand.self,
     CompletionCommand.self,
     TokensCommand.self, MetricsCommand.self, FormatsCommand.self,
@@ -58,7 +58,7 @@ func mainHelp() -> String {
         """
     for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
     s += "\nExit status: 0 ok, 1 runtime failure, 2 usage error, 3 a --fail-if threshold breached,\n"
-    s += "4 a --fail-if over a range that holds no records.\n"
+    s += "4 a --fail-if over a range that holds no records, or explain with nothing to compare.\n"
     return s
 }
 

@@ -5,6 +5,7 @@ enum BuiltInQueries {
         "churn": PackageResources.churn_sql,
         "env-mismatch": PackageResources.env_mismatch_sql,
         "errors": PackageResources.errors_sql,
+        "explain": PackageResources.explain_sql,
         "gone": PackageResources.gone_sql,
         "hygiene": PackageResources.hygiene_sql,
         "opt-out": PackageResources.opt_out_sql,
