@@ -16,6 +16,7 @@
 -- column: lift number  Rate in the window over rate in the baseline
 -- column: score number  Share of the change less share of the responses
 -- column: expected number
+-- column: status text
 -- column: time,baseline_since,baseline_until,since,until time
 -- materialize: explain_records, explain_long, explain_singles, explain_pairs, explain_what, explain_top
 
