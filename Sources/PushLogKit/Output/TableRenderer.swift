@@ -39,19 +39,8 @@ enum TableRenderer {
     /// A note broken at spaces into lines of at most `width` (a terminal's), the later ones
     /// indented; a word longer than the width stays whole.
     static func wrapped(_ text: String, width: Int?) -> String {
-        guard let width, text.count > width else { return text }
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty && line.count + 1 + word.count > width {
-                lines.append(line)
-                line = "  " + word
-            } else {
-                line += (line.isEmpty ? "" : " ") + word
-            }
-        }
-        lines.append(line)
-        return lines.joined(separator: "\n")
+        guard let width else { return text }
+        return wrap(text, width: width, indent: "  ").joined(separator: "\n")
     }
 
     static func renderTable(_ t: ResultTable, width: Int? = nil, color: Bool = false) -> String {
@@ -134,14 +123,15 @@ enum TableRenderer {
         return out
     }
 
-    /// Text broken at spaces into lines of at most `width` (a word longer than that stays whole).
-    static func wrap(_ s: String, width: Int) -> [String] {
+    /// Text broken at spaces into lines of at most `width`, each after the first starting with
+    /// `indent` (a word longer than that stays whole).
+    static func wrap(_ s: String, width: Int, indent: String = "") -> [String] {
         guard s.count > width else { return [s] }
         var lines: [String] = [], line = ""
         for word in s.split(separator: " ", omittingEmptySubsequences: false) {
             if !line.isEmpty && line.count + 1 + word.count > width {
                 lines.append(line)
-                line = String(word)
+                line = indent + word
             } else {
                 line += (line.isEmpty ? "" : " ") + word
             }
