@@ -66,15 +66,17 @@ enum ReportCommand: Command {
     }
 
     static func request(_ argv: [String]) throws -> Request {
-        // A report's own parameters are options of that report: known once its header is read.
-        let ownOptions = ownOptions(argv)
+        // A report's own parameters are options of that report: known once its header is read,
+        // so the catalog is read before the options are parsed.
+        let (named, queries) = reportAndQueries(argv)
+        let catalog = try QueryCatalog(userDirectory: queries ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
+        let ownOptions = named.flatMap { catalog.report($0) }?.ownParams.map { "--" + $0.name } ?? []
         let args = try Arguments(argv, command: name, valued: optionTable.valued + ownOptions, boolean: optionTable.boolean)
         guard let reportName = args.positionals.first else {
             throw UsageError(message: "report needs a NAME", hint: "pushlog reports  (lists them), e.g. pushlog report gone")
         }
         try args.allowPositionals(1, command: "report \(reportName)", timeOption: "--since")
         let out = try OutputTarget(args)
-        let catalog = try QueryCatalog(userDirectory: args.value("--queries") ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"])
         guard let def = catalog.report(reportName) else {
             let guess = Arguments.closest(reportName, catalog.reports.map(\.name))
             throw UsageError(
@@ -282,17 +284,6 @@ enum ReportCommand: Command {
             if let allowed = p.type.allowed { s += String(repeating: " ", count: 21) + "one of: " + allowed.joined(separator: ", ") + "\n" }
         }
         return s
-    }
-
-    /// `--NAME` for each parameter of the report's own that `argv` names (none when the report
-    /// cannot be found yet: the parse then says what is wrong).
-    static func ownOptions(_ argv: [String]) -> [String] {
-        let (name, queries) = reportAndQueries(argv)
-        guard let name,
-            let catalog = try? QueryCatalog(userDirectory: queries ?? ProcessInfo.processInfo.environment["PUSHLOG_QUERIES"]),
-            let def = catalog.report(name)
-        else { return [] }
-        return def.ownParams.map { "--" + $0.name }
     }
 
     /// Each own parameter given, checked against its declared type and bound as that type.
