@@ -24,9 +24,20 @@ public final class EngineReportRunner {
         }
         let skipBuckets = ReportRunner.bucketsOnlyWithBy(def) && params.by == nil
         let values = bindings(def, own, params)
-        var sections = try engine.sections(
-            of: name, own.sections.filter { !(skipBuckets && $0.name == "by_bucket") }, parameters: values
-        ).map { def.describe($0) }
+        // The coverage of what the columns need goes out with the sections, not after them: on a
+        // server it is one more round trip and scan, which then adds no wait to the report.
+        let wantsNeeds = def.columns.values.contains { !$0.needs.isEmpty }
+        let got = SectionsAndNeeds()
+        ServerWaits.run(wantsNeeds ? 2 : 1, width: 2) { i in
+            if i == 0 {
+                got.tables = Result {
+                    try engine.sections(of: name, own.sections.filter { !(skipBuckets && $0.name == "by_bucket") }, parameters: values)
+                }
+            } else {
+                got.coverage = Result { try needs(params) }
+            }
+        }
+        var sections = try got.tables!.get().map { def.describe($0) }
         if let unit = TimeUnit(rawValue: params.by ?? def.paramDefaults["by"] ?? ""), def.byValues != nil,
             sections.contains(where: { $0.columns.first == "bucket" }), let (lo, hi) = try engine.dataSpan()
         {
@@ -38,8 +49,14 @@ public final class EngineReportRunner {
             }
         }
         var doc = ResultDocument(report: def.name, title: def.title, params: params.shown(for: def), sections: sections)
-        if NeedCoverage.matters(doc) { try needs(params).apply(to: &doc) }
+        if NeedCoverage.matters(doc) { try (got.coverage?.get() ?? needs(params)).apply(to: &doc) }
         return doc
+    }
+
+    /// What the two requests of `run` gave: each slot written by one thread, read once both ended.
+    private final class SectionsAndNeeds: @unchecked Sendable {
+        var tables: Result<[ResultTable], Error>?
+        var coverage: Result<NeedCoverage, Error>?
     }
 
     /// What the records of `p`'s range carry of what figures need, as the engine measures it.
