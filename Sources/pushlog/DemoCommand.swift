@@ -5,7 +5,7 @@ import PushLogKit
 enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "Write a realistic sample log set, ingest it and print the weekly report."
-    static let usage = "pushlog demo [DIR] [--devices N] [--weeks N] [--seed N] [--format FMT] [-o FILE]"
+    static let usage = "pushlog demo [DIR] [--devices N] [--weeks N] [--end TIME] [--seed N] [--format FMT] [-o FILE]"
     static let optionTable = OptionTable(
         [
             .positional(
@@ -13,7 +13,10 @@ enum DemoCommand: Command {
                 "unless --db or $PUSHLOG_DB names one"),
             .value("--devices", placeholder: "N", help: "simulated devices (default 2000; the benchmark uses 20000)"),
             .value("--weeks", placeholder: "N", help: "weeks of logs (default 6, at least 2)"),
-            .value("--seed", placeholder: "N", help: "random seed (default 42): the same seed writes the same logs"),
+            .value(
+                "--end", placeholder: "TIME",
+                help: "where the logs stop (default now, so the last day is today): the same --seed and --end write the same logs"),
+            .value("--seed", placeholder: "N", help: "random seed (default 42)"),
             .value("--gzip-level", placeholder: "N", help: "gzip level of the written logs (default 6)"),
             .flag("--no-report", help: "write and ingest only"),
             .value("--format", placeholder: "FMT", help: "format of the weekly report (default: table on a terminal, tsv otherwise)"),
@@ -22,7 +25,7 @@ enum DemoCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(
-            argv, command: name, valued: OutputTarget.valued + ["--devices", "--weeks", "--seed", "--gzip-level"],
+            argv, command: name, valued: OutputTarget.valued + ["--devices", "--weeks", "--end", "--seed", "--gzip-level"],
             boolean: OutputTarget.boolean + ["--no-report", "--quiet"])
         try args.allowPositionals(1, command: name)
         let out = try OutputTarget(args)
@@ -38,6 +41,8 @@ enum DemoCommand: Command {
             o.weeks = w
         }
         if let s = try args.int("--seed", command: name) { o.seed = UInt64(s) }
+        // The logs end now unless told otherwise, so relative ranges (`--since 7d`) find them.
+        o.end = try TimeRangeOptions.time(args, "--end") ?? Int64(Date().timeIntervalSince1970 * 1000)
         if let g = try args.int("--gzip-level", command: name) { o.gzipLevel = Int32(min(9, max(1, g))) }
         let dir = args.positionals.first ?? "pushlog-demo"
         // Only an explicit --db moves the demo's database: $PUSHLOG_DB is usually the real one.
@@ -73,6 +78,7 @@ enum DemoCommand: Command {
                 next: \(me) --db \(dbPath) reports            (the catalog)
                       \(me) --db \(dbPath) report gone --by day
                       \(me) --db \(dbPath) report weekly --week \(result.lastWeek) -o weekly.html
+                      \(me) --db \(dbPath) explain --at \(result.incidentExplainAt)
                 """ + (install.map { "\n" + $0 } ?? ""))
         }
         return summary.failed ? 1 : 0

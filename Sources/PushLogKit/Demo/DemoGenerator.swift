@@ -5,8 +5,19 @@ public struct DemoOptions {
     public var devices = 2000
     public var weeks = 6
     public var seed: UInt64 = 42
-    /// Monday 00:00 UTC of the first week (fixed, so the corpus is the same on every machine).
-    var start: Int64 = TimeFormat.isoWeekStart(year: 2026, week: 41)
+    /// Where the logs stop (exclusive, ms): the last day is the one holding the moment before it,
+    /// and nothing is written at or after it. nil: the fixed corpus of `weeks` whole weeks from
+    /// Monday 2026-10-05, the same on every machine and every day (what the tests use).
+    public var end: Int64?
+    /// Midnight UTC of the first day.
+    var start: Int64 {
+        guard let end else { return DemoOptions.fixedStart }
+        return Int64((Double(end - 1) / Double(DemoGenerator.day)).rounded(.down)) * DemoGenerator.day
+            - Int64(weeks * 7 - 1) * DemoGenerator.day
+    }
+    /// Where the logs stop when `end` is nil.
+    var stop: Int64 { end ?? DemoOptions.fixedStart + Int64(weeks * 7) * DemoGenerator.day }
+    static let fixedStart = TimeFormat.isoWeekStart(year: 2026, week: 41)
     /// gzip level of the written files.
     public var gzipLevel: Int32 = 6
     public init() {}
@@ -15,9 +26,15 @@ public struct DemoOptions {
 /// What the generator wrote.
 public struct DemoResult {
     public var files: [String] = []
-    public var records = 0
+    /// Lines written; all but the cut ones are records.
+    public var lines = 0
+    /// Lines cut short, as by a process killed mid-write: each one a reject.
+    public var cutLines = 0
+    public var records: Int { lines - cutLines }
     public var lastWeek = ""
     public var incident = ""
+    /// A moment inside the incident, for `explain --at`.
+    public var incidentExplainAt = ""
 }
 
 /// Writes a realistic provider log set: devices and users over several weeks, with launches
@@ -43,10 +60,18 @@ public final class DemoGenerator {
         }
     }
 
-    /// The incident window: the last week's Tuesday 14:10–14:50 UTC, every send refused with ExpiredProviderToken.
-    var incidentStart: Int64 {
-        o.start + Int64(o.weeks - 1) * 7 * DemoGenerator.day + DemoGenerator.day + 14 * DemoGenerator.hour + 10 * 60_000
+    /// Monday 00:00 UTC of the last whole ISO week of the logs: the week the demo's weekly page
+    /// shows (a week still under way, as today's is, would compare a part with a whole).
+    var lastWholeWeek: Int64 {
+        let week = 7 * DemoGenerator.day
+        // 1970-01-05 was a Monday.
+        let monday = Int64((Double(o.stop - 4 * DemoGenerator.day) / Double(week)).rounded(.down)) * week + 4 * DemoGenerator.day
+        return monday - week
     }
+
+    /// The incident window: the last whole week's Tuesday 14:10–14:50 UTC, every send refused
+    /// with ExpiredProviderToken.
+    var incidentStart: Int64 { lastWholeWeek + DemoGenerator.day + 14 * DemoGenerator.hour + 10 * 60_000 }
     var incidentEnd: Int64 { incidentStart + 40 * 60_000 }
 
     /// Writes one provider file and one app file per day under `dir`.
@@ -65,6 +90,17 @@ public final class DemoGenerator {
                 simulate(&devices[i], dayStart: dayStart, rng: &r, provider: &provider, app: &app)
             }
             sloppySender(dayStart: dayStart, day: d, provider: &provider)
+            // Once a week a provider process dies mid-write: half a line, which pushlog rejects
+            // (and `pushlog rejects` shows) rather than guess.
+            if d % 7 == 3, !provider.isEmpty {
+                let (t, whole) = provider[provider.count / 2]
+                provider.append((t, String(whole.prefix(whole.count / 2))))
+                result.cutLines += 1
+            }
+            if dayStart + DemoGenerator.day > o.stop {
+                provider.removeAll { $0.0 >= o.stop }
+                app.removeAll { $0.0 >= o.stop }
+            }
             let label = TimeFormat.day(ms: dayStart)
             for (name, var lines) in [("provider/sends-\(label).ndjson.gz", provider), ("app/events-\(label).ndjson.gz", app)] {
                 lines.sort { $0.0 < $1.0 }
@@ -73,11 +109,12 @@ public final class DemoGenerator {
                 for (_, l) in lines { w.write(l); w.write("\n") }
                 w.finish()
                 result.files.append(path)
-                result.records += lines.count
+                result.lines += lines.count
             }
         }
-        result.lastWeek = TimeFormat.isoWeek(ms: o.start + Int64(o.weeks - 1) * 7 * DemoGenerator.day)
+        result.lastWeek = TimeFormat.isoWeek(ms: lastWholeWeek)
         result.incident = "\(TimeFormat.rfc3339(ms: incidentStart)) – \(TimeFormat.rfc3339(ms: incidentEnd))"
+        result.incidentExplainAt = TimeFormat.rfc3339(ms: incidentStart + 20 * 60_000)
         return result
     }
 

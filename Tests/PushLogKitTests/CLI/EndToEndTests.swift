@@ -269,14 +269,14 @@ final class EndToEndTests: XCTestCase {
     /// from, and each runs as printed, from the folder the demo ran in, with no terminal.
     func testDemoNextStepsRunAsPrinted() throws {
         let tmp = TempDir()
-        let demo = try Shell.run("cd \(tmp.path) && PATH=/usr/bin:/bin \(Fixtures.binary) demo d --devices 20 --weeks 2 > /dev/null")
+        let demo = try Shell.run("cd \(tmp.path) && PATH=/usr/bin:/bin \(Fixtures.binary) demo d --devices 100 --weeks 2 > /dev/null")
         XCTAssertEqual(demo.status, 0, demo.stderr)
         let steps = demo.stderr.split(separator: "\n").compactMap { line -> String? in
             let l = line.hasPrefix("next:") ? line.dropFirst(5) : line.hasPrefix("      ") ? line[...] : nil
             guard let l, let cmd = l.split(separator: "(").first?.trimmingCharacters(in: .whitespaces), !cmd.isEmpty else { return nil }
             return cmd
         }
-        XCTAssertEqual(steps.count, 3, demo.stderr)
+        XCTAssertEqual(steps.count, 4, demo.stderr)
         XCTAssertTrue(demo.stderr.contains("scripts/install.sh"), demo.stderr)
         for step in steps {
             XCTAssertFalse(step.hasPrefix("pushlog "), "pushlog is not on this PATH: \(step)")

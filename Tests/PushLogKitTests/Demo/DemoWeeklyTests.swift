@@ -11,7 +11,8 @@ final class DemoWeeklyTests: XCTestCase {
         let result = try DemoGenerator(o).write(to: tmp.path + "/logs")
         let dbPath = tmp.file("demo.db")
         let s = try ingest([tmp.path + "/logs"], db: dbPath)
-        XCTAssertEqual(s.rejects, 0)
+        XCTAssertEqual(s.rejects, result.cutLines)
+        XCTAssertEqual(result.cutLines, o.weeks)
         XCTAssertEqual(s.totalRecords, result.records)
         // Deterministic: the same seed writes the same records.
         let again = try DemoGenerator(o).write(to: tmp.path + "/logs2")
