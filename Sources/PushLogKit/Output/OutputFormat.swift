@@ -135,7 +135,7 @@ enum CellFormat {
 
     static func grouped(_ i: Int64) -> String {
         let s = String(abs(i))
-        guard s.count > 4 else { return i < 0 ? "-" + s : s }
+        guard s.count > 3 else { return i < 0 ? "-" + s : s }
         var out = ""
         for (k, c) in s.enumerated() {
             if k > 0 && (s.count - k) % 3 == 0 { out.append(",") }

@@ -43,8 +43,15 @@ enum WeeklyPage {
         let metric: String, label: String, this: SQLValue, last: SQLValue, delta: Double, size: Double, rate: Bool, verdict: String
     }
 
-    /// KPIs that moved by at least 10 % (and by 5 for counts, 0.1 percentage point for rates),
-    /// largest relative move first; a move from zero counts as the largest.
+    /// How many moves "what changed" names; the KPI table shades exactly these.
+    static let namedMoves = 3
+
+    /// KPIs that moved, largest relative move first (a move from zero counts as the largest):
+    /// - a count by at least 10 % and by more than its week-to-week noise (twice the square root of
+    ///   the two weeks' sum, as for Poisson counts), so 19 → 12 throttled pushes is not news;
+    /// - a rate by at least 0.1 percentage point and 10 % of its smaller side (of the share or of
+    ///   its complement), so an acceptance share that falls from 95 % to 94.3 % (its failures rising
+    ///   by 13 %) is a move, as a failure share rising from 5 % to 5.7 % is.
     static func moves(_ kpis: ResultTable, unit: String = "device") -> [Move] {
         guard kpis.partialWeek == nil, let m = kpis.column("metric"), let a = kpis.column("this_week"), let b = kpis.column("last_week")
         else { return [] }
@@ -53,8 +60,15 @@ enum WeeklyPage {
             guard case .text(let metric) = r[m], let x = r[a].asDouble, let y = r[b].asDouble, x != y else { continue }
             let d = x - y
             let info = kpis.meaning(metric)
-            guard abs(d) >= (info.role == .rate ? 0.001 : 5) else { continue }
-            let size = y == 0 ? Double.infinity : abs(d) / abs(y)
+            let size: Double
+            if info.role == .rate {
+                guard abs(d) >= 0.001 else { continue }
+                let side = min(abs(y), abs(1 - y))
+                size = side == 0 ? Double.infinity : abs(d) / side
+            } else {
+                guard abs(d) >= 5, abs(d) > 2 * (abs(x) + abs(y)).squareRoot() else { continue }
+                size = y == 0 ? Double.infinity : abs(d) / abs(y)
+            }
             guard size >= 0.1 else { continue }
             out.append(
                 Move(
@@ -85,7 +99,7 @@ enum WeeklyPage {
         } else if top.isEmpty {
             parts.append("No KPI moved by 10 % or more from last week.")
         } else {
-            for mv in top.prefix(3) {
+            for mv in top.prefix(namedMoves) {
                 let verb = mv.delta > 0 ? "rose" : "fell"
                 let why = mv.verdict == "good" ? " (better)" : mv.verdict == "bad" ? " (worse)" : ""
                 parts.append(
@@ -111,8 +125,8 @@ enum WeeklyPage {
             let c = kpis.column("change")
         else { return HTMLRenderer.section(kpis, heading: heading(kpis)) }
         let src = kpis.column("source")
-        // Every change is coloured by its direction; the moves large enough for "what changed" also get a background.
-        let moved = Set(moves(kpis, unit: unit).map(\.metric))
+        // Every change is coloured by its direction; the moves "what changed" names also get a background.
+        let moved = Set(moves(kpis, unit: unit).prefix(namedMoves).map(\.metric))
         var s = "<section><h2>\(HTMLRenderer.escape(heading(kpis)))</h2>\n<div class=scroll><table class=kpis><thead><tr>"
         s += "<th>KPI</th><th>This week</th><th>Last week</th><th>Change</th>" + (src != nil ? "<th>From</th>" : "")
         s += "</tr></thead><tbody>\n"

@@ -12,7 +12,7 @@ final class WeeklyPageTests: XCTestCase {
             [.text("gone_rate"), .double(0.03), .double(0.02), .double(0.01), .text("gone.gone_rate")],  // +50 %, worse
             [.text("auth_errors"), .int(12), .int(0), .int(12), .text("weekly.auth_errors")],  // from 0: largest
             [.text("accepted_share"), .double(0.95), .double(0.949), .double(0.001), .text("weekly.accepted_share")],  // tiny, better
-            [.text("superseded_sends"), .int(40), .int(60), .int(-20), .text("churn.superseded_sends")],  // -33 %, better
+            [.text("superseded_sends"), .int(40), .int(70), .int(-30), .text("churn.superseded_sends")],  // -43 %, better
             [.text("rejects"), .int(0), .int(0), .int(0), .text("weekly.rejects")],
         ]
         var incidents = ResultTable(
@@ -52,9 +52,10 @@ final class WeeklyPageTests: XCTestCase {
         XCTAssertTrue(html.contains("<td title=\"auth_errors\">Auth errors (JWT/certificate)</td>"))
         // Up is bad for the gone rate, down is good for superseded sends, responses have no side.
         XCTAssertTrue(html.contains("<td class=\"num change bad moved\">▲ +1.00 pp</td>"), html)
-        XCTAssertTrue(html.contains("<td class=\"num change good moved\">▼ -20</td>"))
-        XCTAssertTrue(html.contains("<td class=\"num change flat moved\">▲ +100</td>"))
-        // A move too small for the summary keeps its colour but no background.
+        XCTAssertTrue(html.contains("<td class=\"num change good moved\">▼ -30</td>"))
+        // A move the paragraph does not name (the fourth), or one too small for it, keeps its
+        // colour but no background: the shading follows the paragraph.
+        XCTAssertTrue(html.contains("<td class=\"num change flat\">▲ +100</td>"), html)
         XCTAssertTrue(html.contains("<td class=\"num change good\">▲ +0.10 pp</td>"))
         XCTAssertTrue(html.contains("<td class=\"num change flat\">0</td>"))
         // Rates as percentages.
@@ -63,12 +64,12 @@ final class WeeklyPageTests: XCTestCase {
 
     func testWhatChanged() {
         let text = WeeklyPage.whatChanged(document())
-        // Largest relative moves first: auth errors (from 0), gone rate (+50 %), superseded (-33 %).
+        // Largest relative moves first: auth errors (from 0), gone rate (+50 %), superseded (-43 %).
         let auth = text.range(of: "Auth errors")!, gone = text.range(of: "Gone (410) rate")!,
             sup = text.range(of: "Sends to replaced tokens")!
         XCTAssertTrue(auth.lowerBound < gone.lowerBound && gone.lowerBound < sup.lowerBound, text)
         XCTAssertTrue(text.contains("<b>Gone (410) rate</b> rose from 2.00% to 3.00% (+1.00 pp) (worse)."), text)
-        XCTAssertTrue(text.contains("<b>Sends to replaced tokens</b> fell from 60 to 40 (−20) (better)."), text)
+        XCTAssertTrue(text.contains("<b>Sends to replaced tokens</b> fell from 70 to 40 (−30) (better)."), text)
         XCTAssertFalse(text.contains("APNs responses"), "only the three largest moves")
         XCTAssertTrue(text.contains("1 incident: Tue 10 Nov 14:10–14:50 UTC, auth: ExpiredProviderToken (50 errors in 40 min)."), text)
 
@@ -80,6 +81,33 @@ final class WeeklyPageTests: XCTestCase {
         ]
         calm = described(calm)
         XCTAssertEqual(WeeklyPage.whatChanged(calm), "No KPI moved by 10 % or more from last week. No incidents.")
+    }
+
+    /// A count moves past its week-to-week noise; a rate by 10 % of its smaller side.
+    func testMovesAreMeasuredAgainstNoiseAndTheSmallerSide() {
+        func moved(_ metric: String, _ this: SQLValue, _ last: SQLValue) -> Bool {
+            var doc = document()
+            doc.sections = [
+                ResultTable(
+                    name: "kpis", columns: ["metric", "this_week", "last_week", "change"],
+                    rows: [[.text(metric), this, last, .double((this.asDouble ?? 0) - (last.asDouble ?? 0))]])
+            ]
+            doc = described(doc)
+            return !WeeklyPage.moves(doc.kpis!).isEmpty
+        }
+        XCTAssertFalse(moved("too_many_requests", .int(12), .int(19)), "7 in 31 is noise")
+        XCTAssertTrue(moved("too_many_requests", .int(120), .int(190)))
+        XCTAssertTrue(moved("accepted_share", .double(0.9434), .double(0.95)), "failures rose by 13 %")
+        XCTAssertFalse(moved("accepted_share", .double(0.948), .double(0.95)))
+        XCTAssertTrue(moved("gone_rate", .double(0.057), .double(0.05)))
+    }
+
+    /// 1,868 next to 14,070, not 1868: thousands are grouped from the first thousand.
+    func testThousandsAreGroupedFromOneThousand() {
+        XCTAssertEqual(CellFormat.grouped(999), "999")
+        XCTAssertEqual(CellFormat.grouped(1868), "1,868")
+        XCTAssertEqual(CellFormat.grouped(-14070), "-14,070")
+        XCTAssertEqual(CellFormat.human(.int(1868), column: "responses", rate: false), "1,868")
     }
 
     func testChartsHaveRoundTicksDatesThisWeekAndIncidents() throws {
