@@ -57,6 +57,9 @@ enum TableRenderer {
             t.columns.indices.map { c in min(cells.reduce(t.columns[c].count) { max($0, $1[c].count) }, keep[c] ? Int.max : 60) }
         }
         var widths = measure()
+        // Prose (values with spaces: descriptions, advice) wraps inside its column rather than
+        // being cut.
+        let prose = t.columns.indices.map { c in !numeric[c] && !keep[c] && cells.contains { $0[c].contains(" ") } }
         var shown = Array(t.columns.indices)
         var dropped: [String] = []
         func total() -> Int { shown.reduce(0) { $0 + widths[$1] } + 2 * (shown.count - 1) }
@@ -71,11 +74,22 @@ enum TableRenderer {
                 shown.removeAll { $0 == c }
                 dropped.append(t.columns[c])
             }
-            // 3. Free text narrowed, a character at a time, down to 12, or to what keeps two
-            // values from reading alike (`background_…` for two rules).
+            // 3. Prose narrowed first: it wraps inside its column, so narrowing it costs lines, not
+            // words. The width left is shared by the amount of text each holds (down to 16 each),
+            // so a long description gets more of it than a short title. Then other free text, a
+            // character at a time, down to 12, or to what keeps two values from reading alike
+            // (`background_…` for two rules): that is cut.
+            let wrapping = shown.filter { prose[$0] }
+            if !wrapping.isEmpty {
+                let fixed = total() - wrapping.reduce(0) { $0 + widths[$1] }
+                let text = wrapping.map { c in cells.reduce(0) { $0 + $1[c].count } }
+                widths = TableFit.share(width - fixed, among: wrapping, natural: widths, text: text)
+            }
             let narrowest = t.columns.indices.map { c in max(12, TableFit.distinctWidth(cells.map { $0[c] })) }
             while total() > width,
-                let c = shown.filter({ !numeric[$0] && !keep[$0] && widths[$0] > narrowest[$0] }).max(by: { widths[$0] < widths[$1] })
+                let c = shown.filter({ !numeric[$0] && !keep[$0] && !prose[$0] && widths[$0] > narrowest[$0] }).max(by: {
+                    widths[$0] < widths[$1]
+                })
             {
                 widths[c] -= 1
             }
@@ -93,15 +107,22 @@ enum TableRenderer {
         out = trimRight(out) + "\n"
         out += shown.map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  ") + "\n"
         for (ri, r) in cells.enumerated() {
-            let line = shown.map { c -> String in
-                let cell = fit(r[c], c)
-                guard color, let code = changeColor(t, row: ri, column: c) else { return cell }
-                return code + cell + "\u{1B}[0m"
+            // A row is as many lines as its longest wrapped cell.
+            let parts = shown.map { c -> [String] in
+                prose[c] && r[c].count > widths[c] ? wrap(r[c], width: widths[c]).map { fit($0, c) } : [fit(r[c], c)]
             }
-            out += trimRight(line.joined(separator: "  ")) + "\n"
+            for k in 0..<(parts.map(\.count).max() ?? 1) {
+                let line = shown.indices.map { i -> String in
+                    let c = shown[i]
+                    guard k < parts[i].count else { return String(repeating: " ", count: widths[c]) }
+                    guard k == 0, color, let code = changeColor(t, row: ri, column: c) else { return parts[i][k] }
+                    return code + parts[i][k] + "\u{1B}[0m"
+                }
+                out += trimRight(line.joined(separator: "  ")) + "\n"
+            }
         }
         if !dropped.isEmpty {
-            out += "(left out to fit: \(dropped.joined(separator: ", ")); --format tsv shows all)\n"
+            out += wrapped("(left out to fit: \(dropped.joined(separator: ", ")); --format tsv shows all)", width: width) + "\n"
         }
         return out
     }
@@ -183,13 +204,45 @@ enum TableFit {
         return "…/" + s[s.index(after: slash)...]
     }
 
+    /// How narrow a wrapped prose column may get.
+    static let narrowestProse = 16
+
+    /// `widths` with the columns `among` sharing `room`: each first gets `narrowestProse` (or its
+    /// `natural` width when that is less), then what is left in proportion to `text` (the
+    /// characters each holds), none over its natural width; what a capped column leaves goes to
+    /// the others.
+    static func share(_ room: Int, among columns: [Int], natural: [Int], text: [Int]) -> [Int] {
+        var widths = natural
+        for c in columns { widths[c] = min(natural[c], narrowestProse) }
+        var open = columns.indices.filter { widths[columns[$0]] < natural[columns[$0]] }
+        var left = room - columns.reduce(0) { $0 + widths[$1] }
+        while left > 0, !open.isEmpty {
+            let volume = open.reduce(0) { $0 + max(1, text[$1]) }
+            let full = open.filter { i in widths[columns[i]] + left * max(1, text[i]) / volume >= natural[columns[i]] }
+            if full.isEmpty {
+                for i in open { widths[columns[i]] += left * max(1, text[i]) / volume }
+                break
+            }
+            for i in full {
+                left -= natural[columns[i]] - widths[columns[i]]
+                widths[columns[i]] = natural[columns[i]]
+            }
+            open.removeAll { full.contains($0) }
+        }
+        return widths
+    }
+
     /// Columns to leave out, in order, when even short paths do not fit: where a record came from,
-    /// then the previous period's figures (its change is shown, and now − change is the previous).
+    /// then the previous period's figures (its change is shown, and now − change is the previous),
+    /// then a row's evidence (an example to trace, and when it was first and last seen), which
+    /// `--format tsv` or a narrower question (`--rule`, `trace`) gives whole.
     static func droppable(_ columns: [String]) -> [Int] {
         let from = columns.indices.filter { isPath(columns[$0]) }
         let line = from.isEmpty ? [] : columns.indices.filter { columns[$0] == "line" }
         let previous = columns.indices.filter { columns[$0].hasSuffix("_prev") }
-        return from + line + previous
+        let example = columns.indices.filter { columns[$0] == "example" || columns[$0].hasPrefix("example_") }
+        let seen = columns.indices.filter { columns[$0] == "first_seen" || columns[$0] == "last_seen" }
+        return from + line + previous + example + seen
     }
 
     /// A time, a bucket label or a device token (masked or whole): cut, it would read as another.

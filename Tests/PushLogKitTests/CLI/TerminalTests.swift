@@ -75,4 +75,27 @@ final class TerminalTests: XCTestCase {
             XCTAssertNil(s.transcript.range(of: #"[0-9a-f]{8}…[0-9a-f]{0,3}…"#, options: .regularExpression), "a token was cut: \(args)")
         }
     }
+
+    /// At 120 columns the catalog and the hygiene rules are tables, not a row at a time: prose
+    /// (descriptions, advice) wraps inside its column with every word kept, and the hygiene rows'
+    /// evidence columns are left out, as the table says.
+    func testProseWrapsInsideItsColumnAt120Columns() throws {
+        guard Shell.has("python3") else { throw XCTSkip("needs python3") }
+        let db = IngestedFixtures.reports
+        let catalog = try Self.session(["--db", db, "reports", "--no-pager"], rows: 300, cols: 120)
+        XCTAssertEqual(catalog.exit, 0, catalog.transcript)
+        let text = catalog.transcript.replacingOccurrences(of: "\r", with: "")
+        XCTAssertFalse(text.contains("-[ row"), text)
+        XCTAssertTrue(text.split(separator: "\n").allSatisfy { $0.count <= 120 }, text)
+        // Every word of the gone report's description is on screen, none cut.
+        let words = try QueryCatalog().report("gone")!.description.split(separator: " ").filter { !$0.contains("/") }
+        let shown = Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
+        for w in words { XCTAssertTrue(shown.contains(String(w)), "\(w) missing:\n\(text)") }
+
+        let hygiene = try Self.session(["--db", db, "report", "hygiene", "--no-pager"], rows: 300, cols: 120)
+        XCTAssertEqual(hygiene.exit, 0, hygiene.transcript)
+        XCTAssertFalse(hygiene.transcript.contains("-[ row"), hygiene.transcript)
+        XCTAssertTrue(hygiene.transcript.contains("(left out to fit: example, example_token"), hygiene.transcript)
+        XCTAssertTrue(hygiene.transcript.contains("non_retryable_retried"), hygiene.transcript)
+    }
 }

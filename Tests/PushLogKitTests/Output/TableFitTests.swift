@@ -13,7 +13,7 @@ final class TableFitTests: XCTestCase {
 
     func testNarrowingKeepsRulesApartAndTokensWhole() {
         let malformed = "<2256024f 6ab8 length 31>"
-        var t = ResultTable(name: "rules", columns: ["rule", "example_token", "advice"])
+        var t = ResultTable(name: "rules", columns: ["rule", "token", "advice"])
         t.rows = [
             [.text("background_with_alert"), .text("c0a2cb46…2b1e"), .text(String(repeating: "send background pushes ", count: 4))],
             [.text("background_priority_10"), .text(malformed), .text(String(repeating: "send with priority 5 ", count: 4))],
