@@ -54,6 +54,8 @@ public struct ReportParams: Sendable {
             case "since": return ("since", since.map { .text(TimeFormat.rfc3339(ms: $0)) } ?? .null)
             case "until": return ("until", until.map { .text(TimeFormat.rfc3339(ms: $0)) } ?? .null)
             case "week": return ("week", week.map { .text($0) } ?? .null)
+            // A report whose buckets come only with --by has none to show without it.
+            case "by" where by == nil && defaults["by"] == nil: return ("by", .null)
             default: return (param.name, value(param.name, defaults: defaults))
             }
         }

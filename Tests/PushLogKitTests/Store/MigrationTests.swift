@@ -9,8 +9,8 @@ final class MigrationTests: XCTestCase {
     /// the schema version 3 database (version3-demo.sql.gz: the demo, 80 devices over 2 weeks, and nine fixture
     /// logs, dumped with sqlite3 .dump by the last pushlog that wrote schema version 3, which also wrote NN.json;
     /// errors' bucket_responses and share, weekly's unit parameter, and env-mismatch's note on the
-    /// share of responses that carry an env were added to them since, every other figure as that
-    /// pushlog wrote it).
+    /// share of responses that carry an env were added to them since, and a report without time
+    /// buckets shows its unset `by` as null; every other figure as that pushlog wrote it).
     func testVersion3MigratedAnswersEveryReportAsBefore() throws {
         let tmp = TempDir()
         let db = tmp.file("version3.db")
