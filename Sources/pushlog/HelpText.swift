@@ -46,6 +46,8 @@ enum ManPage {
     static func render() -> String {
         var s = """
             .TH PUSHLOG 1 "" "pushlog \(PushLog.version)" "User Commands"
+            .\" Option and format names are pasted into shells: never hyphenated at a line's end.
+            .nh
             .SH NAME
             pushlog \\- APNs delivery logs into SQLite, and the answers ops need from them
             .SH SYNOPSIS

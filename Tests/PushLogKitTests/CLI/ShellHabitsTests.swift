@@ -77,6 +77,14 @@ final class ShellHabitsTests: XCTestCase {
             let tmp = TempDir()
             let r = try Shell.run("man -l \(tmp.write("pushlog.1", man)) | head -5")
             XCTAssertTrue(r.stdout.contains("PUSHLOG(1)"), r.stdout + r.stderr)
+            // No word (node-apn-console, --format) is broken across lines, at any width.
+            for width in [80, 100, 120] {
+                let page = try Shell.run("MANWIDTH=\(width) man -l \(tmp.path)/pushlog.1 2>/dev/null").stdout
+                let broken = page.split(separator: "\n").filter {
+                    $0.hasSuffix("\u{2010}") || $0.range(of: "[a-z]-$", options: .regularExpression) != nil
+                }
+                XCTAssertEqual(broken, [], "hyphenated at \(width) columns")
+            }
         }
     }
 
