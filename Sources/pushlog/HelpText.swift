@@ -58,6 +58,12 @@ enum ManPage {
             gzipped) into one SQLite file and answers delivery questions from it: reports, ad-hoc SQL,
             traces and a weekly page. The database is \\fB\\-\\-db\\fR \\fIFILE\\fR, else \\fB$PUSHLOG_DB\\fR,
             else \\fI./pushlog.db\\fR.
+            .SH GLOBAL OPTIONS
+            .nf
+
+            """
+        s += GlobalOptions.table.text.split(separator: "\n").map { escape(String($0)) }.joined(separator: "\n") + "\n.fi\n"
+        s += """
             .SH COMMANDS
 
             """
@@ -74,18 +80,10 @@ enum ManPage {
             3 a \\fB\\-\\-fail\\-if\\fR threshold breached; 4 a \\fB\\-\\-fail\\-if\\fR over a range that holds no
             records (nothing to check is not a pass).
             .SH ENVIRONMENT
-            .TP
-            .B PUSHLOG_DB
-            the database when \\fB\\-\\-db\\fR is not given
-            .TP
-            .B PUSHLOG_QUERIES
-            a directory of user reports (\\fINAME\\fR.sql)
-            .TP
-            .B PAGER
-            the pager for long tables on a terminal (default: less \\-FRX)
-            .TP
-            .B NO_COLOR
-            no colour on a terminal
+
+            """
+        for v in GlobalOptions.environment { s += ".TP\n.B \(escape(v.name))\n\(escape(v.help))\n" }
+        s += """
             .SH SEE ALSO
             .BR sqlite3 (1),
             .BR jq (1)

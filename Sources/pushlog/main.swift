@@ -45,17 +45,9 @@ func mainHelp() -> String {
         USAGE: pushlog [--db FILE] COMMAND [options]
 
         GLOBAL OPTIONS:
-          --db FILE        database file (default: $PUSHLOG_DB, else ./pushlog.db)
-          --clickhouse URL run on a ClickHouse server instead (default: $PUSHLOG_CLICKHOUSE
-                           unless --db is given), e.g. http://user:password@host:8123/pushlog
-                           (docs/clickhouse.md); not with --db
-          --version        print the version
-          -h, --help       show help (also: pushlog help COMMAND, pushlog COMMAND --help;
-                           pushlog help --man prints the man page)
-
-        SUBCOMMANDS:
 
         """
+    s += GlobalOptions.table.text + "\nSUBCOMMANDS:\n\n"
     for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
     s += "\nExit status: 0 ok, 1 runtime failure, 2 usage error, 3 a --fail-if threshold breached,\n"
     s += "4 a --fail-if over a range that holds no records, or explain with nothing to compare.\n"
@@ -97,7 +89,7 @@ func runMain() -> Int32 {
             return usage(
                 UsageError(
                     message: "unknown global option \(a)",
-                    hint: "global options are --db FILE, --clickhouse URL, --version, --help; command options go after the command"))
+                    hint: "global options are \(GlobalOptions.spelled); command options go after the command"))
         }
     }
     // Bare `pushlog` is a usage error, as for git: the usage goes to stderr.

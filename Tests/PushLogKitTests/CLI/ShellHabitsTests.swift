@@ -31,11 +31,14 @@ final class ShellHabitsTests: XCTestCase {
         XCTAssertEqual(try complete(["pushlog", "report", "weekly", "--by", ""]), [])
         XCTAssertFalse(try complete(["pushlog", "report", "errors", "--by", ""]).contains("week"))
         XCTAssertTrue(try complete(["pushlog", "--db", "x.db", "report", "gone", "--by", ""]).contains("5m"))
+        // The global options, from their one declaration: the stores too, and a URL is skipped.
+        XCTAssertEqual(try complete(["pushlog", "--c"]), ["--clickhouse"])
+        XCTAssertEqual(try complete(["pushlog", "--clickhouse", "http://h:8123/p", "report", "go"]), ["gone"])
         XCTAssertFalse(try complete(["pushlog", "report", "gone", "-"]).contains("-FRX"), "help prose is not an option")
         for shell in ["zsh", "fish"] {
             let r = try Run.pushlog(["completion", shell])
             XCTAssertEqual(r.status, 0)
-            XCTAssertTrue(r.stdout.contains("opt-out") && r.stdout.contains("reveal-tokens"), shell)
+            XCTAssertTrue(r.stdout.contains("opt-out") && r.stdout.contains("reveal-tokens") && r.stdout.contains("clickhouse"), shell)
         }
         XCTAssertEqual(try Run.pushlog(["completion", "tcsh"]).status, 2)
     }
@@ -63,6 +66,7 @@ final class ShellHabitsTests: XCTestCase {
     func testManPageListsEveryCommandAndOption() throws {
         let man = try Run.pushlog(["help", "--man"]).stdout
         XCTAssertTrue(man.hasPrefix(".TH PUSHLOG 1"))
+        for name in ["\\-\\-clickhouse", "PUSHLOG_CLICKHOUSE", "PUSHLOG_FORMATS"] { XCTAssertTrue(man.contains(name), name) }
         let help = try Run.pushlog(["help"]).stdout
         for line in help.split(separator: "\n") where line.hasPrefix("  ") && !line.hasPrefix("   ") {
             guard let cmd = line.split(separator: " ").first, !cmd.hasPrefix("-") else { continue }
