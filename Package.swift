@@ -1,14 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
-/// The report catalog (Reports/Queries links to the repository's Queries/) and the built-in line
-/// formats, compiled into the binary (`.embedInCode`: the installed binary needs nothing beside
-/// it). A new file is added here and to BuiltInQueries (a report) or BuiltInDefinitions (a
-/// format); a test fails until both list it.
-let queries = ["churn", "env-mismatch", "errors", "explain", "gone", "hygiene", "opt-out", "reconcile", "silent", "weekly"]
-let formats = [
-    "aioapns", "apns2", "bark-server", "mattermost-push-proxy", "parse-server", "pushy", "rpush", "sygnal",
-]
+/// The report catalog (Queries/*.sql) and the built-in line formats (Formats/Definitions) are
+/// compiled into the binary by the EmbedFolders plugin, from whatever files those folders hold
+/// (`.embedInCode` would need each file named here).
+///
 /// The ClickHouse dialect of the reports and its schema (Queries/clickhouse), linked as
 /// Engine/ClickHouseQueries/ch-NAME.sql so their resource names differ from the SQLite reports'.
 let clickhouseQueries = [
@@ -18,10 +14,8 @@ let clickhouseQueries = [
 /// The ClickHouse SQL of the commands besides `report` (tokens, trace, metrics, rejects), linked the same way.
 let clickhouseCommands = ["metrics", "rejects", "tokens", "trace"]
 let embedded: [Resource] =
-    queries.map { .embedInCode("Reports/Queries/\($0).sql") }
-    + clickhouseQueries.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
+    clickhouseQueries.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
     + clickhouseCommands.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
-    + formats.map { .embedInCode("Formats/Definitions/\($0).format") }
 
 let package = Package(
     name: "pushlog",
@@ -36,11 +30,15 @@ let package = Package(
             name: "PushLogKit",
             dependencies: ["CSQLite", "CZlib"],
             path: "Sources/PushLogKit",
-            // The ClickHouse twins of the reports live beside them but are not part of the binary.
-            exclude: ["Reports/Queries/clickhouse"],
+            // Reports/Queries links to the repository's Queries/. The plugin reads the report
+            // catalog and the line formats; the ClickHouse twins of the reports are resources.
+            exclude: ["Reports/Queries", "Formats/Definitions"],
             resources: embedded,
-            swiftSettings: []
+            swiftSettings: [],
+            plugins: ["EmbedFolders"]
         ),
+        .executableTarget(name: "EmbedFiles", path: "Sources/EmbedFiles"),
+        .plugin(name: "EmbedFolders", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         .executableTarget(name: "pushlog", dependencies: ["PushLogKit"], path: "Sources/pushlog"),
         .testTarget(
             name: "PushLogKitTests",

@@ -13,15 +13,17 @@ out=${FUZZ_OUT:-fuzz-out}   # another folder lets two campaigns run side by side
 mkdir -p "$out"
 bin=$out/pushlog-fuzz
 if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz Queries -newer "$bin" \( -name '*.swift' -o -name '*.sql' -o -name '*.format' \) | head -1)" ]; then
-  # SwiftPM compiles the resources (Package.swift: .embedInCode) into PackageResources; this build
-  # is plain swiftc, so it writes the same enum itself.
+  # SwiftPM compiles the ClickHouse resources (Package.swift: .embedInCode) into PackageResources
+  # and the catalog with the EmbedFolders plugin; this build is plain swiftc, so it writes the
+  # same enums itself (the plugin's tool, run by hand).
   res=$out/PackageResources.swift
+  embedded=$out/EmbeddedFiles.swift
+  swiftc -O Sources/EmbedFiles/main.swift -o "$out/embed-files"
+  "$out/embed-files" "$embedded" BuiltInQueries Queries sql BuiltInDefinitions Sources/PushLogKit/Formats/Definitions format
   python3 - "$res" <<'PY'
 import pathlib, sys
 # The ClickHouse twins are linked into the package as ch-NAME.sql, so their names differ.
-files = [(f.name, f) for f in sorted(pathlib.Path("Queries").glob("*.sql"))]
-files += [("ch-" + f.name, f) for f in sorted(pathlib.Path("Queries/clickhouse").glob("*.sql"))]
-files += [(f.name, f) for f in sorted(pathlib.Path("Sources/PushLogKit/Formats/Definitions").glob("*.format"))]
+files = [("ch-" + f.name, f) for f in sorted(pathlib.Path("Queries/clickhouse").glob("*.sql"))]
 with open(sys.argv[1], "w") as out:
     out.write("enum PackageResources {\n")
     for file_name, f in files:
@@ -33,7 +35,7 @@ PY
   # swiftc's default (Swift 5) language mode, as the harness keeps its parser in a global.
   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name PushLogFuzz \
     -I Sources/CSQLite -I Sources/CZlib -lsqlite3 -lz \
-    $(find Sources/PushLogKit -name '*.swift' -not -path '*/Reports/Queries/*') "$res" Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
+    $(find Sources/PushLogKit -name '*.swift' -not -path '*/Reports/Queries/*') "$res" "$embedded" Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
 fi
 status=0
 for t in "${targets[@]}"; do

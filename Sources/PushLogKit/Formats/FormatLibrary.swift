@@ -1,7 +1,7 @@
 import Foundation
 
 /// The line-format definitions an ingest can use: the built-in ones (data files compiled into
-/// the binary as package resources, `Formats/Definitions/*.format`) and a user's (`--formats DIR`,
+/// the binary, `Formats/Definitions/*.format`) and a user's (`--formats DIR`,
 /// `$PUSHLOG_FORMATS`). Detection tries them after the built-in formats.
 public struct FormatLibrary: Sendable {
     public private(set) var definitions: [LineDefinition] = []
@@ -12,8 +12,8 @@ public struct FormatLibrary: Sendable {
     /// replaces a built-in one of the same name). Throws the first bad definition.
     public static func load(userDirectory: String? = nil) throws -> FormatLibrary {
         var lib = FormatLibrary()
-        for (file, bytes) in BuiltInDefinitions.files.sorted(by: { $0.key < $1.key }) {
-            try lib.add(LineDefinition.parse(String(decoding: bytes, as: UTF8.self), file: "built-in " + file, builtIn: true))
+        for (name, text) in BuiltInDefinitions.files.sorted(by: { $0.key < $1.key }) {
+            try lib.add(LineDefinition.parse(text, file: "built-in \(name).format", builtIn: true))
         }
         if let dir = userDirectory {
             var isDir: ObjCBool = false

@@ -16,8 +16,8 @@ public struct QueryCatalog {
     public private(set) var reports: [ReportDefinition] = []
 
     public init(userDirectory: String? = nil) throws {
-        for (name, bytes) in BuiltInQueries.files.sorted(by: { $0.key < $1.key }) {
-            let def = try ReportDefinition.parse(name: name, text: String(decoding: bytes, as: UTF8.self), origin: "built-in")
+        for (name, text) in BuiltInQueries.files.sorted(by: { $0.key < $1.key }) {
+            let def = try ReportDefinition.parse(name: name, text: text, origin: "built-in")
             if let e = def.undeclaredUse { throw CatalogError("\(e)") }
             reports.append(def)
         }

@@ -297,7 +297,7 @@ final class UndeclaredColumnsTests: XCTestCase {
     /// written before they could declare one) lays out as weekly: incidents marked, its trend.
     func testAKPIPageWithoutLayoutTakesWeeklys() throws {
         let weekly = try XCTUnwrap(QueryCatalog().report("weekly"))
-        let text = String(decoding: BuiltInQueries.files["weekly"]!, as: UTF8.self)
+        let text = BuiltInQueries.files["weekly"]!
             .split(separator: "\n", omittingEmptySubsequences: false)
             .filter { l in !["-- trend:", "-- fill:", "-- heading:", "-- marks:", "-- column:"].contains { l.hasPrefix($0) } }
             .joined(separator: "\n")

@@ -166,16 +166,18 @@ final class ReportTests: XCTestCase {
     }
 
     func testCatalogIsEveryFileOfQueriesFolder() throws {
-        // Package.swift compiles every Queries/*.sql into the binary; BuiltInQueries names them.
-        let dir = Fixtures.root.appendingPathComponent("Queries").path
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sql") }
-        XCTAssertEqual(Set(files.map { String($0.dropLast(4)) }), Set(BuiltInQueries.files.keys), "add the new file to BuiltInQueries")
-        for f in files {
-            let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
-            XCTAssertEqual(BuiltInQueries.files[String(f.dropLast(4))].map { String(decoding: $0, as: UTF8.self) }, text, f)
+        // The EmbedFolders plugin compiles every Queries/*.sql and Formats/Definitions/*.format
+        // into the binary, as they are.
+        for (dir, ext, built) in [
+            ("Queries", ".sql", BuiltInQueries.files), ("Sources/PushLogKit/Formats/Definitions", ".format", BuiltInDefinitions.files),
+        ] {
+            let path = Fixtures.root.appendingPathComponent(dir).path
+            let files = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(ext) }
+            XCTAssertEqual(Set(files.map { String($0.dropLast(ext.count)) }), Set(built.keys), dir)
+            for f in files {
+                XCTAssertEqual(built[String(f.dropLast(ext.count))], try String(contentsOfFile: path + "/" + f, encoding: .utf8), f)
+            }
         }
-        let defs = Fixtures.root.appendingPathComponent("Sources/PushLogKit/Formats/Definitions").path
-        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: defs)), Set(BuiltInDefinitions.files.keys))
     }
 
     func testCommonBlockIsSharedBySections() throws {
