@@ -17,8 +17,11 @@ enum HTMLRenderer {
     }
 
     /// One section as a heading and a table.
-    /// `header`: what a column is called on the page (its machine name stays in the tooltip).
-    static func section(_ t: ResultTable, heading: String, header: (String) -> String = { $0 }) -> String {
+    /// `header`: what a column is called on the page (its machine name stays in the tooltip);
+    /// `label`: what a key cell reads as, when not its value (which then stays in the tooltip).
+    static func section(
+        _ t: ResultTable, heading: String, header: (String) -> String = { $0 }, label: (String, String) -> String? = { _, _ in nil }
+    ) -> String {
         var body = "<section><h2>\(escape(heading))</h2>\n"
         if t.rows.isEmpty { return body + "<p class=empty>no rows</p></section>\n" }
         body += "<div class=scroll><table><thead><tr>"
@@ -30,6 +33,9 @@ enum HTMLRenderer {
                 "<tr>"
                 + r.enumerated().map { i, v in
                     let cls = CellFormat.isNumeric(v) ? " class=num" : ""
+                    if case .text(let s) = v, t.meaning(t.columns[i]).role == .key, let shown = label(t.columns[i], s) {
+                        return "<td title=\"\(escape(s))\">\(escape(shown))</td>"
+                    }
                     return "<td\(cls)>\(escape(CellFormat.human(t, row: ri, column: i)))</td>"
                 }.joined() + "</tr>\n"
         }

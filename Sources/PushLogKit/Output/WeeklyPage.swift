@@ -17,6 +17,14 @@ enum WeeklyPage {
     /// A column as a person reads it: `response_share` → `Response share`, `app_version` → `App version`.
     static func columnLabel(_ column: String) -> String { ColumnInfo.words(column) }
 
+    /// A key that is a machine name (`non_retryable_retried`, a hygiene rule) reads as words on
+    /// the page, as column names do; values such as reasons, topics, versions and days are shown
+    /// as they are.
+    static func keyLabel(_ column: String, _ value: String) -> String? {
+        guard value.contains("_"), value.allSatisfy({ $0 == "_" || $0.isLowercase || $0.isNumber }) else { return nil }
+        return ColumnInfo.words(value)
+    }
+
     static func render(_ doc: ResultDocument) -> String {
         let title = doc.title.isEmpty ? doc.report : doc.title
         var body = "<h1>\(HTMLRenderer.escape(title))</h1>\n" + HTMLRenderer.params(doc)
@@ -24,7 +32,7 @@ enum WeeklyPage {
         if let kpis = doc.kpis { body += kpiTable(kpis, unit: unit(doc)) }
         body += charts(doc)
         for t in doc.sections where !t.isKPIs {
-            body += HTMLRenderer.section(t, heading: heading(t), header: columnLabel)
+            body += HTMLRenderer.section(t, heading: heading(t), header: columnLabel, label: keyLabel)
         }
         for n in doc.notes { body += "<p class=note>\(HTMLRenderer.escape(n))</p>\n" }
         return HTMLRenderer.page(title: title, body: body, style: style)

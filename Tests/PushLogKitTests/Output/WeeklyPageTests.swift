@@ -102,6 +102,18 @@ final class WeeklyPageTests: XCTestCase {
         XCTAssertTrue(moved("gone_rate", .double(0.057), .double(0.05)))
     }
 
+    /// A hygiene rule reads as words, its id in the tooltip; other keys (reasons) as they are.
+    func testRuleIdsReadAsWords() {
+        var doc = document()
+        doc.sections.append(
+            ResultTable(
+                name: "provider_hygiene", columns: ["rule", "reason", "this_week"],
+                rows: [[.text("non_retryable_retried"), .text("ExpiredProviderToken"), .int(3)]]))
+        let html = HTMLRenderer.render(described(doc))
+        XCTAssertTrue(html.contains("<td title=\"non_retryable_retried\">Non retryable retried</td>"), html)
+        XCTAssertTrue(html.contains("<td>ExpiredProviderToken</td>"), html)
+    }
+
     /// 1,868 next to 14,070, not 1868: thousands are grouped from the first thousand.
     func testThousandsAreGroupedFromOneThousand() {
         XCTAssertEqual(CellFormat.grouped(999), "999")
