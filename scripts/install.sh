@@ -13,8 +13,15 @@ root="${DESTDIR:-}$prefix"
 if [ -n "${PUSHLOG_BIN:-}" ]; then
   bin="$PUSHLOG_BIN"
 else
-  swift build -c release --product pushlog >&2
-  bin="$(swift build -c release --show-bin-path)/pushlog"
+  bin=".build/release/pushlog"
+  # A release binary newer than every source (as `swift run -c release` leaves it) is installed
+  # as it is; otherwise it is built first.
+  if [ ! -x "$bin" ] || [ -n "$(find Sources Queries Plugins Package.swift -newer "$bin" -type f 2>/dev/null | head -1)" ]; then
+    swift build -c release --product pushlog >&2
+    bin="$(swift build -c release --show-bin-path)/pushlog"
+  else
+    echo "install: $bin is up to date" >&2
+  fi
 fi
 
 install -d "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" \

@@ -43,6 +43,34 @@ final class ShellHabitsTests: XCTestCase {
         XCTAssertEqual(try Run.pushlog(["completion", "tcsh"]).status, 2)
     }
 
+    /// A release binary newer than every source is installed as it is, with no build; a source
+    /// edited since brings the build back.
+    func testInstallScriptDoesNotRebuildAnUpToDateBinary() throws {
+        let tmp = TempDir()
+        let repo = tmp.path + "/repo"
+        for dir in ["scripts", "Sources", "Queries", "Plugins", ".build/release", "fakebin"] {
+            try FileManager.default.createDirectory(atPath: repo + "/" + dir, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(
+            atPath: Fixtures.root.appendingPathComponent("scripts/install.sh").path, toPath: repo + "/scripts/install.sh")
+        _ = tmp.write("repo/Package.swift", "// a package\n")
+        _ = tmp.write("repo/Queries/gone.sql", "-- a report\n")
+        // A `swift` that only says it was asked, so a build shows.
+        _ = tmp.write("repo/fakebin/swift", "#!/bin/sh\necho \"swift $*\" >> \(repo)/built\necho \(repo)/.build/release\n")
+        XCTAssertEqual(try Shell.run("chmod +x \(repo)/fakebin/swift").status, 0)
+        sleep(1)
+        try FileManager.default.copyItem(atPath: Fixtures.binary, toPath: repo + "/.build/release/pushlog")
+        let install = "cd \(repo) && PATH=\(repo)/fakebin:$PATH DESTDIR=\(tmp.path)/dest scripts/install.sh /usr"
+        let fresh = try Shell.run(install)
+        XCTAssertEqual(fresh.status, 0, fresh.stderr)
+        XCTAssertTrue(fresh.stderr.contains("up to date"), fresh.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: repo + "/built"), "an up-to-date binary was rebuilt")
+        sleep(1)
+        _ = tmp.write("repo/Queries/gone.sql", "-- a report, edited\n")
+        XCTAssertEqual(try Shell.run(install).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: repo + "/built"), "an edited source did not bring the build back")
+    }
+
     /// One step installs the binary, the man page and the completions where the shells look.
     func testInstallScriptPutsEverythingWhereShellsLook() throws {
         let tmp = TempDir()
