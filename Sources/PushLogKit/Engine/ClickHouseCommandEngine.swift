@@ -64,7 +64,8 @@ public final class ClickHouseCommandEngine: CommandEngine {
         // The weekly page on ClickHouse computes its basics per week inside its KPIs; the
         // window's accepted share is metrics.sql's, the same ratio.
         guard report == "weekly", section == "basics" else { return nil }
-        return try statement("metrics", "accepted_share", ["since": .int(params.since ?? Int64.min), "until": .int(params.until ?? Int64.max)])
+        return try statement(
+            "metrics", "accepted_share", ["since": .int(params.since ?? Int64.min), "until": .int(params.until ?? Int64.max)])
     }
 
     /// One statement, sent with `readonly=1` so the server refuses anything that writes or

@@ -30,7 +30,9 @@ final class CommandParityTests: XCTestCase {
             }
             guard let port = try? String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
                 process.terminate()
-                throw XCTSkip("the ClickHouse HTTP front did not start: " + ((try? String(contentsOfFile: dir.file("front.log"), encoding: .utf8)) ?? ""))
+                throw XCTSkip(
+                    "the ClickHouse HTTP front did not start: "
+                        + ((try? String(contentsOfFile: dir.file("front.log"), encoding: .utf8)) ?? ""))
             }
             url = "http://ops:s3cret@127.0.0.1:\(port)/parity"
         }
@@ -56,13 +58,16 @@ final class CommandParityTests: XCTestCase {
     static let token = "aa01000000000000000000000000000000000000000000000000000000000000"
 
     /// Records that tie with the token fixture's (the same token, kind and time, in another file),
-    /// a send with a UUID apns-id, and a line that is not a record.
+    /// a send with a UUID apns-id, a token that only the engine's list of irregular tokens masks
+    /// (short, not hex), and a line that is not a record.
     static let ties = """
         {"time":"2026-11-09T09:00:00Z","event":"send","token":"\(token)","apns_id":"x-1b","env":"production","topic":"com.shop.app","push_type":"alert","status":200}
         {"time":"2026-11-09T09:00:00Z","event":"send","token":"\(token)","apns_id":"x-1a","env":"production","topic":"com.shop.app","push_type":"alert","status":200}
         {"time":"2026-11-12T09:30:00Z","event":"send","token":"bb02000000000000000000000000000000000000000000000000000000000000","apns_id":"\(uuid.uppercased())","env":"production","topic":"com.shop.app","push_type":"alert","status":200}
         {"time":"2026-11-12T09:31:00Z","event":"receipt","apns_id":"\(uuid)","receipt":"presented","device":"dev-s"}
         {"time":"2026-11-12T09:32:00Z","event":"teleport","token":"ab"}
+        {"time":"2026-11-12T09:40:00Z","event":"register","token":"short-tok-1","device":"dev-q","user":"u-q","env":"production"}
+        {"time":"2026-11-12T09:41:00Z","event":"send","token":"short-tok-1","apns_id":"x-q","env":"sandbox","topic":"com.shop.app","status":400,"reason":"BadDeviceToken"}
 
         """
 
@@ -95,7 +100,12 @@ final class CommandParityTests: XCTestCase {
             ["trace", "x-1"], ["trace", CommandParityTests.uuid.uppercased()], ["trace", "7613216A"], ["trace", "aa0"],
             ["trace", "no-such-key"],
             ["metrics"], ["metrics", "--since", "2026-11-10", "--until", "2026-11-12"],
-            ["query", "SELECT 1 + 1 AS two, 'aa01000000000000000000000000000000000000000000000000000000000000' AS t"],
+            ["trace", "short-tok-1"], ["trace", "dev-q", "--reveal-tokens"],
+            ["tokens", "--mismatched", "--bad", "--format", "lines", "--reveal-tokens"],
+            [
+                "query",
+                "SELECT 1 + 1 AS two, 'aa01000000000000000000000000000000000000000000000000000000000000' AS t, 'at short-tok-1.' AS s",
+            ],
             ["query", ".tables"], ["schema", "zzzzzz"],
         ]
         for args in cases {

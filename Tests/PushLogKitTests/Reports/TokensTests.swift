@@ -153,7 +153,9 @@ final class TokensTests: XCTestCase {
         let dbPath = tmp.file("demo.db")
         _ = try ingest([tmp.path + "/logs"], db: dbPath)
         let db = try Store.openForReading(path: dbPath)
-        let listed = try XCTUnwrap(TokenCleanup(engine: SQLiteCommandEngine(db: db)).run([.gone]).section("tokens")).rows.map { CellFormat.plain($0[0]) }
+        let listed = try XCTUnwrap(TokenCleanup(engine: SQLiteCommandEngine(db: db)).run([.gone]).section("tokens")).rows.map {
+            CellFormat.plain($0[0])
+        }
         let s = try db.prepare(
             """
             WITH ranked AS (
