@@ -26,19 +26,21 @@ public final class SQLiteCommandEngine: CommandEngine {
             throw CatalogError("no SQLite statement \(name) of \(command)")
         }
         let s = try db.prepare(sql)
-        for (key, value) in values {
-            let i = s.index(of: ":" + key)
-            guard i > 0 else { continue }
-            switch value {
-            case .null: s.bindNull(i)
-            case .int(let v): s.bind(i, v)
-            case .double(let v): s.bind(i, v)
-            case .text(let v): s.bind(i, v)
+        // Each parameter the SQL names is given (a value, or a list as a JSON array); a statement
+        // that names one nobody gave is refused rather than run with NULL.
+        for i in stride(from: Int32(1), through: s.parameterCount, by: 1) {
+            guard let param = s.parameterName(i).map({ String($0.dropFirst()) }) else { continue }
+            if let list = lists[param] {
+                s.bind(i, "[" + list.map(JSONRenderer.quote).joined(separator: ",") + "]")
+                continue
             }
-        }
-        for (key, list) in lists {
-            let i = s.index(of: ":" + key)
-            if i > 0 { s.bind(i, "[" + list.map(JSONRenderer.quote).joined(separator: ",") + "]") }
+            switch values[param] {
+            case nil: throw CatalogError("SQLite statement \(command).\(name) names :\(param), which was not given")
+            case .null?: s.bindNull(i)
+            case .int(let v)?: s.bind(i, v)
+            case .double(let v)?: s.bind(i, v)
+            case .text(let v)?: s.bind(i, v)
+            }
         }
         return try ResultTable.from(s, name: name)
     }
