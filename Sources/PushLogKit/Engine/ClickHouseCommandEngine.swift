@@ -73,7 +73,9 @@ public final class ClickHouseCommandEngine: CommandEngine {
     public func query(_ sql: String) throws -> [ResultTable] {
         var statement = sql.trimmingCharacters(in: .whitespacesAndNewlines)
         while statement.hasSuffix(";") { statement = String(statement.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) }
-        guard !statement.isEmpty else { return [] }
+        // Only comments or blanks: no statement, as SQLite finds none in them.
+        let lines = statement.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard lines.contains(where: { !$0.isEmpty && !$0.hasPrefix("--") }) else { return [] }
         return [try client.table("result", sql: statement, settings: ["readonly": "1"])]
     }
 

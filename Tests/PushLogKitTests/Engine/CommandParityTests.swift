@@ -106,7 +106,7 @@ final class CommandParityTests: XCTestCase {
                 "query",
                 "SELECT 1 + 1 AS two, 'aa01000000000000000000000000000000000000000000000000000000000000' AS t, 'at short-tok-1.' AS s",
             ],
-            ["query", ".tables"], ["schema", "zzzzzz"],
+            ["query", ".tables"], ["query", "-- nothing to run\n;"], ["schema", "zzzzzz"],
         ]
         for args in cases {
             let lite = try Run.pushlog(["--db", db] + args)
