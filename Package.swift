@@ -11,8 +11,9 @@ let clickhouseQueries = [
     "churn", "env-mismatch", "errors", "facts", "gone", "hygiene", "opt-out", "reconcile", "schema", "silent", "touched",
     "weekly",
 ]
-/// The ClickHouse SQL of the commands besides `report` (tokens, trace, metrics, rejects), linked the same way.
-let clickhouseCommands = ["metrics", "rejects", "tokens", "trace"]
+/// The ClickHouse SQL of the commands besides `report` (tokens, trace, metrics; sources, rejects and schema
+/// in listings), linked the same way.
+let clickhouseCommands = ["listings", "metrics", "tokens", "trace"]
 let embedded: [Resource] =
     clickhouseQueries.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }
     + clickhouseCommands.map { .embedInCode("Engine/ClickHouseQueries/ch-\($0).sql") }

@@ -62,7 +62,7 @@ WITH f AS (
 SELECT hit.token AS token, hit.device AS device, f.reg_user AS user, t.topic AS topic, hit.replaced_by AS replaced_by,
        pushlog_rfc3339(hit.superseded_at) AS replaced_at, coalesce(s.n, 0) AS sends_since_replaced, hit.superseded_at AS evidence_t
 FROM hit INNER JOIN f ON f.token = hit.token LEFT JOIN topics AS t ON t.token = hit.token LEFT JOIN sends AS s ON s.token = hit.token
-ORDER BY hit.superseded_at, hit.token
+ORDER BY hit.superseded_at, hit.token, hit.replaced_by
 SETTINGS join_use_nulls = 1;
 
 -- section: bad
@@ -102,5 +102,5 @@ FROM pushlog.kept_responses AS r INNER JOIN pushlog.kept_token_facts AS f ON f.t
 WHERE r.token <> '' AND f.reg_env IS NOT NULL AND r.env IS NOT NULL AND r.env <> f.reg_env
 GROUP BY r.token, r.env
 HAVING max(r.time_ms) >= {since:Int64}
-ORDER BY max(r.time_ms), r.token
+ORDER BY max(r.time_ms), r.token, r.env
 SETTINGS join_use_nulls = 1;

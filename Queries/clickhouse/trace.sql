@@ -76,6 +76,7 @@ ORDER BY token;
 -- and unregistrations of the tokens or devices (registrations without a device: of the user);
 -- settings of the devices or the user; receipts of the apns-id or of the sends. Records of the
 -- excluded tokens are left out; kinds: only these ([] = all). A detail is NULL where pushlog's is.
+-- Ties in time and kind: by file and line, then token and detail (NULL first, as SQLite orders).
 WITH {tokens:Array(String)} AS tokens, {devices:Array(String)} AS devices, {user:Nullable(String)} AS u,
      {apns:Nullable(String)} AS a, {excluding:Array(String)} AS excluding, {kinds:Array(String)} AS kinds
 SELECT pushlog_rfc3339(x.t) AS time, x.kind AS kind, nullIf(x.token, '') AS token, x.detail AS detail, x.source AS source, x.line AS line
@@ -110,4 +111,4 @@ FROM (
     0)
 ) AS x
 WHERE (x.token = '' OR NOT has(excluding, x.token)) AND (empty(kinds) OR has(kinds, x.kind))
-ORDER BY x.t, x.kind, x.source, x.line;
+ORDER BY x.t, x.kind, x.source, x.line, token ASC NULLS FIRST, detail ASC NULLS FIRST;

@@ -22,14 +22,11 @@ enum ClickHouseCommands {
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         switch cmd.name {
         case ReportCommand.name: return try ReportCommand.runOnClickHouse(args, ctx, url)
-        case QueryCommand.name: return try QueryCommand.runOnClickHouse(args, url)
-        case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
-        case SchemaCommand.name: return try SchemaCommand.runOnClickHouse(args, url)
         case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
-        case TokensCommand.name: return try TokensCommand.runOnClickHouse(args, url)
-        case RejectsCommand.name: return try RejectsCommand.runOnClickHouse(args, url)
-        case MetricsCommand.name: return try MetricsCommand.runOnClickHouse(args, url)
-        case TraceCommand.name: return try TraceCommand.runOnClickHouse(args, url)
+        // These take the engine the context names (CommandEngines).
+        case QueryCommand.name, SourcesCommand.name, SchemaCommand.name, TokensCommand.name, RejectsCommand.name, MetricsCommand.name,
+            TraceCommand.name:
+            return try cmd.run(args, ctx)
         // These read no database (export reads logs; with --from-db it names a SQLite file).
         case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name, ExportCommand.name: return try cmd.run(args, ctx)
         default:

@@ -45,14 +45,12 @@ enum MetricsCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let req = try parse(argv)
-        let db = try Store.openForReading(path: ctx.dbPath)
+        let engine = try CommandEngines.open(ctx, reads: .facts)
         // One snapshot for every family: the figures of one scrape agree while an ingest commits.
-        let families = try db.readSnapshot { try MetricsExport(db: db).collect(since: req.since, until: req.until, budget: req.budget) }
-        return try write(req, families)
-    }
-
-    /// The families as OpenMetrics text, to `-o FILE` (atomically) or stdout.
-    static func write(_ req: Request, _ families: [MetricFamily]) throws -> Int32 {
+        let families = try engine.consistent {
+            try MetricsExport(engine: engine).collect(since: req.since, until: req.until, budget: req.budget)
+        }
+        // As OpenMetrics text, to `-o FILE` (atomically) or stdout.
         let text = OpenMetricsRenderer.render(families)
         if let path = req.args.value("-o") ?? req.args.value("--output") {
             // Metrics hold no token or user: readable by the collector's user.

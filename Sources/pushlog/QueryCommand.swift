@@ -27,23 +27,23 @@ enum QueryCommand: Command {
 
             """)
 
-    /// The arguments and the SQL text: the positional words, or `-f FILE` (`-` for stdin).
-    static func parse(_ argv: [String], example: String) throws -> (Arguments, OutputTarget, String) {
+    /// Where the output goes and the SQL text: the positional words, or `-f FILE` (`-` for stdin).
+    static func parse(_ argv: [String]) throws -> (OutputTarget, String) {
         let args = try Arguments(argv, command: name, table: optionTable)
         let out = try OutputTarget(args)
         if let f = args.value("-f") {
-            if f == "-" { return (args, out, String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)) }
+            if f == "-" { return (out, String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)) }
             guard let s = try? String(contentsOfFile: f, encoding: .utf8) else { throw CLIError("cannot read \(f)") }
-            return (args, out, s)
+            return (out, s)
         }
         guard !args.positionals.isEmpty else {
-            throw UsageError(message: "query needs SQL or -f FILE", hint: "pushlog query '\(example)'")
+            throw UsageError(message: "query needs SQL or -f FILE", hint: "pushlog query 'SELECT count(*) FROM sends'")
         }
-        return (args, out, args.positionals.joined(separator: " "))
+        return (out, args.positionals.joined(separator: " "))
     }
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let (_, out, sql) = try parse(argv, example: "SELECT count(*) FROM sends")
+        let (out, sql) = try parse(argv)
         let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix(".") {
             let cmd = trimmed.split(separator: " ").first.map(String.init) ?? trimmed
@@ -51,37 +51,14 @@ enum QueryCommand: Command {
                 message: "\(cmd) is a sqlite3 shell command, not SQL",
                 hint: "pushlog schema lists the tables and their columns (pushlog schema TABLE for one)")
         }
-        let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
-        let statements: [Statement]
-        do { statements = try db.prepareEach(sql) } catch let e as StoreError where !e.isFileFault {
-            throw CLIError("query: \(e.message)\(QueryCommand.hint(for: e.message))")
-        }
-        guard !statements.isEmpty else {
+        let engine = try CommandEngines.open(ctx, reads: .records)
+        let sections: [ResultTable]
+        do { sections = try engine.query(sql) } catch let e as QueryError { throw CLIError("query: \(e.message)") }
+        guard !sections.isEmpty else {
             throw UsageError(
                 message: "query has no SQL statement (only comments or blanks)", hint: "pushlog query 'SELECT count(*) FROM sends'")
         }
-        // Each statement is its own section: `result` for one, `result_1`, `result_2`, … for several.
-        var sections: [ResultTable] = []
-        for (k, s) in statements.enumerated() {
-            let name = statements.count == 1 ? "result" : "result_\(k + 1)"
-            do { sections.append(try ResultTable.from(s, name: name)) } catch let e as StoreError where !e.isFileFault {
-                throw CLIError("query: statement \(k + 1): \(e.message)")
-            }
-        }
-        try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: sections), db: db)
+        try out.write(ResultDocument(report: "query", params: [("sql", .text(sql))], sections: sections), engine: engine)
         return 0
-    }
-
-    /// What an SQLite error about the query usually means here.
-    static func hint(for message: String) -> String {
-        if message.contains("not authorized") {
-            return " (query is read-only: no writes, ATTACH, extensions or pragmas that change settings)"
-        }
-        if message.contains("no such column") || message.contains("no such table") {
-            // Names of schema versions 1-3, which older notes and scripts use.
-            return " (pushlog schema lists the tables, views and columns; since schema version 4 the record tables hold ids"
-                + " — topic_id, env_id, device_id, … — and time_ms, line_hash, source_id; the *_v views, e.g. sends_v, have the names)"
-        }
-        return ""
     }
 }

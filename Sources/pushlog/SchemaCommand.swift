@@ -16,20 +16,18 @@ enum SchemaCommand: Command {
         let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(1, command: name)
         let out = try OutputTarget(args)
+        let engine = try CommandEngines.open(ctx, reads: .schema)
         if let table = args.positionals.first {
-            guard let doc = Schema.docs.first(where: { $0.name == table.lowercased() }) else {
-                let guess = Arguments.closest(table, Schema.docs.map(\.name))
+            guard let (title, columns) = try engine.schemaTable(table) else {
+                let names = try engine.schemaTables().rows.compactMap { if case .text(let n) = $0.first { n } else { nil } }
+                let guess = Arguments.closest(table, names)
                 throw UsageError(
                     message: "no table '\(table)' for ad-hoc SQL",
                     hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "pushlog schema lists them")
             }
-            var t = ResultTable(name: doc.name, columns: ["column", "meaning"])
-            t.rows = doc.columns.map { [.text($0.0), .text($0.1)] }
-            try out.write(ResultDocument(report: "schema", title: "\(doc.name): \(doc.meaning)", sections: [t]), db: nil)
+            try out.write(ResultDocument(report: "schema", title: title, sections: [columns]), engine: engine)
         } else {
-            var t = ResultTable(name: "tables", columns: ["table", "meaning", "columns"])
-            t.rows = Schema.docs.map { [.text($0.name), .text($0.meaning), .text($0.columns.map(\.0).joined(separator: " "))] }
-            try out.write(ResultDocument(report: "schema", sections: [t]), db: nil)
+            try out.write(ResultDocument(report: "schema", sections: [try engine.schemaTables()]), engine: engine)
         }
         return 0
     }

@@ -16,9 +16,8 @@ enum SourcesCommand: Command {
         let args = try Arguments(argv, command: name, table: optionTable)
         try args.allowPositionals(0, command: name)
         let out = try OutputTarget(args)
-        let db = try Store.openForReading(path: ctx.dbPath, unfinished: true)
-        let s = try db.prepare(Listings.sources)
-        try out.write(ResultDocument(report: "sources", sections: [try ResultTable.from(s, name: "sources")]), db: db)
+        let engine = try CommandEngines.open(ctx, reads: .records)
+        try out.write(ResultDocument(report: "sources", sections: [try engine.statement("listings", "sources")]), engine: engine)
         return 0
     }
 }

@@ -72,20 +72,11 @@ enum TokensCommand: Command {
 
     static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let req = try parse(argv)
-        let db = try Store.openForReading(path: ctx.dbPath)
-        let doc = try TokenCleanup(db: db).run(req.kinds, since: req.since)
-        return try finish(req, doc, hasRecords: { try DataCoverage(db: db).hasRecords(since: $0, until: .max, .any) }) {
-            try OutputTarget(req.args).write($0, db: db)
-        }
-    }
-
-    /// What both engines do with the tokens found: the empty-window note, masking and its
-    /// warning, and the output (`lines`, or a table through `write`).
-    static func finish(
-        _ req: Request, _ found: ResultDocument, hasRecords: (Int64) throws -> Bool, write: (ResultDocument) throws -> Void
-    ) throws -> Int32 {
-        var doc = found
-        if let since = req.since, doc.sections.allSatisfy(\.rows.isEmpty), try !hasRecords(since) {
+        let engine = try CommandEngines.open(ctx, reads: .facts)
+        var doc = try TokenCleanup(engine: engine).run(req.kinds, since: req.since)
+        if let since = req.since, doc.sections.allSatisfy(\.rows.isEmpty),
+            try !engine.hasRecords(since: since, until: .max, .any, topic: nil, env: nil)
+        {
             Console.err("pushlog: no records since \(TimeFormat.rfc3339(ms: since)): no evidence in that window, so no tokens")
         }
         if !req.args.has("--reveal-tokens") {
@@ -104,7 +95,7 @@ enum TokensCommand: Command {
                 Console.out(text)
             }
         } else {
-            try write(doc)
+            try OutputTarget(req.args).write(doc, engine: engine)
         }
         return 0
     }

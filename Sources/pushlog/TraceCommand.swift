@@ -14,28 +14,18 @@ enum TraceCommand: Command {
         ],
         unlisted: OptionTable.output)
 
-    /// The key and where its timeline goes.
-    static func parse(_ argv: [String]) throws -> (String, OutputTarget) {
+    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
         let args = try Arguments(argv, command: name, table: optionTable)
         guard let key = args.positionals.first, !key.isEmpty else {
             throw UsageError(message: "trace needs a KEY", hint: "pushlog trace 3f2a9c1e  (a token prefix, device, user or apns-id)")
         }
         try args.allowPositionals(1, command: name)
-        return (key, try OutputTarget(args))
-    }
-
-    static func run(_ argv: [String], _ ctx: Context) throws -> Int32 {
-        let (key, out) = try parse(argv)
-        let db = try Store.openForReading(path: ctx.dbPath)
-        return try show { try out.write(try Trace(db: db).run(key), db: db) }
-    }
-
-    /// Runs `write` (the trace and its output): a key that matches nothing is exit 1, one that
-    /// matches several things a usage error, on either engine.
-    static func show(_ write: () throws -> Void) throws -> Int32 {
+        let out = try OutputTarget(args)
+        let engine = try CommandEngines.open(ctx, reads: .facts)
         do {
-            try write()
+            try out.write(try Trace(engine: engine).run(key), engine: engine)
         } catch TraceError.notFound(let m) {
+            // A key that matches nothing is exit 1; one that matches several things a usage error.
             Console.err("pushlog: trace: \(m)")
             return 1
         } catch TraceError.ambiguous(let m) {

@@ -1,10 +1,11 @@
 /// The ClickHouse SQL of the commands besides `report` (Queries/clickhouse/tokens.sql, trace.sql,
-/// metrics.sql, rejects.sql, linked here as ch-*.sql): each a file of named sections, one
-/// statement each, in the reports' header format, run with ClickHouse query parameters.
+/// metrics.sql, listings.sql, linked here as ch-*.sql): each a file of named sections, one
+/// statement each, in the reports' header format, run with ClickHouse query parameters. The
+/// SQLite engine's statements of the same names are SQLiteCommandQueries.
 extension ClickHouseQueries {
     static let commands: [String: [UInt8]] = [
+        "listings": PackageResources.ch_listings_sql,
         "metrics": PackageResources.ch_metrics_sql,
-        "rejects": PackageResources.ch_rejects_sql,
         "tokens": PackageResources.ch_tokens_sql,
         "trace": PackageResources.ch_trace_sql,
     ]
@@ -13,10 +14,10 @@ extension ClickHouseQueries {
 /// One command's statements on a server: a section is run by name, its `{name:Type}` placeholders
 /// bound from `values` as the report engine binds them; the SQL text is never built from a value.
 public struct ClickHouseStatements {
-    public let client: ClickHouseClient
+    let client: ClickHouseClient
     let definition: ReportDefinition
 
-    public init(_ client: ClickHouseClient, command: String) throws {
+    init(_ client: ClickHouseClient, command: String) throws {
         self.client = client
         guard let bytes = ClickHouseQueries.commands[command] else { throw CatalogError("no ClickHouse statements for \(command)") }
         let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
@@ -25,7 +26,7 @@ public struct ClickHouseStatements {
 
     /// Runs section `name` and returns its rows as a table of that name; `lists` are the values
     /// of `Array(String)` placeholders.
-    public func run(_ name: String, _ values: [String: SQLValue] = [:], lists: [String: [String]] = [:]) throws -> ResultTable {
+    func run(_ name: String, _ values: [String: SQLValue] = [:], lists: [String: [String]] = [:]) throws -> ResultTable {
         guard let sql = definition.sections.first(where: { $0.name == name })?.sql else {
             throw CatalogError("no section \(name) in the ClickHouse statements of \(definition.name)")
         }
@@ -38,11 +39,6 @@ public struct ClickHouseStatements {
             }
         }
         return try client.table(name, sql: sql, params: params)
-    }
-
-    /// The first column's text values of section `name`.
-    public func strings(_ name: String, _ values: [String: SQLValue] = [:], lists: [String: [String]] = [:]) throws -> [String] {
-        try run(name, values, lists: lists).rows.compactMap { if case .text(let s) = $0.first { s } else { nil } }
     }
 
     /// A list of strings as an `Array(String)` parameter: each quoted, quotes and backslashes escaped.

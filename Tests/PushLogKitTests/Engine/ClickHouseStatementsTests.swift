@@ -2,10 +2,10 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// The ClickHouse statements of tokens, trace, metrics and rejects, without a server: every
-/// section the commands run is in its file, every placeholder is declared, values reach the
-/// server as the text it parses back to them. Their figures are compared with SQLite's by
-/// scripts/clickhouse_cli_check.py (in .ci/run), output against output.
+/// The statements of tokens, trace, metrics and the listings, without a server: each engine has
+/// the same statements, every ClickHouse placeholder is declared, values reach the server as the
+/// text it parses back to them. The commands' output on both engines is compared by
+/// CommandParityTests.
 final class ClickHouseStatementsTests: XCTestCase {
     let client = ClickHouseClient(ClickHouseURL("http://127.0.0.1:9/eu")!)
 
@@ -16,13 +16,19 @@ final class ClickHouseStatementsTests: XCTestCase {
                 "apns_id", "device", "user", "tokens", "apns_prefix", "token_devices", "device_tokens", "apns_tokens", "user_devices",
                 "user_tokens", "timeline",
             ],
-            "metrics": ["responses", "pairs", "errors", "accepted_share", "rejected", "newest"],
-            "rejects": ["match", "rejects", "count"],
+            "metrics": ["responses", "pairs", "errors", "rejected", "newest"],
+            "listings": ["sources", "match", "rejects", "count", "counted_only"],
+        ]
+        // Only on ClickHouse: what SQLite has in Swift (its tables' docs and mask, the weekly basics).
+        let clickhouseOnly: [String: Set<String>] = [
+            "metrics": ["accepted_share"], "listings": ["irregular_tokens", "tables", "columns"],
         ]
         XCTAssertEqual(Set(wanted.keys), Set(ClickHouseQueries.commands.keys))
+        XCTAssertEqual(Set(wanted.keys), Set(SQLiteCommandQueries.statements.keys))
         for (command, sections) in wanted {
             let s = try ClickHouseStatements(client, command: command)
-            XCTAssertEqual(Set(s.definition.sections.map(\.name)), Set(sections), command)
+            XCTAssertEqual(Set(s.definition.sections.map(\.name)), Set(sections).union(clickhouseOnly[command] ?? []), command)
+            XCTAssertEqual(Set(SQLiteCommandQueries.statements[command]!.keys), Set(sections), command)
             for (name, sql) in s.definition.sections {
                 // Qualified with the URL's database; placeholders declared in the header.
                 XCTAssertFalse(sql.contains("pushlog."), "\(command).\(name)")
@@ -43,11 +49,11 @@ final class ClickHouseStatementsTests: XCTestCase {
     }
 
     func testTraceKeysAreReadAsSQLiteReadsThem() {
-        XCTAssertEqual(ClickHouseTrace.apnsKey("7613216A-FB3D-457D-8B46-797EBAA45E74"), "7613216a-fb3d-457d-8b46-797ebaa45e74")
-        XCTAssertEqual(ClickHouseTrace.apnsKey("Msg-ABC"), "Msg-ABC")
-        XCTAssertEqual(ClickHouseTrace.hexPrefix("7613216A-fb"), "7613216afb")
-        XCTAssertEqual(ClickHouseTrace.hexPrefix("msg-1"), "")
-        XCTAssertEqual(ClickHouseTrace.hexPrefix(String(repeating: "a", count: 33)), "")
+        XCTAssertEqual(Trace.apnsKey("7613216A-FB3D-457D-8B46-797EBAA45E74"), "7613216a-fb3d-457d-8b46-797ebaa45e74")
+        XCTAssertEqual(Trace.apnsKey("Msg-ABC"), "Msg-ABC")
+        XCTAssertEqual(Trace.hexPrefix("7613216A-fb"), "7613216afb")
+        XCTAssertEqual(Trace.hexPrefix("msg-1"), "")
+        XCTAssertEqual(Trace.hexPrefix(String(repeating: "a", count: 33)), "")
         XCTAssertEqual(Trace.tokenKey("ABCD1234…9F0E").prefix, "abcd1234")
         XCTAssertEqual(Trace.tokenKey("ABCD1234...9F0E").suffix, "9f0e")
         XCTAssertEqual(Trace.tokenKey("Tok_en").prefix, "Tok_en")

@@ -14,7 +14,7 @@ final class MetricsTests: XCTestCase {
     func families(since: Int64? = nil) throws -> [String: MetricFamily] {
         let db = try Store.openForReading(path: MetricsTests.dbPath)
         // now = the newest record (2026-11-07T10:00Z) + 90 s.
-        let fs = try MetricsExport(db: db).collect(since: since, now: 1_794_045_600_000 + 90_000)
+        let fs = try MetricsExport(engine: SQLiteCommandEngine(db: db)).collect(since: since, now: 1_794_045_600_000 + 90_000)
         return Dictionary(uniqueKeysWithValues: fs.map { ($0.name, $0) })
     }
 
@@ -79,7 +79,7 @@ final class MetricsTests: XCTestCase {
             "{\"time\":\"2026-11-02T10:00:00Z\",\"event\":\"send\",\"token\":\"\(String(repeating: "d", count: 64))\",\"status\":200,\"topic\":\"\"}\n"
         let db = tmp.file("m.db")
         _ = try ingest([tmp.write("e.ndjson", line)], db: db)
-        let fs = try MetricsExport(db: try Store.openForReading(path: db)).collect(since: nil)
+        let fs = try MetricsExport(engine: SQLiteCommandEngine(db: try Store.openForReading(path: db))).collect(since: nil)
         let responses = try XCTUnwrap(fs.first { $0.name == "pushlog_responses" })
         XCTAssertEqual(responses.samples.count, 1, "\(responses.samples)")
         XCTAssertEqual(responses.samples.first?.value, 1)

@@ -18,7 +18,7 @@ final class TokensTests: XCTestCase {
 
     func run(_ kinds: Set<TokenCleanup.Kind>, since: String? = nil) throws -> [[String: SQLValue]] {
         let db = try Store.openForReading(path: TokensTests.dbPath)
-        let doc = try TokenCleanup(db: db).run(kinds, since: since.map { TimeArgument.parse($0)! })
+        let doc = try TokenCleanup(engine: SQLiteCommandEngine(db: db)).run(kinds, since: since.map { TimeArgument.parse($0)! })
         let t = try XCTUnwrap(doc.section("tokens"))
         return t.rows.map { Dictionary(uniqueKeysWithValues: zip(t.columns, $0)) }
     }
@@ -153,7 +153,9 @@ final class TokensTests: XCTestCase {
         let dbPath = tmp.file("demo.db")
         _ = try ingest([tmp.path + "/logs"], db: dbPath)
         let db = try Store.openForReading(path: dbPath)
-        let listed = try XCTUnwrap(TokenCleanup(db: db).run([.gone]).section("tokens")).rows.map { CellFormat.plain($0[0]) }
+        let listed = try XCTUnwrap(TokenCleanup(engine: SQLiteCommandEngine(db: db)).run([.gone]).section("tokens")).rows.map {
+            CellFormat.plain($0[0])
+        }
         let s = try db.prepare(
             """
             WITH ranked AS (

@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// `trace`, `tokens`, `metrics`, `sources`, `rejects`, `query` and `schema` print the same on
+/// SQLite and on ClickHouse (chDB behind scripts/clickhouse_http.py): the same files ingested in
+/// the same order into both, every command run as a user runs it, stdout, stderr and exit status
+/// compared byte for byte. The files are read in an order that is not their paths' order, and two
+/// of them hold records that tie in time, so the listings' order and every ORDER BY's tie-break
+/// show.
+final class CommandParityTests: XCTestCase {
+    /// The HTTP front on chDB, on a free port, stopped when the test ends.
+    final class Front {
+        let process = Process()
+        let url: String
+
+        init(dir: TempDir) throws {
+            let portFile = dir.file("port")
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [
+                "python3", Fixtures.root.appendingPathComponent("scripts/clickhouse_http.py").path, "--port-file", portFile, "--path",
+                dir.file("chdb"), "--user", "ops", "--password", "s3cret",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle(forWritingAtPath: dir.write("front.log", ""))
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: portFile) && process.isRunning && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            guard let port = try? String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
+                process.terminate()
+                throw XCTSkip(
+                    "the ClickHouse HTTP front did not start: "
+                        + ((try? String(contentsOfFile: dir.file("front.log"), encoding: .utf8)) ?? ""))
+            }
+            url = "http://ops:s3cret@127.0.0.1:\(port)/parity"
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    static var chdbImportable: Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import chdb"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    static let uuid = "7613216a-fb3d-457d-8b46-797ebaa45e74"
+    static let token = "aa01000000000000000000000000000000000000000000000000000000000000"
+
+    /// Records that tie with the token fixture's (the same token, kind and time, in another file),
+    /// a send with a UUID apns-id, a token that only the engine's list of irregular tokens masks
+    /// (short, not hex), and a line that is not a record.
+    static let ties = """
+        {"time":"2026-11-09T09:00:00Z","event":"send","token":"\(token)","apns_id":"x-1b","env":"production","topic":"com.shop.app","push_type":"alert","status":200}
+        {"time":"2026-11-09T09:00:00Z","event":"send","token":"\(token)","apns_id":"x-1a","env":"production","topic":"com.shop.app","push_type":"alert","status":200}
+        {"time":"2026-11-12T09:30:00Z","event":"send","token":"bb02000000000000000000000000000000000000000000000000000000000000","apns_id":"\(uuid.uppercased())","env":"production","topic":"com.shop.app","push_type":"alert","status":200}
+        {"time":"2026-11-12T09:31:00Z","event":"receipt","apns_id":"\(uuid)","receipt":"presented","device":"dev-s"}
+        {"time":"2026-11-12T09:32:00Z","event":"teleport","token":"ab"}
+        {"time":"2026-11-12T09:40:00Z","event":"register","token":"short-tok-1","device":"dev-q","user":"u-q","env":"production"}
+        {"time":"2026-11-12T09:41:00Z","event":"send","token":"short-tok-1","apns_id":"x-q","env":"sandbox","topic":"com.shop.app","status":400,"reason":"BadDeviceToken"}
+
+        """
+
+    func testCommandsPrintTheSameOnBothEngines() throws {
+        guard CommandParityTests.chdbImportable else {
+            throw XCTSkip("chdb is not importable (python3 -m pip install chdb): the commands are not compared on ClickHouse")
+        }
+        let dir = TempDir()
+        let front = try Front(dir: dir)
+        defer { front.stop() }
+        let db = dir.file("parity.db")
+        // Read in this order, which is not the paths' order: z, m, a.
+        try FileManager.default.copyItem(atPath: Fixtures.path("tokens.ndjson"), toPath: dir.file("z-tokens.ndjson"))
+        try FileManager.default.copyItem(atPath: Fixtures.path("bad-lines.ndjson"), toPath: dir.file("a-bad.ndjson"))
+        let files = [dir.file("z-tokens.ndjson"), dir.write("m-ties.ndjson", CommandParityTests.ties), dir.file("a-bad.ndjson")]
+        for f in files {
+            XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", f]).status, 0)
+            let ch = try Run.pushlog(["--clickhouse", front.url, "ingest", "--quiet", f])
+            XCTAssertEqual(ch.status, 0, ch.stderr)
+        }
+
+        let token = CommandParityTests.token
+        let cases: [[String]] = [
+            ["sources"], ["sources", "--format", "json"],
+            ["rejects"], ["rejects", "--limit", "1"], ["rejects", "--source", "a-bad.ndjson"], ["rejects", "--source", "nope.log"],
+            ["tokens", "--gone", "--superseded", "--bad", "--mismatched", "--reveal-tokens"],
+            ["tokens", "--gone", "--superseded", "--bad", "--mismatched", "--format", "json"],
+            ["tokens", "--bad", "--since", "2026-11-10"], ["tokens", "--gone", "--since", "2030-01-01"],
+            ["trace", token], ["trace", "aa01"], ["trace", "aa010000…0000", "--format", "json"], ["trace", "dev-t"], ["trace", "u-s"],
+            ["trace", "x-1"], ["trace", CommandParityTests.uuid.uppercased()], ["trace", "7613216A"], ["trace", "aa0"],
+            ["trace", "no-such-key"],
+            ["metrics"], ["metrics", "--since", "2026-11-10", "--until", "2026-11-12"],
+            ["trace", "short-tok-1"], ["trace", "dev-q", "--reveal-tokens"],
+            ["tokens", "--mismatched", "--bad", "--format", "lines", "--reveal-tokens"],
+            [
+                "query",
+                "SELECT 1 + 1 AS two, 'aa01000000000000000000000000000000000000000000000000000000000000' AS t, 'at short-tok-1.' AS s",
+            ],
+            ["query", ".tables"], ["query", "-- nothing to run\n;"], ["schema", "zzzzzz"],
+        ]
+        for args in cases {
+            let lite = try Run.pushlog(["--db", db] + args)
+            let ch = try Run.pushlog(["--clickhouse", front.url] + args)
+            let label = args.joined(separator: " ")
+            XCTAssertEqual(ch.status, lite.status, "\(label): \(ch.stderr)")
+            XCTAssertEqual(comparable(ch.stdout, args), comparable(lite.stdout, args), label)
+            XCTAssertEqual(ch.stderr, lite.stderr, label)
+        }
+
+        // What the fixture must show for the comparison to mean something.
+        let sources = try Run.pushlog(["--db", db, "sources"]).stdout.split(separator: "\n").dropFirst().map { $0.prefix { $0 != "\t" } }
+        XCTAssertEqual(sources.map { ($0 as Substring).hasSuffix("z-tokens.ndjson") }, [true, false, false], "files in the order read")
+        let trace = try Run.pushlog(["--clickhouse", front.url, "trace", token, "--format", "tsv"]).stdout
+        XCTAssertTrue(trace.contains("apns-id x-1 env") && trace.contains("apns-id x-1a env"), trace)
+        let schema = try Run.pushlog(["--clickhouse", front.url, "schema", "records"])
+        XCTAssertEqual(schema.status, 0, schema.stderr)
+    }
+
+    /// Output with what differs by nature left out: when each engine read the files, how long ago
+    /// the newest record was.
+    func comparable(_ out: String, _ args: [String]) -> String {
+        switch args[0] {
+        case "sources":
+            return out.replacing(/20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/, with: "TIME")
+        case "metrics":
+            return out.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("seconds_since_newest_record") }
+                .joined(separator: "\n")
+        default:
+            return out
+        }
+    }
+}
