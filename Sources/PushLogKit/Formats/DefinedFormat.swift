@@ -152,7 +152,7 @@ final class DefinedFormat: LineFormat {
             let layoutTime = builder.event.time == nil ? LayoutTime.first(in: line) : nil
             let ownLayout = builder.event.time != nil || layoutTime != nil
             if !p.remembers.isEmpty {
-                remember(request, builder, time: builder.event.time ?? layoutTime ?? lineTime)
+                remember(request, builder, time: builder.event.time ?? layoutTime)
                 return .ignore
             }
             if let layoutTime { builder.assign(.time, string: String(layoutTime), .number) }
@@ -160,7 +160,8 @@ final class DefinedFormat: LineFormat {
                 // A line with no layout of its own (a traceback) belongs to the last remembered request.
                 if let key = request ?? (ownLayout ? nil : currentRequest), let r = requests[key] {
                     if builder.event.apnsID == nil, let a = r.apnsID { builder.assign(.apnsID, string: a) }
-                    if builder.event.time == nil, lineTime == nil, let t = r.time { builder.assign(.time, string: String(t), .number) }
+                    // The remembered line's layout time is this record's own, finer than a prefix's.
+                    if builder.event.time == nil, let t = r.time { builder.assign(.time, string: String(t), .number) }
                 }
                 if ownLayout { currentRequest = nil }
             }
