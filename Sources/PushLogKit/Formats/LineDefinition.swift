@@ -297,10 +297,10 @@ public final class LineDefinition: @unchecked Sendable {
             if c == 0x5C, i + 1 < b.count {
                 let e = b[i + 1]
                 let isWordClass = (e >= 0x41 && e <= 0x5A) || (e >= 0x61 && e <= 0x7A) || (e >= 0x30 && e <= 0x39)
+                let boundaryFirst = run.isEmpty && e == 0x62  // \b before the text
                 if !isWordClass {
                     run.append(e)
-                } else if run.isEmpty && e == 0x62 {  // \b before the text
-                } else {
+                } else if !boundaryFirst {
                     break
                 }
                 i += 2
@@ -349,4 +349,3 @@ public final class LineDefinition: @unchecked Sendable {
         return out
     }
 }
-

@@ -92,7 +92,9 @@ final class NodeAPNConsoleFormat: LineFormat {
         var entries: [BundledRecord]
         if let code = legacyCode, let token = v.first("token")?.string, !token.isEmpty {
             entries = [NodeAPNResult.entry(.object([("device", .string(token)), ("status", .number(code))]), sent: false, when)]
-        } else if let all = NodeAPNResult.entries(v, when) ?? NodeAPNConsoleFormat.nestedResult(v).flatMap({ NodeAPNResult.entries($0, when) }) {
+        } else if let all = NodeAPNResult.entries(v, when)
+            ?? NodeAPNConsoleFormat.nestedResult(v).flatMap({ NodeAPNResult.entries($0, when) })
+        {
             entries = all
         } else if case .array(let list) = v, !list.isEmpty, list.allSatisfy({ $0.first("sent") != nil || $0.first("failed") != nil }) {
             entries = list.flatMap { NodeAPNResult.entries($0, when) ?? [] }
