@@ -34,8 +34,11 @@ final class DefinedFormat: LineFormat {
     let definition: LineDefinition
     /// Whether any pattern remembers (only then are requests followed).
     let remembers: Bool
-    /// What remembered lines kept, by request id (bounded: cleared past `requestLimit`).
+    /// What remembered lines kept, by request id, in two generations: past `requestLimit` the
+    /// newer becomes the older and the older is dropped, so memory stays bounded while the
+    /// requests just seen stay known.
     private var requests: [String: Remembered] = [:]
+    private var olderRequests: [String: Remembered] = [:]
     static let requestLimit = 10_000
     /// The request of the last remembered line, until a line with a layout of its own.
     private var currentRequest: String?
@@ -158,7 +161,7 @@ final class DefinedFormat: LineFormat {
             if let layoutTime { builder.assign(.time, string: String(layoutTime), .number) }
             if remembers {
                 // A line with no layout of its own (a traceback) belongs to the last remembered request.
-                if let key = request ?? (ownLayout ? nil : currentRequest), let r = requests[key] {
+                if let key = request ?? (ownLayout ? nil : currentRequest), let r = requests[key] ?? olderRequests[key] {
                     if builder.event.apnsID == nil, let a = r.apnsID { builder.assign(.apnsID, string: a) }
                     // The remembered line's layout time is this record's own, finer than a prefix's.
                     if builder.event.time == nil, let t = r.time { builder.assign(.time, string: String(t), .number) }
@@ -179,8 +182,11 @@ final class DefinedFormat: LineFormat {
     /// Keeps what a remembered line says for its request, which becomes the current one.
     func remember(_ request: String?, _ builder: EventBuilder, time: Int64?) {
         guard let request else { return }
-        if requests.count >= DefinedFormat.requestLimit { requests.removeAll(keepingCapacity: true) }
-        var r = requests[request] ?? Remembered()
+        if requests.count >= DefinedFormat.requestLimit {
+            olderRequests = requests
+            requests.removeAll(keepingCapacity: true)
+        }
+        var r = requests[request] ?? olderRequests[request] ?? Remembered()
         if let a = builder.event.apnsID { r.apnsID = String(decoding: a, as: UTF8.self) }
         if let time { r.time = time }
         requests[request] = r
