@@ -12,15 +12,15 @@ enum NodeAPNResult {
         guard sent != nil || failed != nil, v.first("data") == nil else { return nil }
         var entries = zip(list, ok).map { entry($0, sent: $1, when) }
         // util.inspect cut the whole list (`failed: [Array]`): how many entries is unknown.
-        if case .null? = failed { entries.append(.reject(cut("failed entries", "[Array]"))) }
+        if case .null? = failed { entries.append(.reject(cut("failed list", "[Array]", missing: "its entries"))) }
         return entries
     }
 
     /// Why an entry util.inspect cut to a placeholder cannot be stored.
-    static func cut(_ what: String, _ placeholder: String) -> RejectReason {
+    static func cut(_ what: String, _ placeholder: String, missing: String = "its token and status") -> RejectReason {
         .incompleteRecord(
             format: "node-apn \(what) (util.inspect printed \(placeholder))",
-            missing: "its token and status (log the result with JSON.stringify or util.inspect's depth: null)")
+            missing: "\(missing) (log the result with JSON.stringify or util.inspect's depth: null)")
     }
 
     /// One entry of `sent` or `failed`; a null one is an entry util.inspect cut to `[Object]`.

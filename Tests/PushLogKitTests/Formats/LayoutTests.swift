@@ -105,6 +105,10 @@ extension FieldFormatTests {
         let failed = "node-apn failed entry (util.inspect printed [Object]) without its token and status"
         XCTAssertEqual(r.rejects.filter { $0.contains(failed) }.map { String($0.prefix(1)) }, ["1", "1", "2", "2", "2", "2"])
         XCTAssertEqual(r.rejects.filter { $0.contains("node-apn sent entry") }.count, 1)
+        // A whole list cut: how many entries it held is unknown, so one reject says so.
+        let list = "3 node-apn failed list (util.inspect printed [Array]) without its entries"
+        XCTAssertEqual(r.rejects.filter { $0.hasPrefix(list) }.count, 1)
+        XCTAssertEqual(r.rejects.count, 8)
     }
 
     func testSNSSMSRecordWithAMaskedNumberIsSkipped() throws {
