@@ -35,13 +35,20 @@ extension EventBuilder {
         } else {
             e.kind = inferKind(e)
         }
-        guard let kind = e.kind else { return .unknownKind }
+        guard var kind = e.kind else { return .unknownKind }
         guard e.time != nil else { return .missingField("time") }
+        if kind == .send && e.token == nil && unknownTokenIsResponse && (e.status != nil || e.reason != nil) {
+            kind = .response
+            e.kind = kind
+        }
         switch kind {
         case .send:
             if e.token == nil { return .missingField("token") }
             if e.status == nil, let r = e.reason { e.status = ReasonTaxonomy.status(forReason: r.string).map { Int64($0) } }
             if e.status == nil && e.error == nil { return .missingField("status") }
+        case .response where unknownTokenIsResponse:
+            if e.status == nil, let r = e.reason { e.status = ReasonTaxonomy.status(forReason: r.string).map { Int64($0) } }
+            if e.status == nil { return .missingField("status") }
         case .request:
             if e.token == nil { return .missingField("token") }
             if e.apnsID == nil { return .missingField("apns_id") }

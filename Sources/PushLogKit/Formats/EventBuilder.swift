@@ -20,6 +20,9 @@ final class EventBuilder {
     var eventName: ByteSlice?
     /// The line has a key of another tool's record shape (`Field.shape`).
     var foreignShape = false
+    /// A tool's APNs answer that names no token (Pushy's bare rejection) is a response whose
+    /// token is unknown, not a reject; set by the formats that read tools' answer lines.
+    var unknownTokenIsResponse = false
     let keys = FieldKeyTable()
 
     init() { arena = .allocate(capacity: 3 << 20) }
@@ -33,6 +36,7 @@ final class EventBuilder {
         customKeysStart = -1
         eventName = nil
         foreignShape = false
+        unknownTokenIsResponse = false
     }
 
     /// Copies bytes into the arena and returns the stable slice.

@@ -25,8 +25,15 @@ public struct FormatDefinitionError: Error, CustomStringConvertible {
 ///     set: status=200                           (after a pattern: for that pattern only)
 ///     sample: 2026-11-02T08:00:00.000Z verbose: APNS transmitted to 3f2a…
 ///     expect: status=200                        (optional: fields the sample above must give)
+///     remember: apns_id                         (after a pattern: its lines are not answers; what
+///                                                they capture is kept for their request)
 ///
-/// A line that no pattern matches is not a record of the format (ignored).
+/// A line that no pattern matches is not a record of the format (ignored). A pattern names the
+/// tool's message; where it captures no time, the time is the first date and time in the layout
+/// around the message (`LayoutTime`), else the line prefix's. A capture named `request` is the
+/// request id a logger layout writes: an answer that names no apns-id takes the one a
+/// `remember:` line kept for its request, and a line with no layout of its own (a traceback)
+/// belongs to the request of the last remembered line.
 // @unchecked: every property is a let; the one the checker cannot prove Sendable is
 // NSRegularExpression, which is immutable and documented safe to share between threads.
 public final class LineDefinition: @unchecked Sendable {
@@ -36,8 +43,13 @@ public final class LineDefinition: @unchecked Sendable {
         /// Text every match contains, looked for before the regex runs (most lines of an
         /// application's log match no pattern, and a byte search is far cheaper than ICU).
         let literal: [UInt8]?
-        let captures: [(name: String, field: Field)]
+        let captures: [(name: String, role: CaptureRole)]
         var constants: [(Field, String)]
+        /// Fields a `remember:` keeps from this pattern's lines (which are then passed over).
+        var remembers: [Field] = []
+        /// The first plain text of the pattern (6 bytes or more): a line holding it that no pattern
+        /// matches may have been wrapped, and is tried again joined with the next line.
+        let lead: [UInt8]?
         /// The pattern's own time format (a `time-format:` after it), else the definition's.
         var time: DefinitionTime?
     }
@@ -72,7 +84,15 @@ public final class LineDefinition: @unchecked Sendable {
         return try parse(text, file: path, builtIn: builtIn)
     }
 
-    static let directives = ["name", "description", "time-format", "set", "pattern", "sample", "expect"]
+    static let directives = ["name", "description", "time-format", "set", "pattern", "sample", "expect", "remember"]
+    /// What a named capture gives: an event field, or one of the two names that are not fields.
+    enum CaptureRole {
+        case field(Field)
+        /// `request`: the request id a logger layout writes.
+        case request
+        /// `binaryError`: a code of APNs' legacy binary protocol (8 is an invalid token).
+        case binaryError
+    }
 
     /// Parses a definition, compiles its patterns and checks its samples.
     static func parse(_ text: String, file: String, builtIn: Bool = false) throws -> LineDefinition {
@@ -128,18 +148,32 @@ public final class LineDefinition: @unchecked Sendable {
                 } catch {
                     throw fail(n, "bad regular expression (ICU syntax): \(value)")
                 }
-                var captures: [(String, Field)] = []
+                var captures: [(String, CaptureRole)] = []
                 for c in names {
+                    if c == "request" || c == "binaryError" {
+                        captures.append((c, c == "request" ? .request : .binaryError))
+                        continue
+                    }
                     guard let f = keys.field(c), f != .shape, f != .response, f != .body, f != .payload else {
                         throw fail(
                             n,
                             "unknown field '\(c)' in a named capture (fields: the event schema's keys, e.g. time, token, status, reason, apns_id)"
                         )
                     }
-                    captures.append((c, f))
+                    captures.append((c, .field(f)))
                 }
                 patterns.append(
-                    Pattern(regex: regex, source: value, literal: requiredLiteral(value), captures: captures, constants: [], time: nil))
+                    Pattern(
+                        regex: regex, source: value, literal: requiredLiteral(value), captures: captures, constants: [],
+                        lead: leadingLiteral(value), time: nil))
+            case "remember":
+                guard !patterns.isEmpty else { throw fail(n, "remember comes after the pattern whose lines it keeps") }
+                for word in value.split(separator: " ") {
+                    guard let f = keys.field(String(word)), f == .apnsID || f == .time else {
+                        throw fail(n, "remember keeps apns_id and time; not '\(word)'")
+                    }
+                    patterns[patterns.count - 1].remembers.append(f)
+                }
             case "sample":
                 samples.append((n, value))
             case "expect":
@@ -251,6 +285,52 @@ public final class LineDefinition: @unchecked Sendable {
         return best.count >= 3 ? best : nil
     }
 
+    /// The plain text (6 bytes or more) a pattern starts with, after `^`, `\b` and optional groups
+    /// (`(...)?`); nil when something else comes first. A wrapped line holds it, so the line can
+    /// be tried from there.
+    static func leadingLiteral(_ pattern: String) -> [UInt8]? {
+        let b = Array(pattern.utf8)
+        var run: [UInt8] = []
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c == 0x5C, i + 1 < b.count {
+                let e = b[i + 1]
+                let isWordClass = (e >= 0x41 && e <= 0x5A) || (e >= 0x61 && e <= 0x7A) || (e >= 0x30 && e <= 0x39)
+                let boundaryFirst = run.isEmpty && e == 0x62  // \b before the text
+                if !isWordClass {
+                    run.append(e)
+                } else if !boundaryFirst {
+                    break
+                }
+                i += 2
+                continue
+            }
+            if c == 0x5E && run.isEmpty && i == 0 {
+                i += 1
+                continue
+            }
+            if c == 0x28 && run.isEmpty {  // an optional group before the text: skip it
+                var depth = 0, j = i
+                while j < b.count {
+                    if b[j] == 0x5C { j += 2; continue }
+                    if b[j] == 0x28 { depth += 1 } else if b[j] == 0x29 { depth -= 1; if depth == 0 { break } }
+                    j += 1
+                }
+                guard j + 1 < b.count, b[j + 1] == 0x3F else { return nil }
+                i = j + 2
+                continue
+            }
+            if "[()|*+?{.^$".utf8.contains(c) {
+                if c == 0x2A || c == 0x2B || c == 0x3F || c == 0x7B, !run.isEmpty { run.removeLast() }
+                break
+            }
+            run.append(c)
+            i += 1
+        }
+        return run.count >= 6 ? run : nil
+    }
+
     /// Names of the named groups `(?<name>…)` in a pattern (not lookbehinds `(?<=`, `(?<!`).
     static func captureNames(_ pattern: String) -> [String] {
         var out: [String] = []
@@ -267,76 +347,5 @@ public final class LineDefinition: @unchecked Sendable {
             i += 1
         }
         return out
-    }
-}
-
-/// Reads lines with a `LineDefinition`: the first pattern that matches gives the record.
-final class DefinedFormat: LineFormat {
-    /// True when `needle` occurs in the `n` bytes at `p` (memchr for its first byte, then memcmp).
-    static func contains(_ p: UnsafePointer<UInt8>, _ n: Int, _ needle: [UInt8]) -> Bool {
-        let m = needle.count
-        guard m > 0, n >= m else { return m == 0 }
-        return needle.withUnsafeBufferPointer { nd in
-            var i = 0
-            while i <= n - m {
-                guard let hit = memchr(p + i, Int32(nd[0]), n - m - i + 1) else { return false }
-                let j = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - p
-                if memcmp(p + j, nd.baseAddress!, m) == 0 { return true }
-                i = j + 1
-            }
-            return false
-        }
-    }
-
-    var name: String { definition.name }
-    let definition: LineDefinition
-
-    init(_ definition: LineDefinition) {
-        self.definition = definition
-    }
-
-    /// "a time", "an apns_id": how a reject names the missing field.
-    static func article(_ field: String) -> String {
-        ("aeiou".contains(field.first ?? "x") ? "an " : "a ") + field
-    }
-
-    func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
-        sink.report(read(line, sink.builder, lineTime: lineTime))
-    }
-
-    func read(_ line: ByteSlice, _ builder: EventBuilder, lineTime: Int64?) -> ParseOutcome {
-        var text: (String, NSRange)?
-        for p in definition.patterns {
-            if let lit = p.literal, let base = line.baseAddress {
-                if !DefinedFormat.contains(base, line.count, lit) { continue }
-            }
-            if text == nil {
-                let s = String(decoding: line, as: UTF8.self)
-                text = (s, NSRange(location: 0, length: s.utf16.count))
-            }
-            let (s, whole) = text!
-            guard let m = p.regex.firstMatch(in: s, range: whole) else { continue }
-            builder.reset()
-            for (f, v) in p.constants { builder.assign(f, string: v) }
-            for (capture, f) in p.captures {
-                let r = m.range(withName: capture)
-                guard r.location != NSNotFound, let range = Range(r, in: s) else { continue }
-                let v = String(s[range])
-                if f == .time, let format = p.time {
-                    guard let ms = format.parse(v) else { return .reject(.timeMismatch(String(v.prefix(40)))) }
-                    builder.assign(.time, string: String(ms), .number)
-                } else if f == .error {
-                    builder.assign(f, string: TransportError.cause(v))
-                } else {
-                    builder.assign(f, string: v)
-                }
-            }
-            switch builder.finish(lineTime: lineTime) {
-            case nil: return .event
-            case .missingField(let f)?: return .reject(.incompleteRecord(format: "\(name) line", missing: Self.article(f)))
-            case let r?: return .reject(r)
-            }
-        }
-        return .ignore
     }
 }

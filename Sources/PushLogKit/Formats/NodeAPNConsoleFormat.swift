@@ -36,6 +36,17 @@ final class NodeAPNConsoleFormat: LineFormat {
         return String(code)
     }
 
+    /// A result logged inside another object (`{ result: { sent: [...], failed: [...] } }`), one
+    /// or two levels down.
+    static func nestedResult(_ v: JSONValue, depth: Int = 0) -> JSONValue? {
+        guard depth < 2, case .object(let kv) = v else { return nil }
+        for (_, inner) in kv {
+            if inner.first("sent") != nil || inner.first("failed") != nil { return inner }
+            if let found = nestedResult(inner, depth: depth + 1) { return found }
+        }
+        return nil
+    }
+
     func parse(_ line: ByteSlice, number: Int, lineTime: Int64?, into sink: RecordSink) {
         var start = 0
         if depth == 0 {
@@ -81,8 +92,12 @@ final class NodeAPNConsoleFormat: LineFormat {
         var entries: [BundledRecord]
         if let code = legacyCode, let token = v.first("token")?.string, !token.isEmpty {
             entries = [NodeAPNResult.entry(.object([("device", .string(token)), ("status", .number(code))]), sent: false, when)]
-        } else if let all = NodeAPNResult.entries(v, when) {
+        } else if let all = NodeAPNResult.entries(v, when)
+            ?? NodeAPNConsoleFormat.nestedResult(v).flatMap({ NodeAPNResult.entries($0, when) })
+        {
             entries = all
+        } else if case .array(let list) = v, !list.isEmpty, list.allSatisfy({ $0.first("sent") != nil || $0.first("failed") != nil }) {
+            entries = list.flatMap { NodeAPNResult.entries($0, when) ?? [] }
         } else if case .array(let list) = v, !list.isEmpty, list.allSatisfy({ $0.first("device") != nil }) {
             entries = list.map { NodeAPNResult.entry($0, sent: false, when) }
         } else if v.first("device") != nil, v.first("status") != nil || v.first("error") != nil {

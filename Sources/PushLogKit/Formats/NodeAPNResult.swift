@@ -10,11 +10,22 @@ enum NodeAPNResult {
         if case .array(let a)? = sent { list += a; ok += a.map { _ in true } }
         if case .array(let a)? = failed { list += a; ok += a.map { _ in false } }
         guard sent != nil || failed != nil, v.first("data") == nil else { return nil }
-        return zip(list, ok).map { entry($0, sent: $1, when) }
+        var entries = zip(list, ok).map { entry($0, sent: $1, when) }
+        // util.inspect cut the whole list (`failed: [Array]`): how many entries is unknown.
+        if case .null? = failed { entries.append(.reject(cut("failed list", "[Array]", missing: "its entries"))) }
+        return entries
     }
 
-    /// One entry of `sent` or `failed`.
+    /// Why an entry util.inspect cut to a placeholder cannot be stored.
+    static func cut(_ what: String, _ placeholder: String, missing: String = "its token and status") -> RejectReason {
+        .incompleteRecord(
+            format: "node-apn \(what) (util.inspect printed \(placeholder))",
+            missing: "\(missing) (log the result with JSON.stringify or util.inspect's depth: null)")
+    }
+
+    /// One entry of `sent` or `failed`; a null one is an entry util.inspect cut to `[Object]`.
     static func entry(_ entry: JSONValue, sent isSent: Bool, _ when: ToolRecordTime) -> BundledRecord {
+        if case .null = entry { return .reject(cut(isSent ? "sent entry" : "failed entry", "[Object]")) }
         guard let device = entry.first("device")?.string, !device.isEmpty else {
             return .reject(.unreadableShape("node-apn result entry without a device"))
         }

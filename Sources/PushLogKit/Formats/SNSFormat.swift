@@ -19,8 +19,9 @@ final class SNSFormat: LineFormat {
         let dest = delivery["destination"]?.string ?? ""
         // arn:aws:sns:REGION:ACCOUNT:endpoint/PLATFORM/APP/ID
         guard dest.contains(":endpoint/") else {
-            // SMS (a phone number), email, SQS, Lambda, HTTP: positively not a push endpoint.
-            if SNSFormat.isOtherDestination(dest) { return .skip }
+            // SMS (a phone number, or a record with an SMS type), email, SQS, Lambda, HTTP:
+            // positively not a push endpoint.
+            if SNSFormat.isOtherDestination(dest) || delivery["smsType"] != nil { return .skip }
             return .reject(
                 .unreadableShape(
                     dest.isEmpty ? "SNS record without a destination" : "SNS destination is not an endpoint ARN: \(dest.prefix(80))"))
@@ -50,7 +51,10 @@ final class SNSFormat: LineFormat {
 
     /// A destination SNS delivers to that is not a mobile push endpoint.
     static func isOtherDestination(_ d: String) -> Bool {
-        if let f = d.first, f == "+" || f.isNumber { return d.dropFirst().allSatisfy { $0.isNumber || $0 == " " || $0 == "-" } }
+        // SNS masks part of the number in its SMS records: "+1XXX5550100".
+        if let f = d.first, f == "+" || f.isNumber {
+            return d.dropFirst().allSatisfy { $0.isNumber || $0 == " " || $0 == "-" || $0 == "X" || $0 == "x" }
+        }
         if d.contains("@") || d.hasPrefix("http://") || d.hasPrefix("https://") { return true }
         return ["arn:aws:sqs:", "arn:aws:lambda:", "arn:aws:firehose:"].contains { d.hasPrefix($0) }
     }

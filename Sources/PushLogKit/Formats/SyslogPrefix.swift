@@ -1,11 +1,16 @@
-/// A syslog prefix before a record, like the CloudWatch and docker prefixes: BSD style
-/// `Apr 10 22:51:48 host prog[pid]: ` (no year: taken from the file's modification time) or
-/// RFC 3339 style `2026-04-10T22:51:48.120+00:00 host prog[pid]: ` (rsyslog's precise format).
+/// The prefix a log collector puts before an application's line, like the CloudWatch prefix
+/// before JSON: syslog and journald, BSD style `Apr 10 22:51:48 host prog[pid]: ` (no year: taken
+/// from the file's modification time) or RFC 3339 style `2026-04-10T22:51:48.120+00:00 host
+/// prog[pid]: ` (rsyslog's precise format, `journalctl -o short-iso`); the Kubernetes (CRI) log
+/// file's `2026-04-10T22:51:48.123456789Z stdout F `; and Docker's JSON-file lines
+/// `{"log":"LINE\n","stream":"stdout","time":"…"}`, whose line is the unescaped `log`.
 struct SyslogPrefix {
     /// The year of the file's modification time and its epoch ms: a BSD time later than a day
     /// after the file was last written belongs to the year before (a December line read in January).
     let year: Int
     let mtimeMs: Int64
+    /// Holds a Docker JSON-file line's unescaped `log` (valid until the next split).
+    let unescaped = RecordBuffer()
 
     init(mtimeMs: Int64) {
         self.mtimeMs = mtimeMs
@@ -15,9 +20,10 @@ struct SyslogPrefix {
 
     static let months: [String] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// The prefix's time (nil when it does not parse) and the bytes after it; nil when the line has no syslog prefix.
+    /// The prefix's time (nil when it does not parse) and the bytes after it; nil when the line has no such prefix.
     func split(_ b: ByteSlice) -> (Int64?, ByteSlice)? {
         let n = b.count
+        if n > 10 && b[0] == 0x7B && b[1] == 0x22 && b[2] == 0x6C && b[3] == 0x6F && b[4] == 0x67 && b[5] == 0x22 { return dockerJSON(b) }
         var i = 0
         var time: Int64?
         if n > 16, let m = SyslogPrefix.month(b), b[3] == 0x20 {
@@ -42,6 +48,7 @@ struct SyslogPrefix {
         // " host tag: " — a host, then a tag ending in ':' (prog, prog[pid]), neither JSON.
         guard i < n && b[i] == 0x20 else { return nil }
         i += 1
+        if let rest = SyslogPrefix.criStream(b, i) { return (time, rest) }
         let hostStart = i
         while i < n && b[i] != 0x20 { i += 1 }
         guard i > hostStart, i < n, b[hostStart] != 0x7B, b[hostStart] != 0x5B, b[hostStart] != 0x22 else { return nil }
@@ -55,6 +62,27 @@ struct SyslogPrefix {
         guard i - tagStart >= 2, b[i - 1] == 0x3A else { return nil }
         if i < n { i += 1 }
         return (time, ByteSlice(rebasing: b[i...]))
+    }
+
+    /// After a CRI time: `stdout F ` or `stderr P ` (a full or partial line), and what follows.
+    static func criStream(_ b: ByteSlice, _ i: Int) -> ByteSlice? {
+        let n = b.count
+        guard i + 8 < n, b[i] == 0x73, b[i + 1] == 0x74, b[i + 6] == 0x20, b[i + 8] == 0x20, b[i + 7] == 0x46 || b[i + 7] == 0x50
+        else { return nil }
+        let stream = String(decoding: ByteSlice(rebasing: b[i..<(i + 6)]), as: UTF8.self)
+        guard stream == "stdout" || stream == "stderr" else { return nil }
+        return ByteSlice(rebasing: b[(i + 9)...])
+    }
+
+    /// A Docker JSON-file line: its `time` and its `log` without the line ending.
+    func dockerJSON(_ b: ByteSlice) -> (Int64?, ByteSlice)? {
+        guard let v = JSONValue.parse(b), var log = v["log"]?.string else { return nil }
+        let time = v["time"]?.string.flatMap { TimeParser.parse($0) }
+        unescaped.reset()
+        log.withUTF8 { unescaped.append($0) }
+        var line = unescaped.slice
+        while let last = line.last, last == 0x0A || last == 0x0D { line = ByteSlice(rebasing: line.dropLast()) }
+        return (time, line)
     }
 
     static func month(_ b: ByteSlice) -> Int? {

@@ -66,9 +66,11 @@ final class FieldFormatTests: XCTestCase {
                 "2026-11-03T09:00:02.200Z 0 0094 400 BadDeviceToken token-bad",
                 "2026-11-03T10:00:01.100Z 0 0093 200  accepted",
                 "2026-11-03T10:00:03.300Z 0 0095 400 TopicDisallowed request",
+                // naming no token: a response whose token is unknown
+                "2026-11-03T10:00:04.400Z 2  429 TooManyProviderTokenUpdates auth",
             ])
         XCTAssertEqual(r.ignored, 2)
-        XCTAssertEqual(r.rejects, ["5 pushy line without a token", "7 pushy line without a time"])
+        XCTAssertEqual(r.rejects, ["7 pushy line without a time"])
     }
 
     func testParseServerLogFilesAndConsoleLines() throws {
@@ -144,7 +146,7 @@ final class FieldFormatTests: XCTestCase {
         XCTAssertEqual(r.rejects, ["6 apns2 line without a time"])
     }
 
-    func testBarkServerTransportFailuresAndTokenlessRefusals() throws {
+    func testBarkServerTransportFailuresAndRefusalsWithoutAToken() throws {
         let r = try read("bark-server.log")
         XCTAssertEqual(r.format, "bark-server")
         XCTAssertEqual(
@@ -152,9 +154,12 @@ final class FieldFormatTests: XCTestCase {
             [
                 "2026-11-03T13:00:01Z 0 009a  EOF transport",
                 "2026-11-03T13:00:02Z 0 009b  read tcp 172.17.0.2:40000->17.188.0.2:443: read: connection reset by peer transport",
+                // the refusals name no token: responses whose token is unknown
+                "2026-11-03T13:00:03Z 2  400 BadDeviceToken token-bad",
+                "2026-11-03T13:00:04Z 2  403 ExpiredProviderToken auth",
             ])
         XCTAssertEqual(r.ignored, 1)  // a success names no device
-        XCTAssertEqual(r.rejects, ["4 bark-server line without a token", "5 bark-server line without a token"])
+        XCTAssertEqual(r.rejects, [])
     }
 
     func testGaurunAcceptedPushIsNotAnAPNsAnswer() throws {
