@@ -21,7 +21,7 @@ enum ClickHouseCommands {
 
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         switch cmd.name {
-        case ReportCommand.name: return try ReportCommand.runOnClickHouse(args, ctx, url)
+        case ReportCommand.name: return try ReportCommand.run(args, ctx)
         case QueryCommand.name: return try QueryCommand.runOnClickHouse(args, url)
         case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
         case SchemaCommand.name: return try SchemaCommand.runOnClickHouse(args, url)

@@ -3,14 +3,12 @@
 /// with the parameters the report runner binds, so a gauge and its report agree on each engine.
 public struct ClickHouseMetricsSource: MetricsSource {
     let engine: ClickHouseEngine
-    let runner: EngineReportRunner
     let catalog: QueryCatalog
     let statements: ClickHouseStatements
 
     public init(engine: ClickHouseEngine, catalog: QueryCatalog? = nil) throws {
         self.engine = engine
         self.catalog = try catalog ?? QueryCatalog()
-        runner = EngineReportRunner(engine: engine, catalog: self.catalog)
         statements = try ClickHouseStatements(engine.client, command: "metrics")
     }
 
@@ -43,7 +41,7 @@ public struct ClickHouseMetricsSource: MetricsSource {
     public func reportSection(_ report: String, _ section: String, params: ReportParams) throws -> ResultTable? {
         guard let def = catalog.report(report) else { return nil }
         if let own = engine.definition(of: report), let sql = own.sections.first(where: { $0.name == section })?.sql {
-            return def.describe(try engine.section(section, sql: sql, parameters: runner.bindings(def, own, params)))
+            return def.describe(try engine.section(section, sql: sql, parameters: engine.bindings(def, own, params)))
         }
         // The weekly page on ClickHouse computes its basics per week inside its KPIs; the
         // window's accepted share is metrics.sql's, the same ratio.
