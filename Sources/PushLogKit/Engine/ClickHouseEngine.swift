@@ -65,6 +65,9 @@ public final class ClickHouseEngine: ReportEngine {
         (try? QueryCatalog()).map { $0.reports.map(\.name).filter { reports[$0] != nil }.joined(separator: ", ") } ?? ""
     }
 
+    /// ClickHouse's error code for a table or view it does not have.
+    static let unknownTable = 60
+
     /// What makes the shared text read as on SQLite: an aggregate over no rows is NULL (not 0),
     /// and a row an outer join does not match has NULLs (not the columns' defaults).
     static let sharedSettings = ["aggregate_functions_null_for_empty": "1", "join_use_nulls": "1"]
@@ -92,7 +95,16 @@ public final class ClickHouseEngine: ReportEngine {
                     i,
                     Result {
                         try PhaseTimer.measure("\(runs[w.run].report.name).\(w.name)") {
-                            try section(w.name, sql: w.sql, parameters: w.values, settings: w.settings)
+                            do { return try section(w.name, sql: w.sql, parameters: w.values, settings: w.settings) } catch let e
+                                as ClickHouseError where e.code == ClickHouseEngine.unknownTable && !w.settings.isEmpty
+                            {
+                                let report = runs[w.run].report
+                                throw ClickHouseError(
+                                    code: e.code,
+                                    "\(report.origin), section \(w.name): \(e.description) (a report run on both engines reads the "
+                                        + "relations docs/store.md lists; `pushlog --clickhouse URL ingest` creates them on a database "
+                                        + "an older pushlog made)")
+                            }
                         }
                     })
             }
