@@ -72,4 +72,3 @@ enum ReportLanes {
         }
     }
 }
-

@@ -100,7 +100,8 @@ final class SharedReportTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("topic = :topic"), "\($0)")
         }
         let shared = try ReportDefinition.parse(
-            name: "p", text: "-- param: n int = 5\n-- param: t text\n-- section: s\nSELECT :n AS n, ':n' AS s, :t AS t, :limit AS l -- :n\n",
+            name: "p",
+            text: "-- param: n int = 5\n-- param: t text\n-- section: s\n" + "SELECT :n AS n, ':n' AS s, :t AS t, :limit AS l -- :n\n",
             origin: "/tmp/p.sql")
         XCTAssertEqual(
             try ClickHouseEngine.placeholding(shared.sections[0].sql, of: shared),
