@@ -8,8 +8,8 @@ import PackageDescription
 /// The ClickHouse dialect of the reports and its schema (Queries/clickhouse), linked as
 /// Engine/ClickHouseQueries/ch-NAME.sql so their resource names differ from the SQLite reports'.
 let clickhouseQueries = [
-    "churn", "env-mismatch", "errors", "facts", "gone", "hygiene", "opt-out", "reconcile", "schema", "silent", "touched",
-    "weekly",
+    "churn", "env-mismatch", "errors", "facts", "gone", "hygiene", "opt-out", "reconcile", "relations", "schema", "silent",
+    "touched", "weekly",
 ]
 /// The ClickHouse SQL of the commands besides `report` (tokens, trace, metrics; sources, rejects and schema
 /// in listings), linked the same way.

@@ -21,7 +21,7 @@ enum ClickHouseCommands {
 
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         switch cmd.name {
-        case ReportCommand.name: return try ReportCommand.runOnClickHouse(args, ctx, url)
+        case ReportCommand.name: return try ReportCommand.run(args, ctx)
         case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
         // These take the engine the context names (CommandEngines).
         case QueryCommand.name, SourcesCommand.name, SchemaCommand.name, TokensCommand.name, RejectsCommand.name, MetricsCommand.name,

@@ -107,13 +107,13 @@ enum ReportCommand: Command {
         let (watch, argv) = try Watch.extract(argv0)
         let req = try request(argv)
         let (def, out) = (req.def, req.out)
-        let db = try Store.openForReading(path: ctx.dbPath)
-        let runner = try ReportRunner(db: db, catalog: req.catalog)
-        var doc = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: req.params)) {
-            req.compare
-                ? try runner.runComparingPrevious(name: req.name, params: req.params, shift: req.shift)
-                : try runner.run(name: req.name, params: req.params)
-        }
+        // On ClickHouse a `--watch` round takes a new engine, which checks the kept facts against
+        // the records afresh (an ingest may have added rows meanwhile); the SQLite store reads a
+        // new snapshot each round.
+        let open = try engines(ctx, watching: watch != nil)
+        let engine = try open()
+        let runner = ReportRunner(engine: engine, catalog: req.catalog)
+        var doc = try engine.reading(def, req.params) { try run(req, runner, req.params, compare: req.compare, shift: req.shift) }
         if let aligned = req.aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
         try checkRule(def, params: req.params, conditions: req.conditions, doc: doc, runner: runner)
         try checkColumns(req, doc)
@@ -122,19 +122,52 @@ enum ReportCommand: Command {
                 throw UsageError(message: "--watch redraws a terminal; it does not write -o files", hint: "drop -o")
             }
             return try Watch.loop(every: watch, title: "pushlog report " + argv.joined(separator: " ")) {
+                let engine = try open()
                 let (p, previous, back) = try Watch.roundParams(req)
-                let d = try db.readSnapshot(lanes: ReportRunner.runsOnLanes(def, params: p)) {
-                    previous
-                        ? try runner.runComparingPrevious(name: req.name, params: p, shift: back)
-                        : try runner.run(name: req.name, params: p)
+                let d = try engine.reading(def, p) {
+                    try run(req, ReportRunner(engine: engine, catalog: req.catalog), p, compare: previous, shift: back)
                 }
-                return out.render(d, db: db)
+                return out.render(d, db: nil, mask: out.revealTokens ? nil : try engine.tokenMask())
             }
         }
-        for note in try DataCoverage(db: db).notes(for: req.params, report: def) { Console.err("pushlog: \(note)") }
-        return try finish(req, doc, write: { try out.write($0, db: db) }) {
-            try DataCoverage(db: db).hasRecords(since: $0, until: $1, $2, topic: $3, env: $4)
+        for note in try engine.coverageNotes(for: req.params, report: def) { Console.err("pushlog: \(note)") }
+        let mask = out.revealTokens ? nil : try engine.tokenMask()
+        return try finish(req, doc, write: { try out.write($0, db: nil, mask: mask) }) {
+            try engine.hasRecords(since: $0, until: $1, $2, topic: $3, env: $4)
         }
+    }
+
+    /// The report on `params`, compared with the range before when asked.
+    static func run(_ req: Request, _ runner: ReportRunner, _ params: ReportParams, compare: Bool, shift: Int64) throws
+        -> ResultDocument
+    {
+        compare
+            ? try runner.runComparingPrevious(name: req.name, params: params, shift: shift)
+            : try runner.run(name: req.name, params: params)
+    }
+
+    /// Where the report runs (`--clickhouse` or the SQLite database), as a function that gives
+    /// the engine of a round: the same SQLite store every time, a new ClickHouse engine each call.
+    static func engines(_ ctx: Context, watching: Bool) throws -> () throws -> ReportEngine {
+        guard let url = ctx.clickhouse else {
+            let engine = SQLiteEngine(db: try Store.openForReading(path: ctx.dbPath))
+            return { engine }
+        }
+        let client = ClickHouseClient(url)
+        guard watching else {
+            // One report: the facts' check runs while the sections go out.
+            return { try ClickHouseEngine(client, overlapping: true, rebuilding: Console.factsRebuildNotice) }
+        }
+        // A round that rebuilds the kept facts says so below the frame on screen, which the next
+        // frame clears.
+        let notice: (@Sendable (String) -> Void)? = Console.factsRebuildNotice.map { say in
+            guard Console.stdoutIsTTY else { return say }
+            return { text in
+                Console.out("\n")
+                say(text)
+            }
+        }
+        return { try ClickHouseEngine(client, rebuilding: notice) }
     }
 
     /// Every `--fail-if` column is checked against the result before anything is printed.

@@ -126,3 +126,14 @@ extension XCTestCase {
     /// A 64-hex-digit token made of `n` (fixtures written by make-format-fixtures.py use the same).
     static func token(_ n: Int) -> String { String(repeating: String(format: "%04x", n), count: 16) }
 }
+
+extension ReportRunner {
+    /// The SQLite store a runner made with `init(db:)` reads.
+    var db: Database { (engine as! SQLiteEngine).db }
+
+    /// A runner on the companion connection of the read snapshot in progress
+    /// (`Database.readSnapshot(lanes: true)`), or nil.
+    func companion() throws -> ReportRunner? {
+        try db.companion.map { try ReportRunner(db: $0, catalog: catalog) }
+    }
+}

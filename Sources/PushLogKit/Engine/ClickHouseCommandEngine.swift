@@ -58,8 +58,7 @@ public final class ClickHouseCommandEngine: CommandEngine {
         if catalog == nil { catalog = try QueryCatalog() }
         guard let catalog, let def = catalog.report(report) else { return nil }
         if let own = engine.definition(of: report), let sql = own.sections.first(where: { $0.name == section })?.sql {
-            let runner = EngineReportRunner(engine: engine, catalog: catalog)
-            return def.describe(try engine.section(section, sql: sql, parameters: runner.bindings(def, own, params)))
+            return def.describe(try engine.section(section, sql: sql, parameters: engine.bindings(def, own, params)))
         }
         // The weekly page on ClickHouse computes its basics per week inside its KPIs; the
         // window's accepted share is metrics.sql's, the same ratio.

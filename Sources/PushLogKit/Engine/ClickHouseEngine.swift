@@ -1,8 +1,10 @@
 import Foundation
 
-/// Reports on a ClickHouse server: the ClickHouse dialect of each report (Queries/clickhouse,
-/// built into the binary), run over HTTP with ClickHouse query parameters (`{since:DateTime64(3)}`)
-/// that carry every value; the SQL text is never built from a value.
+/// Reports on a ClickHouse server, run over HTTP with ClickHouse query parameters
+/// (`{since:DateTime64(3)}`) that carry every value; the SQL text is never built from a value. A
+/// built-in report runs the ClickHouse version of it (Queries/clickhouse, built into the binary);
+/// a user's report runs as written, its `:name` parameters made `{name:Type}` placeholders from
+/// its header's types, over the relations relations.sql gives SQLite's names and columns.
 public final class ClickHouseEngine: ReportEngine {
     public let client: ClickHouseClient
     let reports: [String: ReportDefinition]
@@ -37,35 +39,104 @@ public final class ClickHouseEngine: ReportEngine {
 
     public func definition(of report: String) -> ReportDefinition? { reports[report] }
 
-    public func section(_ name: String, sql: String, parameters: [String: SQLValue]) throws -> ResultTable {
+    public func section(_ name: String, sql: String, parameters: [String: SQLValue], settings: [String: String] = [:]) throws
+        -> ResultTable
+    {
         var params: [String: String] = [:]
         for (param, type) in ClickHouseEngine.placeholders(sql) {
             params[param] = ClickHouseEngine.text(parameters[param] ?? .null, as: type)
         }
-        return try client.table(name, sql: sql, params: params)
+        return try client.table(name, sql: sql, params: params, settings: settings)
     }
 
-    /// The sections at once, each on its own connection: the server plans and runs queries in
-    /// parallel, and a report's time is mostly the planning of each of its sections. The first
-    /// error in `sections`' order is thrown.
-    public func sections(of report: String, _ sections: [(name: String, sql: String)], parameters: [String: SQLValue]) throws
-        -> [ResultTable]
-    {
-        func run() -> Results {
-            let results = Results(count: sections.count)
-            ServerWaits.run(sections.count) { i in
-                let (name, sql) = sections[i]
+    /// A built-in report without a ClickHouse version reads SQLite's own tables: not available
+    /// here. A user's report runs its one text, its parameters as typed placeholders.
+    public func sharedText(of report: ReportDefinition) throws -> ReportDefinition {
+        guard report.origin != "built-in" else {
+            throw CatalogError("report \(report.name) is not available on \(label) (reports there: \(available))")
+        }
+        var shared = report
+        shared.sections = try report.sections.map { ($0.name, try ClickHouseEngine.placeholding($0.sql, of: report)) }
+        return shared
+    }
+
+    /// The reports with a ClickHouse version, for messages.
+    var available: String {
+        (try? QueryCatalog()).map { $0.reports.map(\.name).filter { reports[$0] != nil }.joined(separator: ", ") } ?? ""
+    }
+
+    /// ClickHouse's error code for a table or view it does not have.
+    static let unknownTable = 60
+
+    /// What makes the shared text read as on SQLite: an aggregate over no rows is NULL (not 0),
+    /// and a row an outer join does not match has NULLs (not the columns' defaults).
+    static let sharedSettings = ["aggregate_functions_null_for_empty": "1", "join_use_nulls": "1"]
+
+    /// The sections of all runs at once, each on its own connection: the server plans and runs
+    /// queries in parallel, and a report's time is mostly the planning of each of its sections.
+    /// The coverage of `needs` goes out with them. The first error in the runs' order is thrown.
+    public func run(_ runs: [SectionRun], needs: ReportParams?) throws -> (tables: [[ResultTable]], coverage: NeedCoverage?) {
+        var work: [(run: Int, name: String, sql: String, values: [String: SQLValue], settings: [String: String])] = []
+        for (i, run) in runs.enumerated() {
+            let values = bindings(run.report, run.text, run.params)
+            let settings = run.report.origin == "built-in" ? [:] : ClickHouseEngine.sharedSettings
+            for (name, sql) in run.sections { work.append((i, name, sql, values, settings)) }
+        }
+        func go() -> (Results, Result<NeedCoverage, Error>?) {
+            let results = Results(count: work.count)
+            ServerWaits.run(work.count + (needs == nil ? 0 : 1)) { i in
+                guard i < work.count else {
+                    let (since, until) = needs!.bounds
+                    results.setCoverage(Result { try self.needs(since: since, until: until, topic: needs!.topic, env: needs!.env) })
+                    return
+                }
+                let w = work[i]
                 results.set(
-                    i, Result { try PhaseTimer.measure("\(report).\(name)") { try section(name, sql: sql, parameters: parameters) } })
+                    i,
+                    Result {
+                        try PhaseTimer.measure("\(runs[w.run].report.name).\(w.name)") {
+                            do { return try section(w.name, sql: w.sql, parameters: w.values, settings: w.settings) } catch let e
+                                as ClickHouseError where e.code == ClickHouseEngine.unknownTable && !w.settings.isEmpty
+                            {
+                                let report = runs[w.run].report
+                                throw ClickHouseError(
+                                    code: e.code,
+                                    "\(report.origin), section \(w.name): \(e.description) (a report run on both engines reads the "
+                                        + "relations docs/store.md lists; `pushlog --clickhouse URL ingest` creates them on a database "
+                                        + "an older pushlog made)")
+                            }
+                        }
+                    })
             }
-            return results
+            return (results, results.coverage)
         }
         let checkedBefore = check.isDone
-        let results = run()
+        var (results, coverage) = go()
         // Read while the check ran: valid unless the check rebuilt the facts meanwhile.
-        if try check.result().rebuilt && !checkedBefore { return try run().all() }
-        return try results.all()
+        if try check.result().rebuilt && !checkedBefore { (results, coverage) = go() }
+        let all = try results.all()
+        var tables: [[ResultTable]] = Array(repeating: [], count: runs.count)
+        for (w, t) in zip(work, all) { tables[w.run].append(t) }
+        return (tables, try coverage?.get())
     }
+
+    /// Every parameter the report or the engine's text of it declares, valued as the SQLite
+    /// store binds it (times in ms with ±9e15 for an open end, NULL for no filter).
+    func bindings(_ def: ReportDefinition, _ own: ReportDefinition, _ params: ReportParams) -> [String: SQLValue] {
+        var defaults = def.paramDefaults
+        for (k, v) in own.paramDefaults where defaults[k] == nil { defaults[k] = v }
+        var out: [String: SQLValue] = [:]
+        for name in Set(def.paramNames + own.paramNames + ReportRunner.implicitParameters) {
+            out[name] = params.value(name, defaults: defaults)
+        }
+        if let week = params.week { out["week"] = .text(week) }
+        return out
+    }
+
+    /// Nothing to prepare: each request reads the server's data as it is.
+    public func reading<T>(_ report: ReportDefinition, _ params: ReportParams, _ body: () throws -> T) throws -> T { try body() }
+
+    public func tokenMask() throws -> TokenMask { try facts.mask }
 
     /// The freshness check of the kept facts, on a thread of its own from the engine's start.
     private final class FactsCheck: @unchecked Sendable {
@@ -104,7 +175,13 @@ public final class ClickHouseEngine: ReportEngine {
 
         init(count: Int) { slots = Array(repeating: nil, count: count) }
 
+        private var needs: Result<NeedCoverage, Error>?
+
         func set(_ i: Int, _ r: Result<ResultTable, Error>) { lock.withLock { slots[i] = r } }
+
+        func setCoverage(_ r: Result<NeedCoverage, Error>) { lock.withLock { needs = r } }
+
+        var coverage: Result<NeedCoverage, Error>? { lock.withLock { needs } }
 
         func all() throws -> [ResultTable] { try lock.withLock { try slots.map { try $0!.get() } } }
     }
@@ -184,6 +261,33 @@ public final class ClickHouseEngine: ReportEngine {
                 + "UNION ALL SELECT time_ms FROM `\(db)`.kept_registers)")
         guard case .int(let v)? = t.rows.first?.first else { return nil }
         return v
+    }
+
+    /// A shared report's SQL with each `:name` (or `@name`, `$name`) a `{name:Type}` placeholder
+    /// of the type its header declares: a time or int is `Nullable(Int64)` (times in ms, as SQLite
+    /// binds them), any other `Nullable(String)`; `limit`, always given, `Int64`. SQLite's
+    /// dimension ids (`:topic_id`) have no meaning here: refused, with what to write instead.
+    static func placeholding(_ sql: String, of report: ReportDefinition) throws -> String {
+        var out = ""
+        var last = sql.utf8.startIndex
+        for use in ReportDefinition.parameterSpans(sql) {
+            let name = String(sql[sql.utf8.index(after: use.lowerBound)..<use.upperBound])
+            if let (param, _) = ReportRunner.dimensionParameters[name] {
+                throw CatalogError(
+                    "report \(report.name) (\(report.origin)): :\(name) is an id of the SQLite store, which ClickHouse does not have; "
+                        + "compare the text instead (\(param) = :\(param)) to run on both")
+            }
+            let type: String
+            switch report.parameter(name)?.type {
+            case _ where name == "limit": type = "Int64"
+            case .time?, .int?: type = "Nullable(Int64)"
+            case nil where name == "since" || name == "until": type = "Nullable(Int64)"
+            default: type = "Nullable(String)"
+            }
+            out += sql[last..<use.lowerBound] + "{\(name):\(type)}"
+            last = use.upperBound
+        }
+        return out + sql[last...]
     }
 
     /// `{name:Type}` placeholders of a statement, by name.

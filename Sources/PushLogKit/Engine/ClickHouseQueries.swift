@@ -15,6 +15,8 @@ enum ClickHouseQueries {
         "weekly": PackageResources.ch_weekly_sql,
     ]
     static let schema: [UInt8] = PackageResources.ch_schema_sql
+    /// The relations a report written once reads (SQLite's record views), created with the schema.
+    static let relations: [UInt8] = PackageResources.ch_relations_sql
     static let facts: [UInt8] = PackageResources.ch_facts_sql
     static let touched: [UInt8] = PackageResources.ch_touched_sql
 
@@ -24,14 +26,15 @@ enum ClickHouseQueries {
         database == "pushlog" ? sql : sql.replacingOccurrences(of: "pushlog.", with: "`\(database)`.")
     }
 
-    /// The schema's statements, one per request (HTTP takes one statement at a time).
+    /// The schema's statements, then the shared relations', one per request (HTTP takes one
+    /// statement at a time).
     static func schemaStatements(database: String) -> [String] {
         var sql = qualified(String(decoding: schema, as: UTF8.self), database: database)
         if database != "pushlog" {
             sql = sql.replacingOccurrences(
                 of: "CREATE DATABASE IF NOT EXISTS pushlog;", with: "CREATE DATABASE IF NOT EXISTS `\(database)`;")
         }
-        return statements(sql)
+        return statements(sql) + statements(qualified(String(decoding: relations, as: UTF8.self), database: database))
     }
 
     /// Table settings of recent ClickHouse releases that schema.sql uses: they tune merges and

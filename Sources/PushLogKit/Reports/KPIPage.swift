@@ -145,11 +145,9 @@ struct KPIPage {
             + "every section is filtered; \(whole) cannot be split by topic/env and are left empty"
     }
 
-    /// The default week: the last ISO week that ended before min(now, latest record + 1 day).
+    /// The default week of a SQLite store: the last ISO week that ended before min(now, latest record + 1 day).
     static func defaultWeek(db: Database, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> String {
-        let newest = try db.prepare(
-            "SELECT max(t) FROM (SELECT max(time_ms) AS t FROM sends UNION ALL SELECT max(last_reg) FROM token_facts)")
-        return defaultWeek(latest: try newest.step() && !newest.isNull(0) ? newest.int(0) : nil, now: now)
+        defaultWeek(latest: try SQLiteEngine(db: db).latestRecord(), now: now)
     }
 
     /// The default week for the latest record's time, whichever engine read it. An empty
@@ -167,42 +165,44 @@ struct KPIPage {
         return found
     }
 
+    /// The page for `p`'s week: composed from the reports it reads, or, on an engine with its own
+    /// version of the page, that version's sections; either way finished by `finish`.
     func run(_ p: ReportParams) throws -> ResultDocument {
-        let label = try p.week ?? KPIPage.defaultWeek(db: runner.db)
+        let label = try p.week ?? KPIPage.defaultWeek(latest: runner.engine.latestRecord())
         guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
+        if let own = runner.override(of: def) { return try runOwn(own, p, label: label, start: start) }
         let this = ReportParams(
             since: start, until: start + KPIPage.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
         var last = this
         (last.since, last.until) = (start - KPIPage.week, start)
-        let lastWeek = last
         let page = def
         let filtered = p.topic != nil || p.env != nil
 
         // Every run the page needs is independent of the others: each source report once per
         // week (only the sections the KPIs read), the page's own sections, and each trend's
-        // weeks. ReportLanes runs them on both cores, in one snapshot.
-        var jobs: [ReportLanes.Job] = []
-        var kpiJobs: [String: Int] = [:]  // report -> index of its this-week job (the week before is next)
+        // weeks. The engine runs them at once where it can (SQLite: on both cores, in one snapshot).
+        var runs: [SectionRun] = []
+        var kpiRuns: [String: Int] = [:]  // report -> index of its this-week run (the week before is next)
         let shownKPIs = page.kpis.filter { !(filtered && $0.wholeDataOnly) }  // the others stay empty
-        for name in shownKPIs.map(\.report) where kpiJobs[name] == nil {
+        for name in shownKPIs.map(\.report) where kpiRuns[name] == nil {
             let source = try source(name, for: "KPIs")
             let only = Set(shownKPIs.filter { $0.report == name }.map(\.section))
-            kpiJobs[name] = jobs.count
-            jobs.append { try $0.run(source, params: this, only: only) }
-            jobs.append { try $0.run(source, params: lastWeek, only: only) }
+            kpiRuns[name] = runs.count
+            runs.append(try runner.sectionRun(source, this, only: only))
+            runs.append(try runner.sectionRun(source, last, only: only))
         }
-        // The page's own sections one job each, unless they share a materialized CTE (one job,
+        // The page's own sections one run each, unless they share a materialized CTE (one run,
         // which computes it once) or a name (a user's KPI report).
         let own = KPIPage.ownSections(page)
         let ownGroups = page.materialize.isEmpty && Set(own).count == own.count ? own.map { [$0] } : [own]
-        let ownFirst = jobs.count
-        for group in ownGroups { jobs.append { try $0.run(page, params: this, only: Set(group)) } }
+        let ownFirst = runs.count
+        for group in ownGroups { runs.append(try runner.sectionRun(page, this, only: Set(group))) }
         // Sections made of another report's rows over the two weeks: that report once per week.
-        let weeksFirst = jobs.count
+        let weeksFirst = runs.count
         for w in page.weekSections {
             let source = try source(w.report, for: "\(w.name) section")
-            jobs.append { try $0.run(source, params: this, only: [w.section]) }
-            jobs.append { try $0.run(source, params: lastWeek, only: [w.section]) }
+            runs.append(try runner.sectionRun(source, this, only: [w.section]))
+            runs.append(try runner.sectionRun(source, last, only: [w.section]))
         }
         // Trends: the source report on each of the last weeks, this one included (not under a
         // filter when the figure cannot be split).
@@ -210,15 +210,14 @@ struct KPIPage {
         for t in page.trends {
             guard !(filtered && t.wholeDataOnly) else { trendFirst.append(nil); continue }
             let source = try source(t.report, for: "\(t.name) section")
-            trendFirst.append(jobs.count)
+            trendFirst.append(runs.count)
             for k in stride(from: t.weeks - 1, through: 0, by: -1) {
                 var q = p
                 (q.since, q.until, q.week, q.by) = (start - Int64(k) * KPIPage.week, start - Int64(k - 1) * KPIPage.week, nil, nil)
-                let weekParams = q
-                jobs.append { try $0.run(source, params: weekParams, only: [t.section]) }
+                runs.append(try runner.sectionRun(source, q, only: [t.section]))
             }
         }
-        let docs = try ReportLanes.run(jobs, on: runner, companion: runner.companion())
+        let docs = try runner.runs(runs)
 
         var kpi = ResultTable(name: KPIPage.tableName, columns: ["metric", "this_week", "last_week", "change", "source"])
         for k in page.kpis {
@@ -227,15 +226,10 @@ struct KPIPage {
                 kpi.rows.append([.text(name), .null, .null, .null, .text("\(report).\(column) (not split by topic/env)")])
                 continue
             }
-            let (a, b) = (docs[kpiJobs[report]!], docs[kpiJobs[report]! + 1])
+            let (a, b) = (docs[kpiRuns[report]!], docs[kpiRuns[report]! + 1])
             let x = a.section(section)?.first(column) ?? .null
             let y = b.section(section)?.first(column) ?? .null
-            var change: SQLValue = .null
-            if let xv = x.asDouble, let yv = y.asDouble {
-                let d = xv - yv
-                change = (d.rounded() == d && x.isInteger && y.isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
-            }
-            kpi.rows.append([.text(name), x, y, change, .text("\(report).\(column)")])
+            kpi.rows.append([.text(name), x, y, KPIPage.change(x, y) ?? .null, .text("\(report).\(column)")])
         }
         var doc = ResultDocument(
             report: page.name, title: page.title, params: this.shown(for: page),
@@ -243,10 +237,6 @@ struct KPIPage {
                 + page.weekSections.enumerated().map { i, w in
                     KPIPage.twoWeeks(w, this: docs[weeksFirst + 2 * i], last: docs[weeksFirst + 2 * i + 1])
                 })
-        let span = try DataCoverage(db: runner.db).span()
-        KPIPage.fill(&doc, page, start: start, span: span)
-        (doc.params, doc.title) = KPIPage.heading(page, label: label, start: start, p)
-        if let note = KPIPage.filterNote(page, p) { doc.notes.append(note) }
         for (t, first) in zip(page.trends, trendFirst) {
             var table = ResultTable(name: t.name, columns: ["week", t.column])
             if let first {
@@ -257,10 +247,50 @@ struct KPIPage {
             }
             doc.sections.append(table)
         }
-        KPIPage.describe(&doc, page, catalog: runner.catalog)
-        KPIPage.applyNeeds(&doc, this: try runner.needs(this), last: try runner.needs(lastWeek))
-        KPIPage.markPartial(&doc, start: start, span: span)
+        try finish(&doc, p, label: label, start: start)
         return doc
+    }
+
+    /// The page from the engine's own version of it, which computes the KPIs and sections itself.
+    func runOwn(_ own: ReportDefinition, _ p: ReportParams, label: String, start: Int64) throws -> ResultDocument {
+        var q = p
+        q.week = label
+        let tables = try runner.engine.run([SectionRun(report: def, text: own, params: def.withDefaults(q), only: nil)], needs: nil)
+        var doc = ResultDocument(report: def.name, title: def.title, sections: tables.tables[0])
+        if let i = doc.sections.firstIndex(where: { $0.name == KPIPage.tableName }), let x = doc.sections[i].column("this_week"),
+            let y = doc.sections[i].column("last_week"), let c = doc.sections[i].column("change")
+        {
+            for r in doc.sections[i].rows.indices {
+                let row = doc.sections[i].rows[r]
+                if let change = KPIPage.change(row[x], row[y]) { doc.sections[i].rows[r][c] = change }
+            }
+        }
+        try finish(&doc, p, label: label, start: start)
+        return doc
+    }
+
+    /// What every page gets after its sections, whichever engine computed them: the `-- fill:`
+    /// buckets, the heading and parameters, the filter's note, what the columns mean, the needs of
+    /// each week's figures, and the partial-week marks.
+    func finish(_ doc: inout ResultDocument, _ p: ReportParams, label: String, start: Int64) throws {
+        let span = try runner.engine.dataSpan()
+        KPIPage.fill(&doc, def, start: start, span: span)
+        (doc.params, doc.title) = KPIPage.heading(def, label: label, start: start, p)
+        if let note = KPIPage.filterNote(def, p) { doc.notes.append(note) }
+        KPIPage.describe(&doc, def, catalog: runner.catalog)
+        let this = ReportParams(since: start, until: start + KPIPage.week, topic: p.topic, env: p.env)
+        var last = this
+        (last.since, last.until) = (start - KPIPage.week, start)
+        KPIPage.applyNeeds(&doc, this: try runner.needs(this), last: try runner.needs(last))
+        KPIPage.markPartial(&doc, start: start, span: span)
+    }
+
+    /// A KPI's move from last week to this: a whole change of two counts is a count, any other
+    /// is rounded to 6 decimals; nil when either week has no number.
+    static func change(_ x: SQLValue, _ y: SQLValue) -> SQLValue? {
+        guard let xv = x.asDouble, let yv = y.asDouble else { return nil }
+        let d = xv - yv
+        return (d.rounded() == d && x.isInteger && y.isInteger) ? .int(Int64(d)) : .double((d * 1e6).rounded() / 1e6)
     }
 }
 

@@ -192,9 +192,7 @@ extension ReportRunner {
         let def = catalog.report(name)
         return try ReportComparison.runBoth(
             params: params, shift: shift, by: params.by ?? def?.paramDefaults["by"],
-            hasRecords: {
-                try DataCoverage(db: db).hasRecords(since: $0, until: $1, def?.records ?? .any, topic: params.topic, env: params.env)
-            }
+            hasRecords: { try engine.hasRecords(since: $0, until: $1, def?.records ?? .any, topic: params.topic, env: params.env) }
         ) { try run(name: name, params: $0) }
     }
 }

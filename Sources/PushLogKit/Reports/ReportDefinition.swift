@@ -253,10 +253,20 @@ public struct ReportDefinition: Sendable {
     /// Every `:name` (or `@name`, `$name`) the SQL binds, with its line, outside string literals,
     /// quoted names and comments: what the header must declare.
     static func parameterUses(_ text: String) -> [(name: String, line: Int)] {
-        var out: [(String, Int)] = []
+        parameterMarks(text).map { (String(text[text.utf8.index(after: $0.range.lowerBound)..<$0.range.upperBound]), $0.line) }
+    }
+
+    /// Where the SQL binds a parameter: each `:name` (its prefix included) in order.
+    static func parameterSpans(_ text: String) -> [Range<String.Index>] { parameterMarks(text).map(\.range) }
+
+    /// The parameter marks of `text` (their range and line), outside string literals, quoted
+    /// names and comments.
+    static func parameterMarks(_ text: String) -> [(range: Range<String.Index>, line: Int)] {
+        var out: [(Range<String.Index>, Int)] = []
         let c = Array(text.utf8)
         var (i, line) = (0, 1)
         func isName(_ b: UInt8) -> Bool { b == UInt8(ascii: "_") || (b >= 48 && b <= 57) || ((b | 0x20) >= 97 && (b | 0x20) <= 122) }
+        func index(_ k: Int) -> String.Index { text.utf8.index(text.utf8.startIndex, offsetBy: k) }
         while i < c.count {
             let b = c[i]
             if b == UInt8(ascii: "\n") {
@@ -283,7 +293,7 @@ public struct ReportDefinition: Sendable {
             {
                 var j = i + 1
                 while j < c.count && isName(c[j]) { j += 1 }
-                out.append((String(decoding: c[(i + 1)..<j], as: UTF8.self), line))
+                out.append((index(i)..<index(j), line))
                 i = j
             } else {
                 i += 1

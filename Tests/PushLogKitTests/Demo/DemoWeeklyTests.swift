@@ -35,7 +35,7 @@ final class DemoWeeklyTests: XCTestCase {
         // The CLI opens the second connection only for these (a few milliseconds otherwise spent
         // for nothing): the others' sections share a materialized CTE.
         XCTAssertEqual(
-            runner.catalog.reports.filter { ReportRunner.runsOnLanes($0, params: ReportParams()) }.map(\.name).sorted(),
+            runner.catalog.reports.filter { SQLiteEngine.runsOnLanes($0, params: ReportParams()) }.map(\.name).sorted(),
             ["churn", "gone", "opt-out", "reconcile", "weekly"])
         let since = TimeArgument.week(result.lastWeek)
         for def in runner.catalog.reports where def.kpis.isEmpty {  // the others' sections, likewise

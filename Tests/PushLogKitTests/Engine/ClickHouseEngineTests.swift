@@ -53,10 +53,10 @@ final class ClickHouseEngineTests: XCTestCase {
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sql") }
         XCTAssertEqual(
             Set(files.map { String($0.dropLast(4)) }),
-            Set(ClickHouseQueries.reports.keys).union(ClickHouseQueries.commands.keys).union(["schema", "facts", "touched"]))
+            Set(ClickHouseQueries.reports.keys).union(ClickHouseQueries.commands.keys).union(["schema", "facts", "touched", "relations"]))
         let touched = try String(contentsOfFile: dir + "/touched.sql", encoding: .utf8)
         XCTAssertEqual(String(decoding: ClickHouseQueries.touched, as: UTF8.self), touched)
-        for f in files where !["schema.sql", "facts.sql", "touched.sql"].contains(f) {
+        for f in files where !["schema.sql", "facts.sql", "touched.sql", "relations.sql"].contains(f) {
             let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
             let name = String(f.dropLast(4))
             let built = ClickHouseQueries.reports[name] ?? ClickHouseQueries.commands[name]
@@ -65,6 +65,7 @@ final class ClickHouseEngineTests: XCTestCase {
         let statements = ClickHouseQueries.schemaStatements(database: "pushlog")
         XCTAssertTrue(statements.contains { $0.hasPrefix("CREATE TABLE IF NOT EXISTS pushlog.records") })
         XCTAssertTrue(statements.contains { $0.hasPrefix("CREATE TABLE IF NOT EXISTS pushlog.sources") })
+        XCTAssertTrue(statements.contains { $0.hasPrefix("CREATE OR REPLACE VIEW pushlog.responses_v") })
         XCTAssertFalse(statements.contains { $0.contains("--") || $0.hasSuffix(";") })
         let other = ClickHouseQueries.schemaStatements(database: "eu")
         XCTAssertEqual(other.first, "CREATE DATABASE IF NOT EXISTS `eu`")

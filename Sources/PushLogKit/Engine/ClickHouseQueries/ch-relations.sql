@@ -1,0 +1,1 @@
+../../../../Queries/clickhouse/relations.sql
