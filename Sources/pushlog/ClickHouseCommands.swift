@@ -25,7 +25,7 @@ enum ClickHouseCommands {
         case QueryCommand.name: return try QueryCommand.runOnClickHouse(args, url)
         case SourcesCommand.name: return try SourcesCommand.runOnClickHouse(args, url)
         case SchemaCommand.name: return try SchemaCommand.runOnClickHouse(args, url)
-        case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
+        case IngestCommand.name: return try IngestCommand.run(args, ctx)
         case TokensCommand.name: return try TokensCommand.runOnClickHouse(args, url)
         case RejectsCommand.name: return try RejectsCommand.runOnClickHouse(args, url)
         case MetricsCommand.name: return try MetricsCommand.runOnClickHouse(args, url)

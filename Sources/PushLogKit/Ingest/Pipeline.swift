@@ -143,6 +143,7 @@ final class Pipeline {
         fs.records += b.records
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
+        if let t = b.maxT { fs.newestTime = max(fs.newestTime ?? t, t) }
         fs.ignoredLines += b.ignoredLines.prefix(IgnoredLines.kept - fs.ignoredLines.count)
         b = BatchCounts()
     }
