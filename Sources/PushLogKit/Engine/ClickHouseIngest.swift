@@ -360,6 +360,8 @@ public final class ClickHouseIngest: IngestTarget {
         let batch = EncodedRows()
         var sent = skip, batches = 0, rejectBatches = 0
         var repeats = RepeatLedger(ClickHouseIngest.runs(runs), fresh: start.lines == 0)
+        // Where the read ends (only a complete row is read on from: its rows mid-read keep none).
+        var openRuns = ""
         // Only the first batch of a read resumed half-way can find its own rows stored.
         var ownAt: String? = resumed == nil ? nil : path
         let client = self.client, db = self.db
@@ -374,7 +376,7 @@ public final class ClickHouseIngest: IngestTarget {
             row["segment_base"] = base
             row["segment"] = segment
             row["segment_runs"] = runs
-            row["open_runs"] = ClickHouseIngest.text(repeats.runs.values)
+            row["open_runs"] = openRuns
             if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
             return row
         }
@@ -430,6 +432,7 @@ public final class ClickHouseIngest: IngestTarget {
         ticker.fileDone(bytes: bytes)
         let tail = (first: sent, rows: batch.count)
         repeats.prune(line: rows.lastLine, offset: rows.lastOffset)
+        openRuns = ClickHouseIngest.text(repeats.runs.values)
         if tail.rows > 0 { try dropStored(batch, rows: rows, ownAt: ownAt, file: path, shared: shared, inserts) }
         try sendRejects(all: true)
         if !rows.metrics.isEmpty {

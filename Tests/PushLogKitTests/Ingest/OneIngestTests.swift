@@ -70,7 +70,7 @@ final class OneIngestTests: XCTestCase {
             } else {
                 try bytes.write(to: URL(fileURLWithPath: p))
             }
-            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--format", "json", p])
+            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--batch", "7000", "--format", "json", p])
             XCTAssertEqual(r.status, 0, r.stderr)
             let totals = try XCTUnwrap(
                 (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any], r.stdout)
