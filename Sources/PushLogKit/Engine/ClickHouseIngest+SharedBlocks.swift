@@ -126,6 +126,7 @@ extension ClickHouseIngest {
         do {
             _ = try ClickHouseIngest.readRows(
                 opened, rows, pool: pool, skip: m.rowsDone, into: batch, repeats: &repeats,
+                identities: identities(m.path, base: m.segmentBase) {},
                 row: { if batch.count - mark == m.pendingRows { throw Enough() } })
         } catch is Enough {}
         guard batch.count - mark == m.pendingRows else {

@@ -32,6 +32,8 @@ public final class ClickHouseIngest: IngestTarget {
     let unconfirmed = UnconfirmedBlocks()
     /// What the stored records span, and the blocks sent since (what needs no lookup).
     let storedSpans = StoredSpans()
+    /// Every file's record times, for the rotation sets' `Lineage`.
+    let sourceSpans = SourceSpans()
     /// Under `--follow`: the kept facts are brought up to date when the follow ends, not per round.
     var following = false
     /// The schema made and the blocks a killed run left settled (once per process).
@@ -60,6 +62,7 @@ public final class ClickHouseIngest: IngestTarget {
         if !prepared {
             try createSchema()
             try loadStoredSpans()
+            try loadSourceSpans()
             try settleSharedBlocks(pool)
             prepared = true
         }
@@ -416,8 +419,14 @@ public final class ClickHouseIngest: IngestTarget {
                 }
             }
         }
+        // A rotated file's records counted on from its predecessors', which are waited for first.
+        let identities = identities(path, base: base) { [unowned self] in
+            try send(shared, inserts)
+            try inserts.wait()
+            unconfirmed.clear()
+        }
         let (bytes, readError) = try ClickHouseIngest.readRows(
-            opened, rows, pool: pool, skip: skip, into: batch, repeats: &repeats,
+            opened, rows, pool: pool, skip: skip, into: batch, repeats: &repeats, identities: identities,
             row: {
                 if batch.count == batchRows || batch.count == pending {
                     try sendBatch()
@@ -432,6 +441,8 @@ public final class ClickHouseIngest: IngestTarget {
         ticker.fileDone(bytes: bytes)
         let tail = (first: sent, rows: batch.count)
         repeats.prune(line: rows.lastLine, offset: rows.lastOffset)
+        sourceSpans.widen(path, first: rows.counts.minT, last: rows.counts.maxT)
+        if let ambiguous = identities?.lineage.ambiguous, ambiguous > 0 { fs.warnings.append(Lineage.warning(ambiguous: ambiguous)) }
         openRuns = ClickHouseIngest.text(repeats.runs.values)
         if tail.rows > 0 { try dropStored(batch, rows: rows, ownAt: ownAt, file: path, shared: shared, inserts) }
         try sendRejects(all: true)
@@ -474,7 +485,8 @@ public final class ClickHouseIngest: IngestTarget {
     /// Returns the bytes read and the input error that ended the read early, if any.
     static func readRows(
         _ opened: OpenedStream, _ rows: RecordRows, pool: ChunkPool, skip: Int, into batch: EncodedRows,
-        repeats: inout RepeatLedger, row: () throws -> Void, chunkEnd: (_ consumed: Int64) throws -> Void = { _ in }
+        repeats: inout RepeatLedger, identities: Identities?, row: () throws -> Void,
+        chunkEnd: (_ consumed: Int64) throws -> Void = { _ in }
     ) throws -> (bytes: Int64, readError: Error?) {
         var index = 0
         let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
@@ -482,14 +494,22 @@ public final class ClickHouseIngest: IngestTarget {
                 for i in items.indices {
                     // A line inside an unfinished multi-line record is not a resume position.
                     repeats.note(items[i], resumable: items[i].kind != .pending && items[i].lineNumber > 0)
+                    var renumbered: ParsedItem?
+                    if let identities, items[i].kind == .event {
+                        let identity = try identities.identify(items[i])
+                        if identity != items[i].hash {
+                            renumbered = items[i]
+                            renumbered!.hash = identity
+                        }
+                    }
                     let mark = batch.bytes.count
-                    guard rows.take(items[i], into: &batch.bytes) else { continue }
+                    guard renumbered.map({ rows.take($0, into: &batch.bytes) }) ?? rows.take(items[i], into: &batch.bytes) else { continue }
                     index += 1
                     if index <= skip {
                         batch.bytes.removeSubrange(mark...)
                         continue
                     }
-                    batch.added(items[i], start: mark)
+                    batch.added(renumbered ?? items[i], start: mark)
                     try row()
                 }
             }

@@ -70,7 +70,7 @@ final class OneIngestTests: XCTestCase {
             } else {
                 try bytes.write(to: URL(fileURLWithPath: p))
             }
-            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--batch", "7000", "--format", "json", p])
+            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--batch", "30000", "--format", "json", p])
             XCTAssertEqual(r.status, 0, r.stderr)
             let totals = try XCTUnwrap(
                 (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any], r.stdout)
@@ -81,6 +81,43 @@ final class OneIngestTests: XCTestCase {
         let q = try Run.pushlog(["--clickhouse", url, "query", "SELECT count() AS n FROM records FINAL", "--format", "tsv"])
         XCTAssertEqual(q.status, 0, q.stderr)
         XCTAssertTrue(q.stdout.contains("\(total)"), q.stdout)
+    }
+
+    /// RotationTests' rotated set, on ClickHouse: a burst of identical lines split across the
+    /// files of the set keeps every line (each file counted on from those before it), and copies
+    /// of the set's files add nothing.
+    func testARotatedSetOnClickHouseKeepsEveryLineOfABurst() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let tmp = TempDir(), dir = tmp.file("logs"), url = server.url("rotation")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try (RotationTests.distinct(1...2) + RotationTests.burst(3, 2)).write(toFile: dir + "/app.log.2", atomically: true, encoding: .utf8)
+        try (RotationTests.burst(3, 1) + RotationTests.distinct(4...4) + RotationTests.burst(5, 1)).write(
+            toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try (RotationTests.burst(5, 2) + RotationTests.distinct(6...6)).write(toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+        func totals(_ paths: [String]) throws -> (records: Int, duplicates: Int) {
+            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--format", "json"] + paths)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let t = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any], r.stdout)
+            return ((t["records"] as? [String: Any])?["send"] as? Int ?? 0, t["duplicates"] as? Int ?? -1)
+        }
+        // Named newest first: read oldest first all the same.
+        let first = try totals([dir + "/app.log", dir + "/app.log.1", dir + "/app.log.2"])
+        XCTAssertEqual(first.records, 10)
+        XCTAssertEqual(first.duplicates, 0)
+        let copies = tmp.file("copies")
+        try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dir + "/app.log.1", toPath: copies + "/elsewhere.log")
+        let again = try totals([copies])
+        XCTAssertEqual(again.records, 0)
+        XCTAssertEqual(again.duplicates, 3)
+        let q = try Run.pushlog([
+            "--clickhouse", url, "query", "SELECT intDiv(time_ms, 1000) % 60 AS s, count() AS n FROM records FINAL GROUP BY s ORDER BY s",
+            "--format", "csv",
+        ])
+        XCTAssertEqual(q.status, 0, q.stderr)
+        XCTAssertEqual(q.stdout, "s,n\n1,1\n2,1\n3,3\n4,1\n5,3\n6,1\n", q.stdout)
     }
 
     /// On a terminal (script(1)), `--follow` redraws one status line in place and tells a file's
