@@ -87,7 +87,7 @@ public final class ClickHouseIngest: IngestTarget {
             ticker.filesDone += 1
             // A file named on the command line that is not a log is an error, as on SQLite; one
             // met while walking a folder is skipped with a line saying why.
-            if let why = fs.refused, f.named, !fs.unchanged { summary.problems.append("\(f.path): \(why)") }
+            if let why = fs.refused, f.named { summary.problems.append("\(f.path): \(why)") }
             summary.files.append(fs)
             if let signal = options.stop?.signalNumber {
                 summary.interruptedBy = signal
