@@ -124,6 +124,26 @@ ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_base String DEFAULT
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment String DEFAULT '';
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_rows UInt64 DEFAULT 0;
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_block String DEFAULT '';
+-- The runs of repeated records open where the file's last read ended, and where the read in
+-- progress started (key,count,line,offset;...): a resumed read numbers repeats on from them.
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS open_runs String DEFAULT '';
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_runs String DEFAULT '';
+
+-- Every stored record's identity, by time: what an ingest looks up to tell a record already
+-- stored (a renamed or re-compressed copy of a file) from a new one before sending it, so a
+-- copy adds no row and no fact, and counts as duplicates. Kept by the view below as records
+-- arrive; source and line tell a batch's own rows (sent by a run killed before it noted them).
+CREATE TABLE IF NOT EXISTS pushlog.record_keys (
+    time_ms Int64,
+    line_hash FixedString(16),
+    kind LowCardinality(String),
+    source LowCardinality(String),
+    line UInt64
+) ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(time_ms, 'UTC'))
+ORDER BY (time_ms, line_hash, kind);
+CREATE MATERIALIZED VIEW IF NOT EXISTS pushlog.record_keys_mv TO pushlog.record_keys AS
+SELECT time_ms, line_hash, kind, source, line FROM pushlog.records;
 
 -- Files an ingest refused whole (not a log, a binary file), with the fingerprint it refused and
 -- why: a file refused again unchanged and for the same reason is not reported again, so cron's

@@ -21,11 +21,9 @@ enum ClickHouseCommands {
 
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         switch cmd.name {
-        case ReportCommand.name: return try ReportCommand.run(args, ctx)
-        case IngestCommand.name: return try IngestCommand.runOnClickHouse(args, url)
-        // These take the engine the context names (CommandEngines).
-        case QueryCommand.name, SourcesCommand.name, SchemaCommand.name, TokensCommand.name, RejectsCommand.name, MetricsCommand.name,
-            TraceCommand.name:
+        // These take the engine the context names (ReportCommand, IngestCommand, CommandEngines).
+        case ReportCommand.name, IngestCommand.name, QueryCommand.name, SourcesCommand.name, SchemaCommand.name, TokensCommand.name,
+            RejectsCommand.name, MetricsCommand.name, TraceCommand.name:
             return try cmd.run(args, ctx)
         // These read no database (export reads logs; with --from-db it names a SQLite file).
         case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name, ExportCommand.name: return try cmd.run(args, ctx)

@@ -22,8 +22,12 @@ enum IngestCommand: Command {
             .flag(
                 "--verbose", help: "list every file in the summary (default: only new, grown, incomplete",
                 "or refused files, and the total line)"),
-            .value("--batch", placeholder: "N", help: "lines per transaction (default 200000)"),
-            .flag("--no-wait", help: "fail at once (exit 1) if another ingest holds the database"),
+            .value(
+                "--batch", placeholder: "N",
+                help: "lines per commit (default 200000; on ClickHouse records per insert, default 100000)"),
+            .flag(
+                "--no-wait", help: "fail at once (exit 1) if another ingest holds the database (ClickHouse",
+                "takes concurrent ingests: never waits)"),
             .flag(
                 "--follow", "-f", help: "keep reading: growing files, new files in the folders, rotation by",
                 "rename or truncation; commits at least every 2 s; Ctrl-C or SIGTERM", "finishes the round in progress and exits 0"),
@@ -59,47 +63,100 @@ enum IngestCommand: Command {
         var opts = IngestOptions()
         opts.inputFormat = args.value("--input-format").map { InputFormat($0, library: library) }
         opts.formats = library
-        if let b = try args.int("--batch", command: name) { opts.batchLines = max(1, b) }
+        let batch = try args.int("--batch", command: name).map { max(1, $0) }
+        if let batch { opts.batchLines = batch }
         let showProgress = !quiet && Console.stderrIsTTY
         if showProgress { opts.progress = ProgressLine.show }
+        let following = args.has("--follow") || args.has("-f")
+        let interval = following ? try followInterval(args) : 0
         // Nothing to read creates no database: every path missing is an error before anything is written.
         let missing = args.positionals.filter { $0 != "-" && !FileManager.default.fileExists(atPath: $0) }
         if missing.count == args.positionals.count {
             for m in missing { Console.err("pushlog: \(m): no such file or directory") }
             return 1
         }
-        let lock = try WriterLock(databasePath: ctx.dbPath, wait: !args.has("--no-wait")) {
-            Console.err("pushlog: another ingest is writing to \(ctx.dbPath); waiting for it to finish (--no-wait to fail instead)")
+        // The engine is the one difference: where the records go (and what the summary names).
+        let store: Store
+        if let url = ctx.clickhouse {
+            let ingest = ClickHouseIngest(client: ClickHouseClient(url))
+            ingest.options = opts
+            if let b = batch ?? ProcessInfo.processInfo.environment["PUSHLOG_CLICKHOUSE_BATCH"].flatMap(Int.init), b > 0 {
+                ingest.batchRows = b
+            }
+            // On a terminal the progress line says when the facts' rebuild starts; a follow has
+            // none, so the notice says it when the follow stops.
+            if following, !quiet, let notice = Console.factsRebuildNotice { ingest.rebuilding = notice }
+            store = .clickhouse(ingest, "\(url)")
+        } else {
+            // --no-wait: a ClickHouse server takes concurrent ingests, so only SQLite's writer lock waits.
+            let lock = try WriterLock(databasePath: ctx.dbPath, wait: !args.has("--no-wait")) {
+                Console.err("pushlog: another ingest is writing to \(ctx.dbPath); waiting for it to finish (--no-wait to fail instead)")
+            }
+            store = .sqlite(try openForWriting(ctx.dbPath), lock, ctx.dbPath)
         }
-        defer { withExtendedLifetime(lock) {} }
+        defer { if case .sqlite(_, let lock, _) = store { withExtendedLifetime(lock) {} } }
+        if following {
+            let follower: Follower
+            switch store {
+            case .sqlite(let db, _, _):
+                opts.progress = nil
+                follower = Follower(db: db, paths: args.positionals, options: opts)
+            case .clickhouse(let ingest, _):
+                ingest.options.progress = nil
+                follower = Follower(clickhouse: ingest, paths: args.positionals)
+            }
+            return try follow(follower, paths: args.positionals, into: store.name, quiet: quiet, interval: interval)
+        }
+        opts.stop = stopOnSignals()
+        let summary = try ProgressLine.clearing(showProgress) {
+            switch store {
+            case .sqlite(let db, _, _): return try Ingester(db: db, options: opts).run(paths: args.positionals)
+            case .clickhouse(let ingest, _):
+                ingest.options.stop = opts.stop
+                return try ingest.run(paths: args.positionals)
+            }
+        }
+        printDiagnostics(summary)
+        if format == "json" {
+            Console.out(IngestReport.json(summary))
+        } else if !quiet {
+            let database: String? = if case .sqlite(_, _, let path) = store { path } else { nil }
+            Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v"), database: database))
+        }
+        return exitStatus(summary)
+    }
+
+    /// Where an ingest writes: a SQLite database (held by its writer lock) or a ClickHouse server.
+    enum Store {
+        case sqlite(Database, WriterLock, String)
+        case clickhouse(ClickHouseIngest, String)
+
+        /// What the follow's messages call it: the database file, or the server (password masked).
+        var name: String {
+            switch self {
+            case .sqlite(_, _, let path): path
+            case .clickhouse(_, let url): url
+            }
+        }
+    }
+
+    /// The SQLite database, opened for writing (migrated in place, once, saying so).
+    static func openForWriting(_ path: String) throws -> Database {
         let migrateStart = Date()
         var migrated = false
-        let db = try Store.openForWriting(path: ctx.dbPath) { version in
+        let db = try PushLogKit.Store.openForWriting(path: path) { version in
             migrated = true
             Console.err(
-                "pushlog: \(ctx.dbPath) has schema version \(version); migrating it to \(Schema.version) in place, once; "
+                "pushlog: \(path) has schema version \(version); migrating it to \(Schema.version) in place, once; "
                     + "a run stopped half-way goes on from the last step it finished")
         }
         if migrated {
             Console.err(
                 String(
                     format: "pushlog: migrated in %.1fs; the database is now %.1f MB", Date().timeIntervalSince(migrateStart),
-                    Double((try? FileManager.default.attributesOfItem(atPath: ctx.dbPath)[.size] as? Int) ?? 0) / 1_048_576))
+                    Double((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / 1_048_576))
         }
-        if args.has("--follow") || args.has("-f") {
-            let interval = try followInterval(args)
-            opts.progress = nil
-            return try follow(db: db, paths: args.positionals, options: opts, interval: interval, quiet: quiet)
-        }
-        opts.stop = stopOnSignals()
-        let summary = try ProgressLine.clearing(showProgress) { try Ingester(db: db, options: opts).run(paths: args.positionals) }
-        printDiagnostics(summary)
-        if format == "json" {
-            Console.out(IngestReport.json(summary))
-        } else if !quiet {
-            Console.err(IngestReport.table(summary, verbose: args.has("--verbose") || args.has("-v"), database: ctx.dbPath))
-        }
-        return exitStatus(summary)
+        return db
     }
 
     /// 128 plus the signal's number when one stopped the run (130 for SIGINT, 143 for SIGTERM,
@@ -158,18 +215,42 @@ extension IngestCommand {
         return i
     }
 
-    /// Polls until SIGINT/SIGTERM; each round that read something prints its total line.
-    static func follow(db: Database, paths: [String], options: IngestOptions, interval: Double, quiet: Bool) throws -> Int32 {
+    /// Polls until SIGINT/SIGTERM. On a terminal one status line, redrawn in place, says what the
+    /// follow has done (`FollowStatus`); off a terminal it is printed at most once a minute, and
+    /// when the follow stops. Errors, problems and each file's first passed-over line are
+    /// printed as they come, once.
+    static func follow(_ follower: Follower, paths: [String], into store: String, quiet: Bool, interval: Double) throws -> Int32 {
         signal(SIGINT) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
         signal(SIGTERM) { _ in IngestCommand.stopFollowing.store(1, ordering: .relaxed) }
-        if !quiet { Console.err("pushlog: following \(paths.joined(separator: " ")) (Ctrl-C to stop)") }
-        let follower = Follower(db: db, paths: paths, options: options)
-        _ = try follower.run(interval: interval, stop: { IngestCommand.stopFollowing.load(ordering: .relaxed) != 0 }) { s in
-            for f in s.files where f.error != nil { Console.err("pushlog: \(f.path): \(f.error!)") }
-            for p in s.problems { Console.err("pushlog: \(p)") }
-            if !quiet { Console.err(IngestReport.table(s).split(separator: "\n").last.map(String.init) ?? "") }
+        if !quiet { Console.err("pushlog: following \(paths.joined(separator: " ")) into \(store) (Ctrl-C to stop)") }
+        let tty = Console.stderrIsTTY
+        var status = FollowStatus()
+        var printed: (at: Date, line: String)?
+        func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+        func say(_ text: String) {
+            if tty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            Console.err(text)
         }
-        if !quiet { Console.err("pushlog: stopped following; everything read is committed") }
+        _ = try follower.run(interval: interval, stop: { IngestCommand.stopFollowing.load(ordering: .relaxed) != 0 }) { s in
+            for f in s.files where f.error != nil { say("pushlog: \(f.path): \(f.error!)") }
+            for f in s.files { for w in f.warnings { say("pushlog: \(f.path): warning: \(w)") } }
+            for p in s.problems { say("pushlog: \(p)") }
+            let tell = status.add(s, followed: follower.followed, rotations: follower.rotations)
+            guard !quiet else { return }
+            for t in tell { say("pushlog: \(t)") }
+            let line = status.line(now: now())
+            if tty {
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+            } else if printed.map({ Date().timeIntervalSince($0.at) >= 60 && $0.line != line }) ?? true {
+                Console.err(line)
+                printed = (Date(), line)
+            }
+        }
+        if !quiet {
+            if tty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            Console.err(status.line(now: now()))
+            Console.err("pushlog: stopped following; everything read is in \(store)")
+        }
         return 0
     }
 }

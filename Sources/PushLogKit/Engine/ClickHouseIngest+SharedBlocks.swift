@@ -49,11 +49,12 @@ extension ClickHouseIngest {
         let announce = shared.members.map { m in m.announce.merging(["pending_block": token]) { $1 } }
         let finals = shared.members.map(\.final)
         let data = NativeBlock.block(rowBinary: shared.rows, count: shared.count, columns: RecordRows.binaryColumns)
+        let empty = shared.count == 0
         shared.removeAll()
         let client = self.client, db = self.db
         try inserts.add(holdsBlock: true) {
             try ClickHouseIngest.writeSources(client, db, announce)
-            try ClickHouseIngest.insertRecords(client, db, data, token: token)
+            if !empty { try ClickHouseIngest.insertRecords(client, db, data, token: token) }
             try ClickHouseIngest.writeSources(client, db, finals)
         }
     }
@@ -68,10 +69,7 @@ extension ClickHouseIngest {
     func settleSharedBlocks(_ pool: ChunkPool) throws {
         let waiting = try sourceStates(where: "pending_block != '' AND complete = 0")
         guard !waiting.isEmpty else { return }
-        let columns = try client.table(
-            "columns", sql: "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'sources' ORDER BY position",
-            params: ["db": ClickHouseClient.parameter(client.url.database)]
-        ).rows.compactMap { if case .text(let name) = $0.first { name } else { nil } }
+        let columns = try sourceColumns()
         // Each member's row again with its block settled. Expressions, not aliases: an alias
         // named like a column would stand for that column elsewhere in the SELECT on the
         // servers' older query analysis.
@@ -87,6 +85,8 @@ extension ClickHouseIngest {
             for m in members.sorted(by: { $0.path < $1.path }) {
                 if try !memberRows(m, pool, into: batch) { lost.append(m.path) }
             }
+            // Those stored since (the block arrived, or another file holds them) are not sent again.
+            try dropStored(batch, rows: nil, ownAt: nil, file: "", shared: nil, nil)
             if batch.count > 0 {
                 let data = NativeBlock.block(rowBinary: batch.bytes, count: batch.count, columns: RecordRows.binaryColumns)
                 try ClickHouseIngest.insertRecords(client, db, data, token: token)
@@ -113,22 +113,24 @@ extension ClickHouseIngest {
         guard m.isSameFile(m.path, size: st.size) else { return false }
         var fs = FileSummary(path: m.path)
         guard
-            case .opened(let opened) = try OpenedStream.open(
+            case .opened(var opened) = try OpenedStream.open(
                 InputFile(path: m.path), offset: m.segmentOffset, lines: m.segmentLines, st, options: options, &fs)
         else { return false }
         struct Enough: Error {}
         let rows = RecordRows(encoding: .rowBinary)
         rows.keepRejects = false
         rows.start(path: m.path)
-        let mark = (bytes: batch.bytes.count, count: batch.count)
+        let mark = batch.count
+        var repeats = RepeatLedger(ClickHouseIngest.runs(m.segmentRuns), fresh: m.segmentLines == 0)
+        opened.openRuns = ClickHouseIngest.runs(m.segmentRuns)
         do {
             _ = try ClickHouseIngest.readRows(
-                opened, rows, pool: pool, skip: m.rowsDone, into: batch,
-                row: { if batch.count - mark.count == m.pendingRows { throw Enough() } })
+                opened, rows, pool: pool, skip: m.rowsDone, into: batch, repeats: &repeats,
+                identities: identities(m.path, base: m.segmentBase) {},
+                row: { if batch.count - mark == m.pendingRows { throw Enough() } })
         } catch is Enough {}
-        guard batch.count - mark.count == m.pendingRows else {
-            batch.bytes.removeSubrange(mark.bytes...)
-            batch.count = mark.count
+        guard batch.count - mark == m.pendingRows else {
+            batch.cut(at: mark)
             return false
         }
         return true

@@ -14,10 +14,12 @@ import Foundation
 /// in `sources` records how many rows are in; a re-run does the same read and sends the rows
 /// after them, and skips a file whose fingerprint matches a complete row without reading it. The
 /// rows after a read's last full batch go into a block shared with other files' (`SharedBlock`,
-/// announced before it is sent and settled first by a re-run). The records table also collapses
-/// a record seen twice (its key holds the record identity), which covers a file whose bytes
-/// changed and is read whole again under a new name.
-public struct ClickHouseIngest {
+/// announced before it is sent and settled first by a re-run).
+///
+/// A record the database already stores (a renamed or re-compressed copy of a file) is taken out
+/// of its batch before it is sent, by a lookup of `record_keys`, and counted as a duplicate, as
+/// the SQLite store counts it: a copy adds no row and no fact, and `trace` names the original.
+public final class ClickHouseIngest: IngestTarget {
     public let client: ClickHouseClient
     public var options = IngestOptions()
     /// Records per insert: one block on the server (below max_insert_block_size).
@@ -26,22 +28,47 @@ public struct ClickHouseIngest {
     public var rebuilding: (String) -> Void = { _ in }
     /// Rejected lines per insert into `rejects` (cut the same way every time too).
     static let rejectBatch = 10_000
+    /// This run's blocks the server has not confirmed yet (what a lookup of stored records waits for).
+    let unconfirmed = UnconfirmedBlocks()
+    /// What the stored records span, and the blocks sent since (what needs no lookup).
+    let storedSpans = StoredSpans()
+    /// Every file's record times, for the rotation sets' `Lineage`.
+    let sourceSpans = SourceSpans()
+    /// Under `--follow`: the kept facts are brought up to date when the follow ends, not per round.
+    var following = false
+    /// The schema made and the blocks a killed run left settled (once per process).
+    private var prepared = false
+    private let pool = ChunkPool(limit: 6)
+    private let inserts = InsertQueue()
+    private let shared = SharedBlock()
 
     public init(client: ClickHouseClient) { self.client = client }
 
+    deinit { inserts.close() }
+
     /// The files' summary as `ingest` prints it (records are those read from each file).
     public func run(paths: [String]) throws -> IngestSummary {
+        var problems: [String] = [], notes: [String] = []
+        let files = FileWalker.expand(paths, problems: &problems, notes: &notes)
+        var summary = try run(files: files, problems: problems)
+        summary.notes = notes
+        return summary
+    }
+
+    /// One run over files already expanded: a rotated set oldest first, as on SQLite; the last
+    /// blocks waited for; the kept facts brought up to date (not per round of a follow).
+    func run(files expanded: [InputFile], problems: [String]) throws -> IngestSummary {
         let started = Date()
-        try createSchema()
+        if !prepared {
+            try createSchema()
+            try loadStoredSpans()
+            try loadSourceSpans()
+            try settleSharedBlocks(pool)
+            prepared = true
+        }
         var summary = IngestSummary()
-        var problems: [String] = []
-        let files = SourcePaths.unique(FileWalker.expand(paths, problems: &problems, notes: &summary.notes))
         summary.problems = problems
-        let pool = ChunkPool(limit: 6)
-        try settleSharedBlocks(pool)
-        let inserts = InsertQueue()
-        defer { inserts.close() }
-        let shared = SharedBlock()
+        let files = RotationName.oldestFirst(SourcePaths.unique(expanded))
         var read: [InputFile] = []
         for f in files {
             guard !f.isStream else {
@@ -49,7 +76,7 @@ public struct ClickHouseIngest {
                 summary.problems.append("\(what) cannot be resumed; ClickHouse ingest reads files (save it to a file first)")
                 continue
             }
-            read.append(InputFile(path: SourcePaths.canonical(f.path), named: f.named))
+            read.append(f)
         }
         let known = try sourceStates(paths: read.map(\.path))
         let refusedBefore = try refusals(paths: read.map(\.path))
@@ -70,6 +97,7 @@ public struct ClickHouseIngest {
                 break
             }
         }
+        let options = self.options
         func phase(_ what: String) {
             options.progress?(
                 IngestProgress(
@@ -79,78 +107,55 @@ public struct ClickHouseIngest {
         phase("waiting for the server to take the last blocks")
         try send(shared, inserts)
         try inserts.wait()
+        unconfirmed.clear()
         pool.drain()
-        // The facts reports read, rebuilt from the records as they now are (and after a killed
-        // run, by the next one even when it has nothing left to send); not after a signal, which
-        // asked to end now: a report rebuilds facts older than the records first.
-        if summary.interruptedBy == nil {
-            try ClickHouseFacts.ensure(client) { notice in
+        // After a run (and after a killed run, by the next one even when it has nothing left to
+        // send); not after a signal, which asked to end now.
+        if summary.interruptedBy == nil && !following {
+            try keptFactsAfterLoad { notice in
                 phase(notice)
-                rebuilding(notice)
+                self.rebuilding(notice)
             }
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
 
-    /// `ingest --follow`: rounds every `interval` seconds until `stop()`, each an ordinary ingest
-    /// of the paths (unchanged files skipped, grown ones read on from where they ended, each
-    /// round's batches sent as they fill and the rest at the round's end, so a record is in within
-    /// about `interval` seconds), so a follow killed at any moment is completed by the next
-    /// ingest or follow of the same paths. A gzip file is read once it stops changing, and one that
-    /// ends inside a member is still being written. The kept facts are not rebuilt per round (a
-    /// rebuild reads the whole history): a report finds them older than the records and rebuilds
-    /// them first; the follow rebuilds them when it stops. `report` gets each round that read.
-    public func follow(paths: [String], interval: Double, stop: () -> Bool, report: (IngestSummary) -> Void) throws {
-        try createSchema()
-        let pool = ChunkPool(limit: 6)
-        try settleSharedBlocks(pool)
-        let inserts = InsertQueue()
-        defer { inserts.close() }
-        let shared = SharedBlock()
-        var gzipSeen: [String: (Int64, Int64)] = [:]
-        /// Files refused whole, by fingerprint: looked at again only once they change.
-        var refused: [String: String] = [:]
-        var added = false
-        var unshown = ProgressTicker(total: 0, bytesTotal: 0, callback: nil, started: Date())  // a round prints its total only
-        let truncated = "\(InputError.truncatedGzip)"
-        while !stop() {
-            let roundStart = Date()
-            var summary = IngestSummary()
-            var problems: [String] = []
-            let round = SourcePaths.unique(FileWalker.expand(paths, problems: &problems)).filter { !$0.isStdin }
-            let known = try sourceStates(paths: round.map(\.path))
-            for f in round {
-                if Follower.isGzip(f.path), let st = Follower.stat(f.path) {
-                    let now = (st.size, st.mtime)
-                    defer { gzipSeen[f.path] = now }
-                    guard let before = gzipSeen[f.path], before == now else { continue }  // still being written
-                }
-                let fingerprint = try? ClickHouseIngest.fingerprint(f.path)
-                if let fingerprint, refused[f.path] == fingerprint { continue }
-                var fs = try file(f, known[f.path], refusedBefore: nil, inserts, pool, shared, &unshown)
-                if fs.refused != nil { refused[f.path] = fingerprint }
-                if fs.error == truncated {
-                    fs.complete = true
-                    fs.error = nil
-                    fs.warnings.append("still being written: read up to its last whole block, the rest when it grows")
-                }
-                summary.files.append(fs)
-            }
-            try send(shared, inserts)
-            try inserts.wait()
-            summary.problems = problems
-            summary.seconds = Date().timeIntervalSince(roundStart)
-            added = added || summary.totalRecords > 0
-            if summary.files.contains(where: { !$0.unchanged }) || !problems.isEmpty { report(summary) }
-            var waited = 0.0
-            while waited < interval && !stop() {
-                usleep(20_000)
-                waited += 0.02
-            }
-        }
-        pool.drain()
-        if added { try ClickHouseFacts.ensure(client, rebuilding: rebuilding) }
+    func followEnded(added: Bool) throws {
+        if added { try keptFactsAfterLoad(rebuilding) }
+    }
+
+    /// The one place the ingest brings ClickHouse's kept facts up to date (the facts reports
+    /// read, rebuilt from the records as they now are).
+    private func keptFactsAfterLoad(_ notice: @escaping (String) -> Void) throws {
+        _ = try ClickHouseFacts.ensure(client, rebuilding: notice)
+    }
+
+    /// A followed file renamed away: its `sources` row, copied under the new name (unless one
+    /// is there), so its read goes on where it was; the file now at the old name no longer
+    /// matches the old row's first bytes and is read from its start.
+    func moveSource(from path: String, to moved: String) throws {
+        if try !sourceStates(paths: [moved]).isEmpty { return }
+        let columns = try sourceColumns()
+        let version = ClickHouseIngest.versions.next(UInt64(Date().timeIntervalSince1970 * 1_000_000))
+        let replaced: [String: String] = ["path": "{moved:String}", "version": "greatest(version + 1, {version:UInt64})"]
+        _ = try client.execute(
+            """
+            INSERT INTO \(db).sources (\(columns.map { "`\($0)`" }.joined(separator: ", ")))
+            SELECT \(columns.map { replaced[$0] ?? "`\($0)`" }.joined(separator: ", "))
+            FROM (SELECT * FROM \(db).sources FINAL WHERE path = {path:String})
+            """,
+            params: [
+                "path": ClickHouseClient.parameter(path), "moved": ClickHouseClient.parameter(moved), "version": "\(version)",
+            ])
+    }
+
+    /// The columns of `sources`, in order.
+    func sourceColumns() throws -> [String] {
+        try client.table(
+            "columns", sql: "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'sources' ORDER BY position",
+            params: ["db": ClickHouseClient.parameter(client.url.database)]
+        ).rows.compactMap { if case .text(let name) = $0.first { name } else { nil } }
     }
 
     /// Creates the database, tables, views and functions the reports read (idempotent). A server
@@ -164,6 +169,12 @@ public struct ClickHouseIngest {
                 if older == statement { throw e }
                 _ = try client.execute(older, inDatabase: false)
             }
+        }
+        // A database loaded before `record_keys` existed: its records' identities, once.
+        let counts = try client.table(
+            "keys", sql: "SELECT (SELECT count() FROM \(db).record_keys), (SELECT count() FROM \(db).records)")
+        if case .int(0) = counts.rows.first?[0], case .int(let n) = counts.rows.first?[1], n > 0 {
+            _ = try client.execute("INSERT INTO \(db).record_keys SELECT time_ms, line_hash, kind, source, line FROM \(db).records")
         }
     }
 
@@ -188,6 +199,9 @@ public struct ClickHouseIngest {
         var pendingBlock = ""
         /// The counts of the row (`n_send`, ..., `first_time_ms`), as text.
         var counts: [String: String] = [:]
+        /// The runs of repeats open where the last read ended, and where the read in progress started.
+        var openRuns = ""
+        var segmentRuns = ""
 
         static let countColumns =
             EventKind.allCases.map { "n_" + $0.name } + ["duplicates", "rejects", "skipped", "ignored", "first_time_ms", "last_time_ms"]
@@ -252,7 +266,7 @@ public struct ClickHouseIngest {
         let cols =
             ["path", "fingerprint", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
             + ["segment_base", "segment", "rows_done", "pending_rows", "pending_block"]
-            + SourceState.countColumns
+            + SourceState.countColumns + ["open_runs", "segment_runs"]
         let t = try client.table(
             "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE \(condition)", params: params)
         return t.rows.map { row in
@@ -265,6 +279,8 @@ public struct ClickHouseIngest {
             for (i, c) in SourceState.countColumns.enumerated() {
                 if case .int(let n) = row[14 + i] { s.counts[c] = "\(n)" } else { s.counts[c] = "\\N" }
             }
+            s.openRuns = text(14 + SourceState.countColumns.count)
+            s.segmentRuns = text(15 + SourceState.countColumns.count)
             return s
         }
     }
@@ -289,6 +305,7 @@ public struct ClickHouseIngest {
         var skip = 0
         var pending = 0
         var resumed: String?
+        var runs = ""
         if let known {
             if known.fingerprint == fingerprint && known.complete {
                 fs.unchanged = true
@@ -305,9 +322,11 @@ public struct ClickHouseIngest {
                 // batch of their own: cut the same batch again.
                 pending = known.pendingBlock == "" ? known.pendingRows : 0
                 resumed = known.segment
+                runs = known.segmentRuns
             } else if same && known.complete {
                 start = (known.readOffset, known.lines)
                 base = ClickHouseIngest.base(known.counts)
+                runs = known.openRuns
             }
         }
         if base == "" { base = ClickHouseIngest.base([:]) }
@@ -332,7 +351,10 @@ public struct ClickHouseIngest {
                 try inserts.add { _ = try client.execute("INSERT INTO \(db).refused FORMAT JSONEachRow", data: data) }
             }
             return fs
-        case .opened(let o): opened = o
+        case .opened(var o):
+            // Repeats go on being numbered from the runs open where the read starts.
+            o.openRuns = ClickHouseIngest.runs(runs)
+            opened = o
         }
         let headLength = Int(min(st?.size ?? 0, 65_536))
         let head = Ingester.headHash(path, length: headLength) ?? ""
@@ -340,6 +362,11 @@ public struct ClickHouseIngest {
         rows.start(path: path)
         let batch = EncodedRows()
         var sent = skip, batches = 0, rejectBatches = 0
+        var repeats = RepeatLedger(ClickHouseIngest.runs(runs), fresh: start.lines == 0)
+        // Where the read ends (only a complete row is read on from: its rows mid-read keep none).
+        var openRuns = ""
+        // Only the first batch of a read resumed half-way can find its own rows stored.
+        var ownAt: String? = resumed == nil ? nil : path
         let client = self.client, db = self.db
         let format = fs.format
         func state(_ error: String?) -> [String: String] {
@@ -351,37 +378,55 @@ public struct ClickHouseIngest {
             row["segment_lines"] = "\(start.lines)"
             row["segment_base"] = base
             row["segment"] = segment
+            row["segment_runs"] = runs
+            row["open_runs"] = openRuns
             if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
             return row
         }
-        // A batch is named by the read, its first row and its size, and followed by a progress row.
+        // A batch is named by the read, its first row and its size (the rows the read gives,
+        // before those already stored are taken out), and followed by a progress row.
         func sendBatch() throws {
             let first = sent, n = batch.count
             batches += 1
             sent += n
-            let data = NativeBlock.block(rowBinary: batch.bytes, count: n, columns: RecordRows.binaryColumns)
+            try dropStored(batch, rows: rows, ownAt: ownAt, file: path, shared: shared, inserts)
+            ownAt = nil
+            unconfirmed.add(path, batch.keys[...])
+            storedSpans.widen(batch.keys[...])
+            let data =
+                batch.count == 0 ? nil : NativeBlock.block(rowBinary: batch.bytes, count: batch.count, columns: RecordRows.binaryColumns)
             let row = ClickHouseIngest.progressRow(state(nil), batches: batches, rows: sent, complete: false)
             batch.removeAll()
             try inserts.add(holdsBlock: true) {
-                try ClickHouseIngest.insertRecords(client, db, data, token: "\(segment):\(first):\(n)")
+                if let data { try ClickHouseIngest.insertRecords(client, db, data, token: "\(segment):\(first):\(n)") }
                 try ClickHouseIngest.writeSources(client, db, [row])
             }
         }
         func sendRejects(all: Bool) throws {
             while rows.rejects.count >= ClickHouseIngest.rejectBatch || all && !rows.rejects.isEmpty {
                 let cut = min(rows.rejects.count, ClickHouseIngest.rejectBatch)
-                let data = ClickHouseIngest.rejectRows(path, rows.rejects[..<cut])
+                var part = rows.rejects[..<cut]
                 rows.rejects.removeFirst(cut)
                 let token = "\(segment):rejects:\(rejectBatches)"
                 rejectBatches += 1
+                try dropStoredRejects(&part, rows: rows, file: path, inserts)
+                guard !part.isEmpty else { continue }
+                unconfirmed.addRejects(path)
+                let data = ClickHouseIngest.rejectRows(path, part)
                 try inserts.add(holdsBlock: true) {
                     _ = try client.execute(
                         "INSERT INTO \(db).rejects FORMAT JSONEachRow", settings: ["insert_deduplication_token": token], data: data)
                 }
             }
         }
+        // A rotated file's records counted on from its predecessors', which are waited for first.
+        let identities = identities(path, base: base) { [unowned self] in
+            try send(shared, inserts)
+            try inserts.wait()
+            unconfirmed.clear()
+        }
         let (bytes, readError) = try ClickHouseIngest.readRows(
-            opened, rows, pool: pool, skip: skip, into: batch,
+            opened, rows, pool: pool, skip: skip, into: batch, repeats: &repeats, identities: identities,
             row: {
                 if batch.count == batchRows || batch.count == pending {
                     try sendBatch()
@@ -395,6 +440,11 @@ public struct ClickHouseIngest {
         ticker.add(records: max(0, rows.lastLine - start.lines))
         ticker.fileDone(bytes: bytes)
         let tail = (first: sent, rows: batch.count)
+        repeats.prune(line: rows.lastLine, offset: rows.lastOffset)
+        sourceSpans.widen(path, first: rows.counts.minT, last: rows.counts.maxT)
+        if let ambiguous = identities?.lineage.ambiguous, ambiguous > 0 { fs.warnings.append(Lineage.warning(ambiguous: ambiguous)) }
+        openRuns = ClickHouseIngest.text(repeats.runs.values)
+        if tail.rows > 0 { try dropStored(batch, rows: rows, ownAt: ownAt, file: path, shared: shared, inserts) }
         try sendRejects(all: true)
         if !rows.metrics.isEmpty {
             // A delivery-metrics export is a few rows a day: one insert. A day sent again
@@ -418,8 +468,10 @@ public struct ClickHouseIngest {
             try inserts.add { try ClickHouseIngest.writeSources(client, db, [row]) }
             return fs
         }
+        unconfirmed.add(path, batch.keys[...])
+        storedSpans.widen(batch.keys[...])
         shared.add(
-            rows: batch.bytes, count: tail.rows,
+            rows: batch.bytes, count: batch.count,
             announce: ClickHouseIngest.progressRow(state(nil), batches: batches, rows: tail.first, pending: tail.rows, complete: false),
             final: ClickHouseIngest.progressRow(stats, batches: batches + 1, rows: tail.first + tail.rows, complete: fs.complete))
         if shared.count >= batchRows { try send(shared, inserts) }
@@ -432,21 +484,32 @@ public struct ClickHouseIngest {
     /// the same rows every time, which a resumed read and the settling of a shared block rely on.
     /// Returns the bytes read and the input error that ended the read early, if any.
     static func readRows(
-        _ opened: OpenedStream, _ rows: RecordRows, pool: ChunkPool, skip: Int, into batch: EncodedRows, row: () throws -> Void,
+        _ opened: OpenedStream, _ rows: RecordRows, pool: ChunkPool, skip: Int, into batch: EncodedRows,
+        repeats: inout RepeatLedger, identities: Identities?, row: () throws -> Void,
         chunkEnd: (_ consumed: Int64) throws -> Void = { _ in }
     ) throws -> (bytes: Int64, readError: Error?) {
         var index = 0
         let (bytes, readError, _) = try ParsedFile.read(opened, pool: pool) { chunk in
             try chunk.items.withUnsafeBufferPointer { items in
                 for i in items.indices {
+                    // A line inside an unfinished multi-line record is not a resume position.
+                    repeats.note(items[i], resumable: items[i].kind != .pending && items[i].lineNumber > 0)
+                    var renumbered: ParsedItem?
+                    if let identities, items[i].kind == .event {
+                        let identity = try identities.identify(items[i])
+                        if identity != items[i].hash {
+                            renumbered = items[i]
+                            renumbered!.hash = identity
+                        }
+                    }
                     let mark = batch.bytes.count
-                    guard rows.take(items[i], into: &batch.bytes) else { continue }
+                    guard renumbered.map({ rows.take($0, into: &batch.bytes) }) ?? rows.take(items[i], into: &batch.bytes) else { continue }
                     index += 1
                     if index <= skip {
                         batch.bytes.removeSubrange(mark...)
                         continue
                     }
-                    batch.count += 1
+                    batch.added(renumbered ?? items[i], start: mark)
                     try row()
                 }
             }
@@ -617,17 +680,6 @@ public struct ClickHouseIngest {
                        pushlog_rfc3339(ingested_ms) AS ingested_at
                 FROM `\(client.url.database)`.sources FINAL ORDER BY path
                 """)
-    }
-}
-
-/// Records encoded as binary rows (`RecordRows`), and how many.
-final class EncodedRows {
-    var bytes: [UInt8] = []
-    var count = 0
-
-    func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        count = 0
     }
 }
 

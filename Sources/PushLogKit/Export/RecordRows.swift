@@ -150,11 +150,24 @@ final class RecordRows {
         return false
     }
 
+    /// A record `take` counted as new that the database already holds (a copy's): a duplicate.
+    func countStored(_ kind: EventKind) {
+        counts.records[kind] -= 1
+        counts.duplicates += 1
+    }
+
+    /// A rejected line `take` counted that the database already holds: a duplicate.
+    func countStoredReject() {
+        counts.rejects -= 1
+        counts.duplicates += 1
+    }
+
     /// Adds the file's counts to its summary, as the SQLite ingest's batches add them.
     func summarize(into fs: inout FileSummary) {
         fs.records += counts.records
         fs.duplicates += counts.duplicates; fs.rejects += counts.rejects; fs.skipped += counts.skipped
         fs.ignored += counts.ignored; fs.lines += counts.lines; fs.metrics += counts.metrics
+        if let t = counts.maxT { fs.newestTime = max(fs.newestTime ?? t, t) }
         fs.ignoredLines += counts.ignoredLines.prefix(IgnoredLines.kept - fs.ignoredLines.count)
         if fs.format == "sns" && fs.totalRecords > 0 {
             fs.warnings.append("SNS delivery-status logging samples successes: success counts may be sampled")

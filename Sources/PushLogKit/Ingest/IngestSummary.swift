@@ -13,6 +13,8 @@ public struct FileSummary {
     /// Daily aggregates read (Apple delivery metrics).
     var metrics = 0
     var lines = 0
+    /// The time of the newest record read (ms), duplicates included.
+    var newestTime: Int64?
     var bytes: Int64 = 0
     public var complete = true
     /// Why the file is incomplete or unreadable.

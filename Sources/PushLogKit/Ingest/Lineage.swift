@@ -1,5 +1,14 @@
 import Foundation
 
+/// Where `Lineage` asks which source stored a record: the SQLite writer, or the records a
+/// ClickHouse server holds.
+protocol StoredRecordSource {
+    /// The source that stored the record `e` with identity `lineHash` (folded), or nil.
+    func storedSource(of e: Event, lineHash: Int64) throws -> Int64?
+}
+
+extension RecordWriter: StoredRecordSource {}
+
 /// Which files a file's lines continue. A log rotated mid-burst (a retry written twice in one
 /// second, with no id to tell the two apart) leaves identical lines at the end of the old file
 /// and the start of the new one: numbered per file, both would be the first occurrence and the
@@ -62,7 +71,7 @@ struct Lineage {
     /// The identity `item`'s event is stored under: its identity in the file, or, where a
     /// predecessor stored the same record, its occurrence counted on from theirs.
     @inline(__always)
-    mutating func identity(_ item: ParsedItem, _ writer: RecordWriter) throws -> (Int64, Int64) {
+    mutating func identity(_ item: ParsedItem, _ writer: some StoredRecordSource) throws -> (Int64, Int64) {
         let t = item.event.time!
         if !decided { decide(t) }
         let identity = t <= until ? try counted(item, writer) : item.hash
@@ -74,8 +83,14 @@ struct Lineage {
         return identity
     }
 
+    /// What a file's summary says of its `ambiguous` records.
+    static func warning(ambiguous n: Int) -> String {
+        "\(n) record\(n == 1 ? "" : "s") identical to those of a rotated file whose records all fall in the second this one "
+            + "begins with: taken as one each, since a copy of it looks the same"
+    }
+
     /// `item`'s occurrence counted on from the predecessors'.
-    private mutating func counted(_ item: ParsedItem, _ writer: RecordWriter) throws -> (Int64, Int64) {
+    private mutating func counted(_ item: ParsedItem, _ writer: some StoredRecordSource) throws -> (Int64, Int64) {
         let t = item.event.time!
         let line = OccurrenceCounter.identity(item.hash, occurrence: item.occurrence)
         let key = Key(time: t, hash: RecordWriter.lineHash(line))

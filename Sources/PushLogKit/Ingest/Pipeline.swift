@@ -83,11 +83,7 @@ final class Pipeline {
             writer.discard()
             throw error
         }
-        if lineage.ambiguous > 0 {
-            fs.warnings.append(
-                "\(lineage.ambiguous) record\(lineage.ambiguous == 1 ? "" : "s") identical to those of a rotated file whose records all fall in the second this one "
-                    + "begins with: taken as one each, since a copy of it looks the same")
-        }
+        if lineage.ambiguous > 0 { fs.warnings.append(Lineage.warning(ambiguous: lineage.ambiguous)) }
         queueWaits.writer += read.waits.reader
         queueWaits.parser += read.waits.parser
         return (read.bytes, read.readError)
@@ -143,6 +139,7 @@ final class Pipeline {
         fs.records += b.records
         fs.duplicates += b.duplicates; fs.rejects += b.rejects; fs.skipped += b.skipped
         fs.ignored += b.ignored; fs.lines += b.lines; fs.metrics += b.metrics
+        if let t = b.maxT { fs.newestTime = max(fs.newestTime ?? t, t) }
         fs.ignoredLines += b.ignoredLines.prefix(IgnoredLines.kept - fs.ignoredLines.count)
         b = BatchCounts()
     }

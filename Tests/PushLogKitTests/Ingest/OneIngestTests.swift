@@ -1,0 +1,206 @@
+import Foundation
+import XCTest
+@testable import PushLogKit
+
+/// The one ingest, run as users run it on both engines: copies of files already loaded add
+/// nothing and count as duplicates, a resumed read on ClickHouse numbers repeats on, and
+/// `--follow` shows one status line. ClickHouse is chDB behind scripts/clickhouse_http.py.
+final class OneIngestTests: XCTestCase {
+    /// 300 sends, each line once, in an hour.
+    static func sendsLog() -> [UInt8] {
+        Array(
+            (0..<300).map { i in
+                String(
+                    format: "{\"time\":\"2026-11-02T08:%02d:%02dZ\",\"event\":\"send\",\"token\":\"%064x\",\"status\":200}\n",
+                    i / 5, i % 60, i + 1)
+            }.joined().utf8)
+    }
+
+    /// The file, a renamed copy and a re-gzipped copy, each ingested on its own: the copies add
+    /// no record and count every record as a duplicate.
+    func checkCopies(_ base: [String], _ tmp: TempDir) throws {
+        let bytes = Self.sendsLog()
+        let original = tmp.write("sends.ndjson.gz", bytes: try GzipWriter.compress(bytes))
+        let renamed = tmp.file("copy-of-sends.ndjson.gz")
+        try FileManager.default.copyItem(atPath: original, toPath: renamed)
+        let regzipped = tmp.write("sends-again.ndjson.gz", bytes: try GzipWriter.compress(bytes, level: 1))
+        for (path, records, duplicates) in [(original, 300, 0), (renamed, 0, 300), (regzipped, 0, 300)] {
+            let r = try Run.pushlog(base + ["ingest", "--format", "json", path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let totals = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any], r.stdout)
+            XCTAssertEqual((totals["records"] as? [String: Any])?["send"] as? Int ?? 0, records, "\(base) \(path): \(r.stdout)")
+            XCTAssertEqual(totals["duplicates"] as? Int, duplicates, "\(base) \(path): \(r.stdout)")
+        }
+    }
+
+    func testCopiesOfLoadedFilesAreDuplicatesOnSQLite() throws {
+        let tmp = TempDir()
+        try checkCopies(["--db", tmp.file("p.db")], tmp)
+    }
+
+    func testCopiesOfLoadedFilesAreDuplicatesOnClickHouse() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let tmp = TempDir()
+        try checkCopies(["--clickhouse", server.url("copies")], tmp)
+        // trace names the file the records were first read from.
+        let r = try Run.pushlog(["--clickhouse", server.url("copies"), "trace", String(format: "%064x", 7), "--format", "tsv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("/sends.ndjson.gz"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("copy-of-sends") || r.stdout.contains("sends-again"), r.stdout)
+    }
+
+    /// A file grown after a read, holding one long run of repeats (as ResumeNumberingTests'):
+    /// the resumed read numbers them on from the runs open where the first read ended, so the two
+    /// reads store every line once, as a whole read does.
+    func testRepeatsAcrossAResumedReadOnClickHouseAreNumberedOn() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let tmp = TempDir(), url = server.url("resume")
+        let p = tmp.file("r.log")
+        let total = ResumeNumberingTests.total
+        var added = 0
+        for part in [0..<70_000, 70_000..<total] {
+            let bytes = Data(ResumeNumberingTests.text(part))
+            if let h = FileHandle(forWritingAtPath: p) {
+                h.seekToEndOfFile()
+                h.write(bytes)
+                try h.close()
+            } else {
+                try bytes.write(to: URL(fileURLWithPath: p))
+            }
+            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--batch", "30000", "--format", "json", p])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let totals = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any], r.stdout)
+            XCTAssertEqual(totals["duplicates"] as? Int, 0, r.stdout)
+            added += (totals["records"] as? [String: Any])?["send"] as? Int ?? 0
+        }
+        XCTAssertEqual(added, total)
+        let q = try Run.pushlog(["--clickhouse", url, "query", "SELECT count() AS n FROM records FINAL", "--format", "tsv"])
+        XCTAssertEqual(q.status, 0, q.stderr)
+        XCTAssertTrue(q.stdout.contains("\(total)"), q.stdout)
+    }
+
+    /// RotationTests' rotated set, on ClickHouse: a burst of identical lines split across the
+    /// files of the set keeps every line (each file counted on from those before it), and copies
+    /// of the set's files add nothing.
+    func testARotatedSetOnClickHouseKeepsEveryLineOfABurst() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let tmp = TempDir(), dir = tmp.file("logs"), url = server.url("rotation")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try (RotationTests.distinct(1...2) + RotationTests.burst(3, 2)).write(toFile: dir + "/app.log.2", atomically: true, encoding: .utf8)
+        try (RotationTests.burst(3, 1) + RotationTests.distinct(4...4) + RotationTests.burst(5, 1)).write(
+            toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try (RotationTests.burst(5, 2) + RotationTests.distinct(6...6)).write(toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+        func totals(_ paths: [String]) throws -> (records: Int, duplicates: Int) {
+            let r = try Run.pushlog(["--clickhouse", url, "ingest", "--format", "json"] + paths)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let t = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any], r.stdout)
+            return ((t["records"] as? [String: Any])?["send"] as? Int ?? 0, t["duplicates"] as? Int ?? -1)
+        }
+        // Named newest first: read oldest first all the same.
+        let first = try totals([dir + "/app.log", dir + "/app.log.1", dir + "/app.log.2"])
+        XCTAssertEqual(first.records, 10)
+        XCTAssertEqual(first.duplicates, 0)
+        let copies = tmp.file("copies")
+        try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dir + "/app.log.1", toPath: copies + "/elsewhere.log")
+        let again = try totals([copies])
+        XCTAssertEqual(again.records, 0)
+        XCTAssertEqual(again.duplicates, 3)
+        let q = try Run.pushlog([
+            "--clickhouse", url, "query", "SELECT intDiv(time_ms, 1000) % 60 AS s, count() AS n FROM records FINAL GROUP BY s ORDER BY s",
+            "--format", "csv",
+        ])
+        XCTAssertEqual(q.status, 0, q.stderr)
+        XCTAssertEqual(q.stdout, "s,n\n1,1\n2,1\n3,3\n4,1\n5,3\n6,1\n", q.stdout)
+    }
+
+    /// On a terminal (script(1)), `--follow` redraws one status line in place and tells a file's
+    /// first passed-over line once, however many rounds read it; off a terminal the status is a
+    /// line now and then (here: when it starts and when it stops), never a line per round.
+    func testFollowShowsOneStatusLine() throws {
+        guard Shell.has("script"), Shell.has("timeout") else { throw XCTSkip("script(1) or timeout(1) is not installed") }
+        let tmp = TempDir()
+        let dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("gorush-api.log"), toPath: dir + "/gorush.log")
+        let db = tmp.file("f.db")
+        let tty = try Shell.tty(
+            "LANG=C.UTF-8", "timeout -s INT 3 \(Fixtures.binary) --db \(db) ingest --follow --interval 0.2 \(dir)")
+        let screen = tty.stdout
+        XCTAssertTrue(screen.contains("\r\u{1B}[Kfollowing 1 file: 1 record added, 1 line passed over, 0 rotations seen"), screen)
+        XCTAssertGreaterThan(screen.components(separatedBy: "\r\u{1B}[Kfollowing 1 file:").count, 3, "redrawn each round:\n\(screen)")
+        XCTAssertTrue(screen.contains("newest record "), screen)
+        XCTAssertEqual(screen.components(separatedBy: "lines passed over (not gorush records), the first: line 1:").count, 2, screen)
+        XCTAssertFalse(screen.contains("total:"), "no summary line per round:\n\(screen)")
+
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        p.arguments = ["--db", db, "ingest", "--follow", "--interval", "0.2", dir]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 2)
+        p.interrupt()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertFalse(text.contains("\u{1B}"), text)
+        XCTAssertEqual(text.components(separatedBy: "following 1 file:").count - 1, 2, text)
+    }
+}
+
+/// scripts/clickhouse_http.py (chDB behind ClickHouse's HTTP interface) on a free port, for one
+/// test; the test is skipped, saying why, where chdb is not importable.
+final class ChDBServer {
+    let process: Process
+    let port: String
+    let dir: TempDir
+
+    private init(process: Process, port: String, dir: TempDir) {
+        self.process = process
+        self.port = port
+        self.dir = dir
+    }
+
+    static func start() throws -> ChDBServer {
+        guard (try? Shell.run("python3 -c 'import chdb'"))?.status == 0 else {
+            throw XCTSkip("chdb is not importable by python3 (pip install chdb): the ClickHouse engine is not tested here")
+        }
+        let dir = TempDir()
+        let portFile = dir.file("port")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [
+            "python3", Fixtures.root.appendingPathComponent("scripts/clickhouse_http.py").path, "--port", "0", "--path", dir.file("data"),
+            "--port-file", portFile,
+        ]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        for _ in 0..<600 {
+            if let port = try? String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+                !port.isEmpty
+            {
+                return ChDBServer(process: p, port: port, dir: dir)
+            }
+            guard p.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        p.terminate()
+        throw NSError(domain: "ChDBServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "clickhouse_http.py did not start"])
+    }
+
+    func url(_ database: String) -> String { "http://default@127.0.0.1:\(port)/\(database)" }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
