@@ -181,8 +181,9 @@ def check_corpus(a, server, tmp, name, inputs, problems, counts):
     lo = server.query("SELECT min(time_ms), max(time_ms) FROM events WHERE kind NOT IN ('receipt', 'unregister')", chdb)[0]
     lo, hi = int(lo[0]), int(lo[1])
     topic = server.query("SELECT coalesce((SELECT topic FROM responses WHERE topic IS NOT NULL GROUP BY topic ORDER BY count() DESC, topic LIMIT 1), '')", chdb)[0][0]
-    reports = a.only.split(",") if a.only else ["gone", "churn", "env-mismatch", "silent", "opt-out", "errors", "hygiene", "reconcile",
-                                                "weekly"]
+    # The catalog's reports with a ClickHouse version (Queries/clickhouse/NAME.sql), found from the folder.
+    catalog = [r["name"] for r in json.loads(run([a.pushlog, "reports", "--format", "json"]).stdout)["sections"]["reports"]]
+    reports = a.only.split(",") if a.only else [r for r in catalog if os.path.exists(os.path.join(ROOT, "Queries", "clickhouse", r + ".sql"))]
     prev = weekly_prev(a.pushlog, db) if "weekly" in reports else None
     for report in reports:
         cases = report_cases(report, a.pushlog, db, ch, topic, lo, hi)

@@ -13,29 +13,17 @@ out=${FUZZ_OUT:-fuzz-out}   # another folder lets two campaigns run side by side
 mkdir -p "$out"
 bin=$out/pushlog-fuzz
 if [ ! -x "$bin" ] || [ -n "$(find Sources/PushLogKit Fuzz Queries -newer "$bin" \( -name '*.swift' -o -name '*.sql' -o -name '*.format' \) | head -1)" ]; then
-  # SwiftPM compiles the ClickHouse resources (Package.swift: .embedInCode) into PackageResources
-  # and the catalog with the EmbedFolders plugin; this build is plain swiftc, so it writes the
-  # same enums itself (the plugin's tool, run by hand).
-  res=$out/PackageResources.swift
+  # SwiftPM compiles the catalog, its ClickHouse SQL and the line formats in with the
+  # EmbedFolders plugin; this build is plain swiftc, so it runs the plugin's tool itself.
   embedded=$out/EmbeddedFiles.swift
   swiftc -O Sources/EmbedFiles/main.swift -o "$out/embed-files"
-  "$out/embed-files" "$embedded" BuiltInQueries Queries sql BuiltInDefinitions Sources/PushLogKit/Formats/Definitions format
-  python3 - "$res" <<'PY'
-import pathlib, sys
-# The ClickHouse twins are linked into the package as ch-NAME.sql, so their names differ.
-files = [("ch-" + f.name, f) for f in sorted(pathlib.Path("Queries/clickhouse").glob("*.sql"))]
-with open(sys.argv[1], "w") as out:
-    out.write("enum PackageResources {\n")
-    for file_name, f in files:
-        name = file_name.replace("-", "_").replace(".", "_")
-        out.write(f"    static let {name}: [UInt8] = {list(f.read_bytes())}\n")
-    out.write("}\n")
-PY
+  "$out/embed-files" "$embedded" BuiltInQueries Queries sql ClickHouseSQL Queries/clickhouse sql \
+    BuiltInDefinitions Sources/PushLogKit/Formats/Definitions format
   # The flags the package ships with (release: -O, bounds and overflow checks kept), plus ASan;
   # swiftc's default (Swift 5) language mode, as the harness keeps its parser in a global.
   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name PushLogFuzz \
     -I Sources/CSQLite -I Sources/CZlib -lsqlite3 -lz \
-    $(find Sources/PushLogKit -name '*.swift' -not -path '*/Reports/Queries/*') "$res" "$embedded" Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
+    $(find Sources/PushLogKit -name '*.swift' -not -path '*/Reports/Queries/*') "$embedded" Fuzz/FuzzTargets.swift -o "$bin" 2>&1 | grep -v "warning: Cannot export" || true
 fi
 status=0
 for t in "${targets[@]}"; do

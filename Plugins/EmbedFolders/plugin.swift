@@ -1,12 +1,15 @@
 import Foundation
 import PackagePlugin
 
-/// Compiles the report catalog and the built-in line formats into PushLogKit: every file of their
+/// Compiles the report catalog, its ClickHouse SQL and the built-in line formats into PushLogKit: every file of their
 /// folders, found when the package builds, so adding a report or a format is adding its file.
 @main
 struct EmbedFolders: BuildToolPlugin {
     /// (the enum that holds them, the folder in the target, the files' extension)
-    static let folders = [("BuiltInQueries", "Reports/Queries", "sql"), ("BuiltInDefinitions", "Formats/Definitions", "format")]
+    static let folders = [
+        ("BuiltInQueries", "Reports/Queries", "sql"), ("ClickHouseSQL", "Reports/Queries/clickhouse", "sql"),
+        ("BuiltInDefinitions", "Formats/Definitions", "format"),
+    ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         // The folders are the inputs, not their files: the build then watches each folder's

@@ -1,14 +1,10 @@
 /// The ClickHouse SQL of the commands besides `report` (Queries/clickhouse/tokens.sql, trace.sql,
-/// metrics.sql, listings.sql, linked here as ch-*.sql): each a file of named sections, one
-/// statement each, in the reports' header format, run with ClickHouse query parameters. The
-/// SQLite engine's statements of the same names are SQLiteCommandQueries.
+/// metrics.sql, listings.sql): each a file of named sections, one statement each, in the reports'
+/// header format, run with ClickHouse query parameters. The SQLite engine's statements of the same
+/// names are SQLiteCommandQueries.
 extension ClickHouseQueries {
-    static let commands: [String: [UInt8]] = [
-        "listings": PackageResources.ch_listings_sql,
-        "metrics": PackageResources.ch_metrics_sql,
-        "tokens": PackageResources.ch_tokens_sql,
-        "trace": PackageResources.ch_trace_sql,
-    ]
+    /// The statements of `command`, nil when Queries/clickhouse has no file of its name.
+    static func commands(_ command: String) -> [UInt8]? { ClickHouseSQL.files[command].map { Array($0.utf8) } }
 }
 
 /// One command's statements on a server: a section is run by name, its `{name:Type}` placeholders
@@ -19,7 +15,7 @@ public struct ClickHouseStatements {
 
     init(_ client: ClickHouseClient, command: String) throws {
         self.client = client
-        guard let bytes = ClickHouseQueries.commands[command] else { throw CatalogError("no ClickHouse statements for \(command)") }
+        guard let bytes = ClickHouseQueries.commands(command) else { throw CatalogError("no ClickHouse statements for \(command)") }
         let text = ClickHouseQueries.qualified(String(decoding: bytes, as: UTF8.self), database: client.url.database)
         definition = try ReportDefinition.parse(name: command, text: text, origin: "built-in")
     }

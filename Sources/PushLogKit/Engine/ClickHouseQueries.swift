@@ -1,24 +1,16 @@
 import Foundation
 
-/// The ClickHouse dialect of the catalog's reports and the schema they read (Queries/clickhouse,
-/// linked here as ch-*.sql so their resource names differ from the SQLite reports').
+/// The ClickHouse SQL of Queries/clickhouse (compiled in as ClickHouseSQL): the ClickHouse
+/// versions of the catalog's reports (a file named as a built-in report), the schema they read and
+/// the statements of the other commands.
 enum ClickHouseQueries {
-    static let reports: [String: [UInt8]] = [
-        "churn": PackageResources.ch_churn_sql,
-        "env-mismatch": PackageResources.ch_env_mismatch_sql,
-        "errors": PackageResources.ch_errors_sql,
-        "gone": PackageResources.ch_gone_sql,
-        "hygiene": PackageResources.ch_hygiene_sql,
-        "opt-out": PackageResources.ch_opt_out_sql,
-        "reconcile": PackageResources.ch_reconcile_sql,
-        "silent": PackageResources.ch_silent_sql,
-        "weekly": PackageResources.ch_weekly_sql,
-    ]
-    static let schema: [UInt8] = PackageResources.ch_schema_sql
+    static func file(_ name: String) -> [UInt8] { Array((ClickHouseSQL.files[name] ?? "").utf8) }
+    static let reports: [String: [UInt8]] = ClickHouseSQL.files.filter { BuiltInQueries.files[$0.key] != nil }.mapValues { Array($0.utf8) }
+    static let schema = file("schema")
     /// The relations a report written once reads (SQLite's record views), created with the schema.
-    static let relations: [UInt8] = PackageResources.ch_relations_sql
-    static let facts: [UInt8] = PackageResources.ch_facts_sql
-    static let touched: [UInt8] = PackageResources.ch_touched_sql
+    static let relations = file("relations")
+    static let facts = file("facts")
+    static let touched = file("touched")
 
     /// The files name their tables `pushlog.NAME`; a server whose database has another name
     /// (the URL's path) gets that name instead. The name is checked to be an identifier.

@@ -51,17 +51,15 @@ final class ClickHouseEngineTests: XCTestCase {
     func testBuiltInQueriesAreTheFilesOfQueriesClickhouse() throws {
         let dir = Fixtures.root.appendingPathComponent("Queries/clickhouse").path
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sql") }
-        XCTAssertEqual(
-            Set(files.map { String($0.dropLast(4)) }),
-            Set(ClickHouseQueries.reports.keys).union(ClickHouseQueries.commands.keys).union(["schema", "facts", "touched", "relations"]))
-        let touched = try String(contentsOfFile: dir + "/touched.sql", encoding: .utf8)
-        XCTAssertEqual(String(decoding: ClickHouseQueries.touched, as: UTF8.self), touched)
-        for f in files where !["schema.sql", "facts.sql", "touched.sql", "relations.sql"].contains(f) {
-            let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
-            let name = String(f.dropLast(4))
-            let built = ClickHouseQueries.reports[name] ?? ClickHouseQueries.commands[name]
-            XCTAssertEqual(built.map { String(decoding: $0, as: UTF8.self) }, text, f)
+        // Every file is compiled in as it is; those named as a built-in report are its versions.
+        XCTAssertEqual(Set(files.map { String($0.dropLast(4)) }), Set(ClickHouseSQL.files.keys))
+        for f in files {
+            XCTAssertEqual(ClickHouseSQL.files[String(f.dropLast(4))], try String(contentsOfFile: dir + "/" + f, encoding: .utf8), f)
         }
+        let names = Set(files.map { String($0.dropLast(4)) })
+        XCTAssertEqual(Set(ClickHouseQueries.reports.keys), names.intersection(BuiltInQueries.files.keys))
+        XCTAssertNotNil(ClickHouseQueries.reports["gone"])
+        XCTAssertNil(ClickHouseQueries.reports["schema"])
         let statements = ClickHouseQueries.schemaStatements(database: "pushlog")
         XCTAssertTrue(statements.contains { $0.hasPrefix("CREATE TABLE IF NOT EXISTS pushlog.records") })
         XCTAssertTrue(statements.contains { $0.hasPrefix("CREATE TABLE IF NOT EXISTS pushlog.sources") })

@@ -23,7 +23,7 @@ final class ClickHouseStatementsTests: XCTestCase {
         let clickhouseOnly: [String: Set<String>] = [
             "metrics": ["accepted_share"], "listings": ["irregular_tokens", "tables", "columns"],
         ]
-        XCTAssertEqual(Set(wanted.keys), Set(ClickHouseQueries.commands.keys))
+        for command in wanted.keys { XCTAssertNotNil(ClickHouseQueries.commands(command), command) }
         XCTAssertEqual(Set(wanted.keys), Set(SQLiteCommandQueries.statements.keys))
         for (command, sections) in wanted {
             let s = try ClickHouseStatements(client, command: command)

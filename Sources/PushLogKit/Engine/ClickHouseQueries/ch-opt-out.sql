@@ -1,1 +1,0 @@
-../../../../Queries/clickhouse/opt-out.sql

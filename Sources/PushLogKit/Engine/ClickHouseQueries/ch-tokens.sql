@@ -1,1 +1,0 @@
-../../../../Queries/clickhouse/tokens.sql
