@@ -12,8 +12,7 @@ public struct DemoOptions {
     /// Midnight UTC of the first day.
     var start: Int64 {
         guard let end else { return DemoOptions.fixedStart }
-        return Int64((Double(end - 1) / Double(DemoGenerator.day)).rounded(.down)) * DemoGenerator.day
-            - Int64(weeks * 7 - 1) * DemoGenerator.day
+        return TimeFormat.floorDiv(end - 1, DemoGenerator.day) * DemoGenerator.day - Int64(weeks * 7 - 1) * DemoGenerator.day
     }
     /// Where the logs stop when `end` is nil.
     var stop: Int64 { end ?? DemoOptions.fixedStart + Int64(weeks * 7) * DemoGenerator.day }
@@ -65,7 +64,7 @@ public final class DemoGenerator {
     var lastWholeWeek: Int64 {
         let week = 7 * DemoGenerator.day
         // 1970-01-05 was a Monday.
-        let monday = Int64((Double(o.stop - 4 * DemoGenerator.day) / Double(week)).rounded(.down)) * week + 4 * DemoGenerator.day
+        let monday = TimeFormat.floorDiv(o.stop - 4 * DemoGenerator.day, week) * week + 4 * DemoGenerator.day
         return monday - week
     }
 
@@ -90,16 +89,16 @@ public final class DemoGenerator {
                 simulate(&devices[i], dayStart: dayStart, rng: &r, provider: &provider, app: &app)
             }
             sloppySender(dayStart: dayStart, day: d, provider: &provider)
+            if dayStart + DemoGenerator.day > o.stop {
+                provider.removeAll { $0.0 >= o.stop }
+                app.removeAll { $0.0 >= o.stop }
+            }
             // Once a week a provider process dies mid-write: half a line, which pushlog rejects
             // (and `pushlog rejects` shows) rather than guess.
             if d % 7 == 3, !provider.isEmpty {
                 let (t, whole) = provider[provider.count / 2]
                 provider.append((t, String(whole.prefix(whole.count / 2))))
                 result.cutLines += 1
-            }
-            if dayStart + DemoGenerator.day > o.stop {
-                provider.removeAll { $0.0 >= o.stop }
-                app.removeAll { $0.0 >= o.stop }
             }
             let label = TimeFormat.day(ms: dayStart)
             for (name, var lines) in [("provider/sends-\(label).ndjson.gz", provider), ("app/events-\(label).ndjson.gz", app)] {
