@@ -62,8 +62,13 @@ final class GorushFormat: LineFormat {
             return object(v, time: t.map { String($0) }, builder, lineTime)
         } else {
             msg = text
-            // "[GORUSH] 2019/12/21 - 02:40:12 | ..." style prefixes carry the time.
-            if let bar = text.range(of: "|") { time = GorushFormat.prefixTime(String(text[..<bar.lowerBound])) }
+            // "[GORUSH] 2019/12/21 - 02:40:12 | ..." style prefixes carry the time; a line that
+            // starts with the answer (`failed-push | ios …`, as gorush's command line prints it)
+            // has none.
+            if let bar = text.range(of: "|") {
+                let head = String(text[..<bar.lowerBound])
+                if !GorushFormat.answers.contains(where: { head.contains($0) }) { time = GorushFormat.prefixTime(head) }
+            }
         }
         let trimmed = msg.trimmed()
         if trimmed.hasPrefix("{"), let v = JSONValue.parse(trimmed) { return object(v, time: time, builder, lineTime) }
@@ -95,6 +100,12 @@ final class GorushFormat: LineFormat {
         if let refusal = platformRefusal(platform) { return refusal }
         guard let open = after.firstIndex(of: "["), let close = after[open...].firstIndex(of: "]") else {
             return .reject(.unreadableShape("gorush entry without a [token]"))
+        }
+        // An answer with no time anywhere is still gorush's: a reject that says so, and the file
+        // is read as gorush's rather than refused.
+        if time == nil && lineTime == nil {
+            return .reject(
+                .incompleteRecord(format: "gorush answer", missing: "a time (printed without one, as gorush's command line does)"))
         }
         let token = String(after[after.index(after: open)..<close])
         var reason: String?

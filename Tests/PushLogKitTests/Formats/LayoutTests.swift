@@ -25,6 +25,25 @@ extension FieldFormatTests {
         XCTAssertEqual(r.ignored, 10)
     }
 
+    /// gorush's status lines of 2018 (a succeeded push with no `|` before its message, tokens
+    /// hidden in asterisks) read as answers; its command line's lines, which carry no time, make
+    /// a file of rejects that say so, not a refused file.
+    func testGorushOlderAndTimelessStatusLines() throws {
+        let older = try read("layout-gorush-2018.log")
+        XCTAssertEqual(older.format, "gorush")
+        XCTAssertEqual(
+            older.records,
+            [
+                "2026-11-05T08:00:01Z 0 **** 200  accepted", "2026-11-05T08:00:02Z 0 **** 400 BadDeviceToken token-bad",
+                "2026-11-05T08:00:03Z 0 **** 410 Unregistered token-gone",
+            ])
+        let cli = try read("layout-gorush-cli.log")
+        XCTAssertEqual(cli.format, "gorush")
+        XCTAssertEqual(cli.records, [])
+        XCTAssertEqual(cli.rejects.count, 2)
+        XCTAssertTrue(cli.rejects.allSatisfy { $0.contains("gorush answer without a time") }, "\(cli.rejects)")
+    }
+
     func testSygnalInDockersJSONFileLog() throws {
         let r = try read("layout-sygnal-docker.log")
         XCTAssertEqual(r.format, "sygnal")
