@@ -9,51 +9,6 @@ import XCTest
 /// of them hold records that tie in time, so the listings' order and every ORDER BY's tie-break
 /// show.
 final class CommandParityTests: XCTestCase {
-    /// The HTTP front on chDB, on a free port, stopped when the test ends.
-    final class Front {
-        let process = Process()
-        let url: String
-
-        init(dir: TempDir) throws {
-            let portFile = dir.file("port")
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", Fixtures.root.appendingPathComponent("scripts/clickhouse_http.py").path, "--port-file", portFile, "--path",
-                dir.file("chdb"), "--user", "ops", "--password", "s3cret",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle(forWritingAtPath: dir.write("front.log", ""))
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            while !FileManager.default.fileExists(atPath: portFile) && process.isRunning && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            guard let port = try? String(contentsOfFile: portFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
-                process.terminate()
-                throw XCTSkip(
-                    "the ClickHouse HTTP front did not start: "
-                        + ((try? String(contentsOfFile: dir.file("front.log"), encoding: .utf8)) ?? ""))
-            }
-            url = "http://ops:s3cret@127.0.0.1:\(port)/parity"
-        }
-
-        func stop() {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
-    static var chdbImportable: Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import chdb"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }
-
     static let uuid = "7613216a-fb3d-457d-8b46-797ebaa45e74"
     static let token = "aa01000000000000000000000000000000000000000000000000000000000000"
 
@@ -72,12 +27,10 @@ final class CommandParityTests: XCTestCase {
         """
 
     func testCommandsPrintTheSameOnBothEngines() throws {
-        guard CommandParityTests.chdbImportable else {
-            throw XCTSkip("chdb is not importable (python3 -m pip install chdb): the commands are not compared on ClickHouse")
-        }
+        let server = try ChDBServer.start(user: "ops", password: "s3cret")
+        defer { server.stop() }
+        let url = server.url("parity")
         let dir = TempDir()
-        let front = try Front(dir: dir)
-        defer { front.stop() }
         let db = dir.file("parity.db")
         // Read in this order, which is not the paths' order: z, m, a.
         try FileManager.default.copyItem(atPath: Fixtures.path("tokens.ndjson"), toPath: dir.file("z-tokens.ndjson"))
@@ -85,7 +38,7 @@ final class CommandParityTests: XCTestCase {
         let files = [dir.file("z-tokens.ndjson"), dir.write("m-ties.ndjson", CommandParityTests.ties), dir.file("a-bad.ndjson")]
         for f in files {
             XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", f]).status, 0)
-            let ch = try Run.pushlog(["--clickhouse", front.url, "ingest", "--quiet", f])
+            let ch = try Run.pushlog(["--clickhouse", url, "ingest", "--quiet", f])
             XCTAssertEqual(ch.status, 0, ch.stderr)
         }
 
@@ -110,7 +63,7 @@ final class CommandParityTests: XCTestCase {
         ]
         for args in cases {
             let lite = try Run.pushlog(["--db", db] + args)
-            let ch = try Run.pushlog(["--clickhouse", front.url] + args)
+            let ch = try Run.pushlog(["--clickhouse", url] + args)
             let label = args.joined(separator: " ")
             XCTAssertEqual(ch.status, lite.status, "\(label): \(ch.stderr)")
             XCTAssertEqual(comparable(ch.stdout, args), comparable(lite.stdout, args), label)
@@ -120,9 +73,9 @@ final class CommandParityTests: XCTestCase {
         // What the fixture must show for the comparison to mean something.
         let sources = try Run.pushlog(["--db", db, "sources"]).stdout.split(separator: "\n").dropFirst().map { $0.prefix { $0 != "\t" } }
         XCTAssertEqual(sources.map { ($0 as Substring).hasSuffix("z-tokens.ndjson") }, [true, false, false], "files in the order read")
-        let trace = try Run.pushlog(["--clickhouse", front.url, "trace", token, "--format", "tsv"]).stdout
+        let trace = try Run.pushlog(["--clickhouse", url, "trace", token, "--format", "tsv"]).stdout
         XCTAssertTrue(trace.contains("apns-id x-1 env") && trace.contains("apns-id x-1a env"), trace)
-        let schema = try Run.pushlog(["--clickhouse", front.url, "schema", "records"])
+        let schema = try Run.pushlog(["--clickhouse", url, "schema", "records"])
         XCTAssertEqual(schema.status, 0, schema.stderr)
     }
 

@@ -35,7 +35,7 @@ final class SharedReportTests: XCTestCase {
         """
 
     func testAUserReportGivesTheSameFiguresOnBothEngines() throws {
-        let server = try ClickHouseFront.start()
+        let server = try ChDBServer.start()
         defer { server.stop() }
         let dir = TempDir()
         let queries = dir.file("queries")
@@ -106,64 +106,5 @@ final class SharedReportTests: XCTestCase {
         XCTAssertEqual(
             try ClickHouseEngine.placeholding(shared.sections[0].sql, of: shared),
             "SELECT {n:Nullable(Int64)} AS n, ':n' AS s, {t:Nullable(String)} AS t, {limit:Int64} AS l -- :n")
-    }
-}
-
-struct CLIFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ text: String) { description = text }
-}
-
-/// scripts/clickhouse_http.py in front of chDB on a free port, for a test; the test is skipped
-/// when chdb cannot be imported.
-final class ClickHouseFront {
-    let process: Process
-    let port: String
-    let dir: TempDir
-
-    private init(process: Process, port: String, dir: TempDir) {
-        self.process = process
-        self.port = port
-        self.dir = dir
-    }
-
-    static func start() throws -> ClickHouseFront {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import chdb"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        try probe.run()
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else {
-            throw XCTSkip("chdb is not importable by python3 (pip install chdb): the ClickHouse side cannot run here")
-        }
-        let dir = TempDir()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "python3", Fixtures.root.appendingPathComponent("scripts/clickhouse_http.py").path, "--port", "0", "--port-file",
-            dir.file("port"), "--path", dir.file("chdb"),
-        ]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle(forWritingAtPath: dir.write("front.log", ""))
-        try p.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline && p.isRunning {
-            if let port = try? String(contentsOfFile: dir.file("port"), encoding: .utf8), !port.isEmpty {
-                return ClickHouseFront(process: p, port: port.trimmingCharacters(in: .whitespacesAndNewlines), dir: dir)
-            }
-            usleep(50_000)
-        }
-        if p.isRunning { p.terminate() }
-        let log = (try? String(contentsOfFile: dir.file("front.log"), encoding: .utf8)) ?? ""
-        throw CLIFailure("the ClickHouse HTTP front did not start: \(log.suffix(500))")
-    }
-
-    func url(_ database: String) -> String { "http://127.0.0.1:\(port)/\(database)" }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
     }
 }
