@@ -545,6 +545,47 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
 
 
 
+def check_first_batch(a, server, tmp, inputs, problems):
+    """A run killed after a read's first batch arrived and before its progress row (the front
+    holds the answer to the first batch of a read from a file's start): the re-run finds those
+    records stored from the same file and lines, and counts them as the file's records, not as
+    duplicates. Each file's `sources` counts equal SQLite's."""
+    if server.proc is None:
+        print("clickhouse-cli-check: first batch: skipped on a real server (the fault is the front's)")
+        return
+    chdb = "pushlog_check_first_batch"
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+    ch = server.url(chdb)
+    ref = os.path.join(tmp, "first-ref.db")
+    run([a.pushlog, "--db", ref, "ingest", "--quiet"] + inputs, ok=(0, 1))
+    env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="31")
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
+    with open(server.fault_file, "w") as f:
+        f.write("after 30 has::from:0:0:\n")
+    p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stored, deadline = 0, time.time() + 60
+    while not stored and p.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+        stored = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    time.sleep(0.3)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    os.remove(server.fault_file)
+    run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env, ok=(0, 1))
+    cols = ("send", "request", "response", "register", "settings", "receipt", "unregister", "duplicates", "rejects", "complete")
+    sq = {r["path"]: r for r in json.loads(run([a.pushlog, "--db", ref, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    chs = {r["path"]: r for r in json.loads(run([a.pushlog, "--clickhouse", ch, "sources", "--format", "json"]).stdout)["sections"]["sources"]}
+    wrong = [f"{path} {col}: SQLite {r.get(col)!r}, ClickHouse {chs.get(path, {}).get(col)!r}"
+             for path, r in sq.items() if r["format"] != "refused" for col in cols if r.get(col) != chs.get(path, {}).get(col)]
+    print(f"clickhouse-cli-check: a read's first batch in, its progress row not (run exit {p.returncode}, {stored} records "
+          f"stored), then a re-run: {len(sq) - len({w.split()[0] for w in wrong})} of {len(sq)} files' counts as SQLite's")
+    if not stored or p.returncode != -9:
+        problems.append(f"first batch: the run was not killed with its first batch stored (exit {p.returncode}, {stored} rows)")
+    problems.extend("first batch in, progress row not: sources " + w for w in wrong)
+    server.query(f"DROP DATABASE IF EXISTS {chdb} SYNC")
+
+
 def check_shared_blocks(a, server, tmp, inputs, problems):
     """A block of several files' last rows, stopped at each point between its announcement and
     its members' final rows, then a re-run: exact raw counts and complete sources rows. The front
@@ -842,6 +883,7 @@ def main():
                 check_commands(a, server, ch, chdb_name, db, problems)
                 check_kill(a, server, tmp, [logs] + fixtures, problems)
                 check_direct_ingest(a, server, tmp, logs, fixtures, problems)
+                check_first_batch(a, server, tmp, [logs] + fixtures, problems)
                 check_shared_blocks(a, server, tmp, [logs] + fixtures, problems)
                 check_follow(a, server, tmp, problems)
                 check_terminal(a, server, tmp, logs, problems)

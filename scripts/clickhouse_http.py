@@ -25,8 +25,8 @@ flight. Not a server to deploy.
 --port-file), after which requests are served until SIGTERM/SIGINT.
 
 For the exactly-once checks, --fault-file names a file that, while it exists, holds one line
-`MODE SECONDS PREFIX`: a request whose `insert_deduplication_token` starts with PREFIX (or, for
-PREFIX `data:TEXT`, an insert whose data holds TEXT) is held SECONDS before it runs (`before`: a
+`MODE SECONDS PREFIX`: a request whose `insert_deduplication_token` starts with PREFIX (for
+PREFIX `has:TEXT`, holds TEXT; for `data:TEXT`, an insert whose data holds TEXT) is held SECONDS before it runs (`before`: a
 busy server still working on an insert whose client is gone), run and then held before its answer
 (`after`), or read and dropped without an answer or running (`drop`: a connection lost on the
 way).
@@ -136,6 +136,8 @@ class Handler(BaseHTTPRequestHandler):
             return None
         if prefix.startswith("data:"):
             hit = data is not None and prefix[5:].encode() in data
+        elif prefix.startswith("has:"):
+            hit = prefix[4:] in token
         else:
             hit = token.startswith(prefix)
         return (mode, float(seconds)) if hit else None

@@ -365,7 +365,7 @@ public final class ClickHouseIngest: IngestTarget {
         var repeats = RepeatLedger(ClickHouseIngest.runs(runs), fresh: start.lines == 0)
         // Where the read ends (only a complete row is read on from: its rows mid-read keep none).
         var openRuns = ""
-        // Only the first batch of a read resumed half-way can find its own rows stored.
+        // Only the first batch of a resumed read can find its own rows stored (a killed run sent them).
         var ownAt: String? = resumed == nil ? nil : path
         let client = self.client, db = self.db
         let format = fs.format
@@ -384,11 +384,16 @@ public final class ClickHouseIngest: IngestTarget {
             return row
         }
         // A batch is named by the read, its first row and its size (the rows the read gives,
-        // before those already stored are taken out), and followed by a progress row.
+        // before those already stored are taken out), and followed by a progress row. A read's
+        // first batch is preceded by a row naming the read, so a run killed before that batch's
+        // progress row leaves the next one a read to resume, whose first batch finds its rows
+        // as its own (new records), not as another file's (duplicates).
         func sendBatch() throws {
             let first = sent, n = batch.count
             batches += 1
             sent += n
+            let opening =
+                batches == 1 && resumed == nil ? ClickHouseIngest.progressRow(state(nil), batches: 0, rows: first, complete: false) : nil
             try dropStored(batch, rows: rows, ownAt: ownAt, file: path, shared: shared, inserts)
             ownAt = nil
             unconfirmed.add(path, batch.keys[...])
@@ -398,6 +403,7 @@ public final class ClickHouseIngest: IngestTarget {
             let row = ClickHouseIngest.progressRow(state(nil), batches: batches, rows: sent, complete: false)
             batch.removeAll()
             try inserts.add(holdsBlock: true) {
+                if let opening { try ClickHouseIngest.writeSources(client, db, [opening]) }
                 if let data { try ClickHouseIngest.insertRecords(client, db, data, token: "\(segment):\(first):\(n)") }
                 try ClickHouseIngest.writeSources(client, db, [row])
             }
