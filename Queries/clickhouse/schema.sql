@@ -177,11 +177,13 @@ SELECT * FROM pushlog.records FINAL;
 -- `request` (same apns_id), as pushlog joins them after each ingest: fields the response lacks
 -- come from the request. Only split responses take part in the join: they are the records keyed
 -- by the empty token, one key range (every report reads this view, several times; joining every
--- send made it 2-3x slower).
+-- send made it 2-3x slower). The one place the completion is written: `sends_v` (relations.sql)
+-- shows these rows in the store's columns.
 CREATE OR REPLACE VIEW pushlog.sends AS
 SELECT kind, time_ms, line_hash, source, line, token, token_malformed, token_masked, apns_id, env, topic, push_type, priority,
-       collapse_id, expiration, mutable_content, content_available, has_alert, has_sound, has_badge, attempt,
-       status, reason, category, apns_timestamp, error
+       collapse_id, expiration, payload_bytes, mutable_content, content_available, has_alert, has_sound, has_badge,
+       aps_category, thread_id, interruption_level, relevance, custom_keys, attempt,
+       status, reason, category, apns_timestamp, apns_unique_id, latency_ms, error
 FROM pushlog.records FINAL
 WHERE kind IN ('send', 'request', 'response') AND NOT (kind = 'response' AND token = '' AND apns_id IS NOT NULL)
 UNION ALL
@@ -190,16 +192,20 @@ SELECT e.kind, e.time_ms, e.line_hash, e.source, e.line,
        if(j, coalesce(e.env, req.r.2), e.env), if(j, coalesce(e.topic, req.r.3), e.topic),
        if(j, coalesce(e.push_type, req.r.4), e.push_type), if(j, coalesce(e.priority, req.r.5), e.priority),
        if(j, coalesce(e.collapse_id, req.r.6), e.collapse_id), if(j, coalesce(e.expiration, req.r.7), e.expiration),
+       if(j, coalesce(e.payload_bytes, req.r.8), e.payload_bytes),
        if(j, coalesce(e.mutable_content, req.r.10), e.mutable_content),
        if(j, coalesce(e.content_available, req.r.9), e.content_available), if(j, coalesce(e.has_alert, req.r.11), e.has_alert),
        if(j, coalesce(e.has_sound, req.r.12), e.has_sound), if(j, coalesce(e.has_badge, req.r.13), e.has_badge),
-       if(j, coalesce(e.attempt, req.r.18), e.attempt),
-       e.status, e.reason, e.category, e.apns_timestamp, e.error
+       if(j, coalesce(e.aps_category, req.r.14), e.aps_category), if(j, coalesce(e.thread_id, req.r.15), e.thread_id),
+       if(j, coalesce(e.interruption_level, req.r.16), e.interruption_level), if(j, coalesce(e.relevance, req.r.21), e.relevance),
+       if(j, coalesce(e.custom_keys, req.r.17), e.custom_keys), if(j, coalesce(e.attempt, req.r.18), e.attempt),
+       e.status, e.reason, e.category, e.apns_timestamp, e.apns_unique_id, e.latency_ms, e.error
 FROM (SELECT * FROM pushlog.records FINAL WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL) AS e
 LEFT JOIN (
   SELECT apns_id, any(tuple(token, env, topic, push_type, priority, collapse_id, expiration, payload_bytes,
                             content_available, mutable_content, has_alert, has_sound, has_badge, aps_category,
-                            thread_id, interruption_level, custom_keys, attempt, token_malformed, token_masked)) AS r
+                            thread_id, interruption_level, custom_keys, attempt, token_malformed, token_masked,
+                            relevance)) AS r
   FROM pushlog.records FINAL
   WHERE kind = 'request' AND apns_id IS NOT NULL
     AND apns_id IN (SELECT apns_id FROM pushlog.records WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL)
@@ -209,7 +215,7 @@ ARRAY JOIN [req.apns_id IS NOT NULL] AS j
 SETTINGS join_use_nulls = 1;
 
 -- Responses: one APNs answer each (send or response records with a status), as reports count them.
-CREATE VIEW IF NOT EXISTS pushlog.responses AS
+CREATE OR REPLACE VIEW pushlog.responses AS
 SELECT * FROM pushlog.sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
 
 -- Per token (pushlog's token_facts), kept by ClickHouse as records arrive: a materialized view
