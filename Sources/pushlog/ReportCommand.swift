@@ -113,7 +113,12 @@ enum ReportCommand: Command {
         let open = try engines(ctx, watching: watch != nil)
         let engine = try open()
         let runner = ReportRunner(engine: engine, catalog: req.catalog)
-        var doc = try engine.reading(def, req.params) { try run(req, runner, req.params, compare: req.compare, shift: req.shift) }
+        var doc = try engine.reading(def, req.params) {
+            var d = try run(req, runner, req.params, compare: req.compare, shift: req.shift)
+            // The page gives each of its first incidents a section saying what changed in it.
+            if out.format == .html && def.isKPIPage && watch == nil { d.explained = try runner.incidentExplanations(d) }
+            return d
+        }
         if let aligned = req.aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
         try checkRule(def, params: req.params, conditions: req.conditions, doc: doc, runner: runner)
         try checkColumns(req, doc)

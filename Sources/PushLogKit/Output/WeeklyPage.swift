@@ -33,6 +33,7 @@ enum WeeklyPage {
         body += charts(doc)
         for t in doc.sections where !t.isKPIs {
             body += HTMLRenderer.section(t, heading: heading(t), header: columnLabel, label: keyLabel)
+            if t.marks != nil { body += doc.explained.enumerated().map { explanation($1, number: $0 + 1) }.joined() }
         }
         for n in doc.notes { body += "<p class=note>\(HTMLRenderer.escape(n))</p>\n" }
         return HTMLRenderer.page(title: title, body: body, style: style)
@@ -120,7 +121,10 @@ enum WeeklyPage {
         if incidents.isEmpty {
             parts.append("No incidents.")
         } else {
-            let list = incidents.prefix(3).map { HTMLRenderer.escape($0.title) }.joined(separator: "; ")
+            let list = incidents.prefix(3).enumerated().map { i, incident in
+                i < doc.explained.count
+                    ? "<a href=\"#incident-\(i + 1)\">\(HTMLRenderer.escape(incident.title))</a>" : HTMLRenderer.escape(incident.title)
+            }.joined(separator: "; ")
             parts.append(
                 "<span class=bad>\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(list)\(incidents.count > 3 ? "; …" : "").</span>"
             )
@@ -153,6 +157,45 @@ enum WeeklyPage {
             s += "</tr>\n"
         }
         return s + "</tbody></table></div></section>\n"
+    }
+
+    // MARK: - Incidents explained
+
+    /// An incident's section: what `explain` finds over the window around it (what changed,
+    /// where, since when), the values that carry the change, the first records to trace, and
+    /// the command that tells the rest.
+    static func explanation(_ e: IncidentExplanation, number: Int) -> String {
+        var s = "<section id=incident-\(number) class=explained><h2>Incident \(number): \(HTMLRenderer.escape(e.title))</h2>\n"
+        let summary = e.doc.section("summary")
+        func text(_ column: String) -> String? { if case .text(let v)? = summary?.first(column) { v } else { nil } }
+        func int(_ column: String) -> Int64 { if case .int(let v)? = summary?.first(column) { v } else { 0 } }
+        let metric = text("metric") ?? "errors"
+        var told =
+            "\(CellFormat.grouped(int("window_count"))) \(metric) from \(clock(e.since)) to \(clock(e.until)) UTC against "
+            + "\(CellFormat.grouped(int("baseline_count"))) in the \((e.until - e.since) / 60_000) minutes before."
+        if int("baseline_records") == 0 {
+            told += " Nothing before it to compare with."
+        } else if let headline = text("headline") {
+            told += " " + headline.prefix(1).uppercased() + headline.dropFirst()
+            if let onset = text("onset").flatMap(TimeParser.parse) { told += ", from \(clock(onset)) UTC" }
+            told += "."
+        } else {
+            told += " No clear change to attribute."
+        }
+        s += "<p>\(HTMLRenderer.escape(told))</p>\n"
+        if text("headline") != nil, let segments = e.doc.section("segments"), !segments.rows.isEmpty {
+            let top = segments.projected(["segment", "window_count", "baseline_count", "contribution", "lift"], limit: 5)
+            s += HTMLRenderer.section(top, heading: "Where the change is", header: columnLabel)
+        }
+        if text("headline") != nil, let first = e.doc.section("first_records"), !first.rows.isEmpty {
+            let records = first.projected(["time", "source", "line", "reason", "trace"])
+            s += HTMLRenderer.section(records, heading: "First records to trace", header: columnLabel)
+        }
+        let command =
+            "pushlog explain --since \(TimeFormat.rfc3339(ms: e.since, fraction: false)) --until "
+            + TimeFormat.rfc3339(ms: e.until, fraction: false)
+        s += "<p class=legend>The whole account: <code>\(HTMLRenderer.escape(command))</code></p>\n"
+        return s + "</section>\n"
     }
 
     // MARK: - Charts

@@ -79,6 +79,9 @@ public struct TokenMask {
             if case .text(let s) = v { return (k, .text(maskText(s))) }
             return (k, v)
         }
+        d.explained = d.explained.map {
+            IncidentExplanation(title: maskText($0.title), since: $0.since, until: $0.until, doc: apply($0.doc))
+        }
         for si in d.sections.indices {
             for ri in d.sections[si].rows.indices {
                 for c in d.sections[si].rows[ri].indices {

@@ -51,6 +51,16 @@ public struct ResultTable {
     }
 }
 
+extension ResultTable {
+    /// The columns `keep` names, in that order (those the table has), and at most `limit` rows.
+    func projected(_ keep: [String], limit: Int = .max) -> ResultTable {
+        let picked = keep.compactMap { name in column(name).map { (name, $0) } }
+        var t = ResultTable(name: name, columns: picked.map(\.0), rows: rows.prefix(limit).map { r in picked.map { r[$0.1] } })
+        t.info = info
+        return t
+    }
+}
+
 /// A whole result: a report name, its parameters and its sections, in order.
 public struct ResultDocument {
     public var report: String
@@ -65,6 +75,9 @@ public struct ResultDocument {
     /// The figures (columns, or a KPI page's metrics) the range's records cannot show, with what
     /// they lack: empty in every row, and a condition on them can be neither a pass nor a breach.
     public internal(set) var unobservable: [String: String] = [:]
+    /// A KPI page's first incidents with what `explain` finds in each (the page gives each a
+    /// section); set by who renders the page, since each is one more report run.
+    public var explained: [IncidentExplanation] = []
 
     public init(report: String, title: String = "", params: [(String, SQLValue)] = [], sections: [ResultTable]) {
         self.report = report

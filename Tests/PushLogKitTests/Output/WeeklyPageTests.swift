@@ -172,4 +172,28 @@ final class WeeklyPageTests: XCTestCase {
         XCTAssertTrue(users.contains("Users turning notifications off") && users.contains("unit=user"))
         XCTAssertTrue(devices.contains("<th title=\"response_share\">Response share</th>"), "lower tables read as words")
     }
+
+    /// The page explains its incidents: on the demo's week with the expired-JWT incident, the
+    /// incident in "what changed" links to a section that names the cause, its onset, the first
+    /// records to trace and the command that tells the rest. Only the page runs `explain`: the
+    /// JSON of the same report has none of it.
+    func testIncidentsLinkToTheirExplanation() throws {
+        let tmp = TempDir()
+        // Devices enough for the incident's errors to stand out of the hour before it.
+        let result = try DemoGenerator(smallDemo(devices: 1500, weeks: 2)).write(to: tmp.path + "/logs")
+        let db = tmp.file("demo.db")
+        _ = try ingest([tmp.path + "/logs"], db: db)
+        let page = try Run.pushlog(["--db", db, "report", "weekly", "--week", result.lastWeek, "-o", tmp.file("week.html")])
+        XCTAssertEqual(page.status, 0, page.stderr)
+        let html = try String(contentsOfFile: tmp.file("week.html"), encoding: .utf8)
+        let changed = html.components(separatedBy: "<p class=changed>").last!.components(separatedBy: "</p>")[0]
+        XCTAssertTrue(changed.contains("<a href=\"#incident-1\">"), changed)
+        let section = try XCTUnwrap(html.components(separatedBy: "<section id=incident-1 class=explained>").dropFirst().first)
+        XCTAssertTrue(section.contains("of the increase is ExpiredProviderToken"), section)
+        XCTAssertTrue(section.contains(", from 14:10 UTC."), section)
+        XCTAssertTrue(section.contains("First records to trace") && section.contains("pushlog trace "), section)
+        XCTAssertTrue(section.contains("<code>pushlog explain --since 2026-"), section)
+        let json = try Run.pushlog(["--db", db, "report", "weekly", "--week", result.lastWeek, "--format", "json"]).stdout
+        XCTAssertFalse(json.contains("ExpiredProviderToken, from") || json.contains("pushlog explain --since"))
+    }
 }
