@@ -6,7 +6,9 @@ import Foundation
 /// has no lock, but `CREATE TABLE` without `IF NOT EXISTS` succeeds for one caller only: the holder
 /// creates `kept_lock`, adds a row with the server's time every `beat` seconds while it works, and
 /// drops it at the end. A waiter polls; a lock whose newest row (or creation) is older than
-/// `stale` seconds belongs to a run that was killed, and is taken over.
+/// `stale` seconds belongs to a run that was killed, and is taken over. The rows name the holder's
+/// host and process, so a waiter on the same host takes over at once from a holder that no longer
+/// runs (a `kill -9` during an ingest then costs the next report no wait).
 enum ClickHouseFactsLock {
     static let beat: TimeInterval = 10
     static let stale = 60
@@ -22,10 +24,13 @@ enum ClickHouseFactsLock {
         while true {
             do {
                 _ = try client.execute(
-                    "CREATE TABLE `\(db)`.kept_lock ENGINE = Memory AS SELECT {run:String} AS run, now() AS beat", params: ["run": run])
+                    """
+                    CREATE TABLE `\(db)`.kept_lock ENGINE = Memory
+                    AS SELECT {run:String} AS run, now() AS beat, {host:String} AS host, {pid:Int64} AS pid
+                    """, params: ["run": run, "host": host, "pid": "\(getpid())"])
                 break
             } catch let e as ClickHouseError where e.code == tableExists {
-                if try isStale(client) {
+                if try isStale(client) || holderIsGone(client) {
                     _ = try client.execute("DROP TABLE IF EXISTS `\(db)`.kept_lock")
                     continue
                 }
@@ -68,6 +73,30 @@ enum ClickHouseFactsLock {
         }
     }
 
+    /// Where this process's id means this process: the machine's name, its boot and its process
+    /// namespace (two containers of one host share the boot, not the namespace).
+    static let host: String = {
+        let boot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? ""
+        let namespace = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/pid")) ?? ""
+        return [ProcessInfo.processInfo.hostName, boot.trimmingCharacters(in: .whitespacesAndNewlines), namespace]
+            .joined(separator: " ")
+    }()
+
+    /// Whether the lock's holder ran on this host as a process that is no longer there. A lock
+    /// made by a version without the holder's columns is never taken for gone (it goes stale).
+    static func holderIsGone(_ client: ClickHouseClient) throws -> Bool {
+        let db = client.url.database
+        do {
+            let t = try client.table("lock", sql: "SELECT any(host), any(pid) FROM `\(db)`.kept_lock")
+            guard case .text(let holder) = t.rows.first?[0], case .int(let pid) = t.rows.first?[1], holder == host, pid > 0,
+                pid != Int64(getpid())
+            else { return false }
+            return kill(pid_t(pid), 0) == -1 && errno == ESRCH
+        } catch let e as ClickHouseError where e.code == ClickHouseFacts.unknownTable || e.code == ClickHouseFacts.unknownIdentifier {
+            return false
+        }
+    }
+
     /// Adds a row with the server's time to the lock every `beat` seconds until stopped.
     private final class Heartbeat: @unchecked Sendable {
         private let cond = NSCondition()
@@ -81,7 +110,9 @@ enum ClickHouseFactsLock {
                 while !stopped {
                     if !cond.wait(until: Date().addingTimeInterval(ClickHouseFactsLock.beat)) && !stopped {
                         cond.unlock()
-                        _ = try? client.execute("INSERT INTO `\(db)`.kept_lock SELECT {run:String}, now()", params: ["run": run])
+                        _ = try? client.execute(
+                            "INSERT INTO `\(db)`.kept_lock SELECT {run:String}, now(), {host:String}, {pid:Int64}",
+                            params: ["run": run, "host": ClickHouseFactsLock.host, "pid": "\(getpid())"])
                         cond.lock()
                     }
                 }
