@@ -16,7 +16,7 @@ SELECT path, format,
        n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister AS records,
        n_send AS send, n_request AS request, n_response AS response, n_register AS register,
        n_settings AS settings, n_receipt AS receipt, n_unregister AS unregister,
-       duplicates, rejects, skipped, ignored, lines, if(complete = 1, 'yes', 'no') AS complete, error,
+       duplicates, ambiguous, rejects, skipped, ignored, lines, if(complete = 1, 'yes', 'no') AS complete, error,
        pushlog_rfc3339(ingested_ms) AS ingested_at
 FROM pushlog.sources FINAL ORDER BY version, path;
 

@@ -128,6 +128,9 @@ ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS pending_block String DEFAUL
 -- progress started (key,count,line,offset;...): a resumed read numbers repeats on from them.
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS open_runs String DEFAULT '';
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_runs String DEFAULT '';
+-- Of the duplicates, those identical to a rotated file's records that all fall in the second the
+-- file begins with: taken as one each, since a copy looks the same, and maybe lines of their own.
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS ambiguous UInt64 DEFAULT 0;
 
 -- Every stored record's identity, by time: what an ingest looks up to tell a record already
 -- stored (a renamed or re-compressed copy of a file) from a new one before sending it, so a

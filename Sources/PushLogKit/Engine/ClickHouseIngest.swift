@@ -204,7 +204,8 @@ public final class ClickHouseIngest: IngestTarget {
         var segmentRuns = ""
 
         static let countColumns =
-            EventKind.allCases.map { "n_" + $0.name } + ["duplicates", "rejects", "skipped", "ignored", "first_time_ms", "last_time_ms"]
+            EventKind.allCases.map { "n_" + $0.name }
+            + ["duplicates", "rejects", "skipped", "ignored", "first_time_ms", "last_time_ms", "ambiguous"]
 
         /// Whether `path` is still the file this row describes, maybe grown: not smaller than it
         /// was, and the same first bytes (the SQLite ingest's rule).
@@ -369,8 +370,11 @@ public final class ClickHouseIngest: IngestTarget {
         var ownAt: String? = resumed == nil ? nil : path
         let client = self.client, db = self.db
         let format = fs.format
+        // How the read identifies its records (set before it starts; nil outside a rotation set).
+        var identities: Identities?
         func state(_ error: String?) -> [String: String] {
-            var row = ClickHouseIngest.sourceRow(path, fingerprint, format, rows, error, base: base)
+            var row = ClickHouseIngest.sourceRow(
+                path, fingerprint, format, rows, error, ambiguous: identities?.lineage.ambiguous ?? 0, base: base)
             row["read_offset"] = "\(rows.lastLine > 0 ? rows.lastOffset : start.offset)"
             row["head_len"] = "\(headLength)"
             row["head_hash"] = head
@@ -426,7 +430,7 @@ public final class ClickHouseIngest: IngestTarget {
             }
         }
         // A rotated file's records counted on from its predecessors', which are waited for first.
-        let identities = identities(path, base: base) { [unowned self] in
+        identities = self.identities(path, base: base) { [unowned self] in
             try send(shared, inserts)
             try inserts.wait()
             unconfirmed.clear()
@@ -530,10 +534,11 @@ public final class ClickHouseIngest: IngestTarget {
     }
 
     /// What `sources` keeps of a file read so far, as the SQLite ingest counts it into its row:
-    /// `base` (the counts of the reads before this one) plus this read's (values as text, for
-    /// query parameters).
+    /// `base` (the counts of the reads before this one) plus this read's, `ambiguous` of them the
+    /// duplicates `Lineage` could not tell from lines of their own (values as text, for query
+    /// parameters).
     static func sourceRow(
-        _ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?, base: String
+        _ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?, ambiguous: Int, base: String
     ) -> [String: String] {
         var before: [String: Int64?] = [:]
         for pair in base.split(separator: ",") {
@@ -545,6 +550,7 @@ public final class ClickHouseIngest: IngestTarget {
         var row = ["path": path, "fingerprint": fingerprint, "format": format]
         for k in EventKind.allCases { row["n_" + k.name] = add("n_" + k.name, c.records[k]) }
         row["duplicates"] = add("duplicates", c.duplicates)
+        row["ambiguous"] = add("ambiguous", ambiguous)
         row["rejects"] = add("rejects", c.rejects)
         row["skipped"] = add("skipped", c.skipped)
         row["ignored"] = add("ignored", c.ignored)
@@ -671,21 +677,6 @@ public final class ClickHouseIngest: IngestTarget {
         }
         out.append(UInt8(ascii: "\""))
         return out
-    }
-
-    /// The `sources` listing, with the columns `pushlog sources` shows on SQLite.
-    public static func sources(_ client: ClickHouseClient) throws -> ResultTable {
-        try client.table(
-            "sources",
-            sql: """
-                SELECT path, format, fingerprint,
-                       n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister AS records,
-                       n_send AS send, n_request AS request, n_response AS response, n_register AS register,
-                       n_settings AS settings, n_receipt AS receipt, n_unregister AS unregister,
-                       duplicates, rejects, skipped, ignored, lines, if(complete = 1, 'yes', 'no') AS complete, error,
-                       pushlog_rfc3339(ingested_ms) AS ingested_at
-                FROM `\(client.url.database)`.sources FINAL ORDER BY path
-                """)
     }
 }
 

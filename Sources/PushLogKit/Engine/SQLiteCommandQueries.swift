@@ -283,7 +283,7 @@ enum SQLiteCommandQueries {
                n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister AS records,
                n_send AS send, n_request AS request, n_response AS response, n_register AS register,
                n_settings AS settings, n_receipt AS receipt, n_unregister AS unregister,
-               duplicates, rejects, skipped, ignored, lines,
+               duplicates, ambiguous, rejects, skipped, ignored, lines,
                CASE WHEN complete THEN 'yes' ELSE 'no' END AS complete, error,
                rfc3339(last_ingest) AS ingested_at
         FROM sources ORDER BY id

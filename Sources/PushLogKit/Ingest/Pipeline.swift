@@ -35,9 +35,11 @@ final class Pipeline {
         var lastOffset = plan.offset, lastLine = plan.lines
         var repeats = RepeatLedger(plan.openRuns, fresh: plan.lines == 0)
         var inTransaction = false
+        var ambiguousCommitted = 0
         func commit() throws {
             guard inTransaction else { return }
             let n = batch.lines
+            batch.ambiguous = lineage.ambiguous - ambiguousCommitted
             // The file's counts say what is committed: a batch whose commit fails (a full disk) is not in them.
             let before = fs, repeatsBefore = repeats
             try saveProgress(plan.sourceID, lastOffset, lastLine, opened.format.name, &batch, &fs)
@@ -51,6 +53,7 @@ final class Pipeline {
                 repeats = repeatsBefore
                 throw error
             }
+            ambiguousCommitted = lineage.ambiguous
             ticker.add(records: n)
             inTransaction = false
         }

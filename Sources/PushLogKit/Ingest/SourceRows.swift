@@ -55,7 +55,8 @@ final class SourceRows {
               n_register = n_register + ?8, n_settings = n_settings + ?9, n_receipt = n_receipt + ?10,
               n_unregister = n_unregister + ?11, duplicates = duplicates + ?12, rejects = rejects + ?13,
               skipped = skipped + ?14, ignored = ignored + ?15, last_ingest = ?16,
-              first_time_ms = min(coalesce(first_time_ms, ?17), coalesce(?17, first_time_ms)), last_time_ms = max(coalesce(last_time_ms, ?18), coalesce(?18, last_time_ms))
+              first_time_ms = min(coalesce(first_time_ms, ?17), coalesce(?17, first_time_ms)), last_time_ms = max(coalesce(last_time_ms, ?18), coalesce(?18, last_time_ms)),
+              ambiguous = ambiguous + ?19
             WHERE id = ?1
             """)
     }
@@ -123,7 +124,7 @@ final class SourceRows {
         for k in EventKind.allCases { u.bind(Int32(5 + k.rawValue), Int64(b.records[k])) }
         u.bind(12, Int64(b.duplicates)); u.bind(13, Int64(b.rejects)); u.bind(14, Int64(b.skipped))
         u.bind(15, Int64(b.ignored)); u.bind(16, Int64(Date().timeIntervalSince1970 * 1000))
-        u.bindInt(17, b.minT); u.bindInt(18, b.maxT)
+        u.bindInt(17, b.minT); u.bindInt(18, b.maxT); u.bind(19, Int64(b.ambiguous))
         try u.run()
     }
 
@@ -220,6 +221,7 @@ final class SourceRows {
                           n_register = sources.n_register + o.n_register, n_settings = sources.n_settings + o.n_settings,
                           n_receipt = sources.n_receipt + o.n_receipt, n_unregister = sources.n_unregister + o.n_unregister,
                           duplicates = sources.duplicates + o.duplicates, rejects = sources.rejects + o.rejects,
+                          ambiguous = sources.ambiguous + o.ambiguous,
                           skipped = sources.skipped + o.skipped, ignored = sources.ignored + o.ignored,
                           first_ingest = min(sources.first_ingest, o.first_ingest), last_ingest = max(sources.last_ingest, o.last_ingest),
                           first_time_ms = min(coalesce(sources.first_time_ms, o.first_time_ms), coalesce(o.first_time_ms, sources.first_time_ms)),

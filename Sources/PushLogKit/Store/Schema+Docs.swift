@@ -108,6 +108,10 @@ extension Schema {
                 ("skipped", "records of other platforms"), ("ignored", "lines that are not records (access logs, debug lines)"),
                 ("first_ingest", "first ingest time, epoch ms"), ("last_ingest", "latest ingest time, epoch ms"),
                 ("first_time_ms", "earliest record time in the file"), ("last_time_ms", "latest record time in the file"),
+                (
+                    "ambiguous",
+                    "of the duplicates, those identical to records of a rotated file that all fall in the second this one begins with: taken as one each, maybe lines of their own"
+                ),
             ]),
         TableDoc(
             name: "source_repeats", meaning: "runs of repeated records open at a file's read position (where a resumed read numbers on)",

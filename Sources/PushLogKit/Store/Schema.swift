@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 8
+    public static let version: Int64 = 9
 
     /// The tables of the current version (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
@@ -26,7 +26,8 @@ public enum Schema {
             duplicates INTEGER NOT NULL DEFAULT 0, rejects INTEGER NOT NULL DEFAULT 0,
             skipped INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0,
             first_ingest INTEGER, last_ingest INTEGER,
-            first_time_ms INTEGER, last_time_ms INTEGER        -- time span of the records read from it
+            first_time_ms INTEGER, last_time_ms INTEGER,       -- time span of the records read from it
+            ambiguous INTEGER NOT NULL DEFAULT 0 -- of the duplicates, those that may have been lines of their own
         );
         CREATE TABLE tokens(
             id INTEGER PRIMARY KEY,

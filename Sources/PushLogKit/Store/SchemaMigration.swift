@@ -37,6 +37,12 @@ enum SchemaMigration {
         Migration(
             from: 7...7, to: 8, name: "runs of repeats kept with a file's resume position", vacuum: false,
             apply: addRepeatRuns, onReader: { _ in }),
+        // A reader sees the column through a TEMP view of the table's name (temp objects come
+        // first in name resolution), the file unchanged.
+        Migration(
+            from: 8...8, to: 9, name: "sources count the records a rotation made ambiguous", vacuum: false,
+            apply: addAmbiguous,
+            onReader: { try $0.exec("CREATE TEMP VIEW sources AS SELECT *, 0 AS ambiguous FROM main.sources") }),
     ]
 
     /// Version 7: the table of open runs of repeats (a step from an older version may have
@@ -44,6 +50,14 @@ enum SchemaMigration {
     static func addRepeatRuns(_ db: Database) throws {
         if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'source_repeats'") == 0 {
             try db.exec(Schema.repeatRuns)
+        }
+    }
+
+    /// Version 8: the sources' count of ambiguous records (a step from an older version may have
+    /// created the current tables already).
+    static func addAmbiguous(_ db: Database) throws {
+        if try db.scalarInt("SELECT count(*) FROM pragma_table_info('sources') WHERE name = 'ambiguous'") == 0 {
+            try db.exec("ALTER TABLE sources ADD COLUMN ambiguous INTEGER NOT NULL DEFAULT 0")
         }
     }
 
@@ -174,10 +188,13 @@ enum SchemaMigration {
     static func dim(_ table: String, _ expr: String) -> String { "(SELECT id FROM \(table) WHERE name = \(expr))" }
 
     static func copy(_ db: Database) throws {
+        // The old columns in order (some named otherwise then) into the current table's first ones.
+        let old = try names(db, "SELECT name FROM pragma_table_info('v3_sources')").count
+        let into = try names(db, "SELECT name FROM pragma_table_info('sources')").prefix(old).map { "\"\($0)\"" }
         try db.exec(
             """
             INSERT OR REPLACE INTO meta(key, value) SELECT key, value FROM v3_meta;
-            INSERT INTO sources SELECT * FROM v3_sources;
+            INSERT INTO sources(\(into.joined(separator: ", "))) SELECT * FROM v3_sources;
             INSERT INTO tokens(id, token, malformed, masked) SELECT id, token, malformed, masked FROM v3_tokens;
             """)
         // The dimensions, in order of first appearance by time (as the writer would have met them).

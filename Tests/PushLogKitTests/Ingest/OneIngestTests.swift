@@ -120,6 +120,32 @@ final class OneIngestTests: XCTestCase {
         XCTAssertEqual(q.stdout, "s,n\n1,1\n2,1\n3,3\n4,1\n5,3\n6,1\n", q.stdout)
     }
 
+    /// A rotated file whose records all fall in the second the next one begins with cannot be
+    /// told from a copy: its identical lines are taken as one each, and `sources` says how many
+    /// on both engines, in the same row as the duplicates they are counted with.
+    func testAmbiguousRecordsOfARotationAreCountedInSourcesOnBothEngines() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let tmp = TempDir(), dir = tmp.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try RotationTests.burst(3, 2).write(toFile: dir + "/app.log.1", atomically: true, encoding: .utf8)
+        try (RotationTests.burst(3, 1) + RotationTests.distinct(4...4)).write(toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+        var listings: [String] = []
+        for base in [["--db", tmp.file("a.db")], ["--clickhouse", server.url("ambiguous")]] {
+            XCTAssertEqual(try Run.pushlog(base + ["ingest", "--quiet", dir]).status, 0)
+            let r = try Run.pushlog(base + ["sources", "--format", "csv"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let lines = r.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            let header = try XCTUnwrap(lines.first)
+            let path = try XCTUnwrap(header.firstIndex(of: "path")), duplicates = try XCTUnwrap(header.firstIndex(of: "duplicates"))
+            let ambiguous = try XCTUnwrap(header.firstIndex(of: "ambiguous"), "\(header)")
+            let live = try XCTUnwrap(lines.first { $0[path].hasSuffix("/app.log") }, r.stdout)
+            XCTAssertEqual([live[duplicates], live[ambiguous]], ["1", "1"], "\(base[0]): \(r.stdout)")
+            listings.append(lines.map { $0.filter { !$0.contains("T") }.joined(separator: ",") }.joined(separator: "\n"))
+        }
+        XCTAssertEqual(listings[0], listings[1], "the same counts on both engines")
+    }
+
     /// On a terminal (script(1)), `--follow` redraws one status line in place and tells a file's
     /// first passed-over line once, however many rounds read it; off a terminal the status is a
     /// line now and then (here: when it starts and when it stops), never a line per round.

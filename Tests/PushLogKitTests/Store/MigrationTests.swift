@@ -200,6 +200,23 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try rows(views, db), try rows(views, fresh))
     }
 
+    /// Version 8's sources had no count of ambiguous records: the step adds the column. Until an
+    /// ingest migrates it, a reader lists the sources with a count of 0 and every report as
+    /// before, and leaves the file as it is.
+    func testVersion8MigratesWithTheAmbiguousCount() throws {
+        let tmp = TempDir()
+        let (_, db, expected) = try olderDatabase(tmp, version: 8, changes: "ALTER TABLE sources DROP COLUMN ambiguous;")
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        XCTAssertEqual(try reports(db), expected)
+        let listed = try Run.pushlog(["--db", db, "sources", "--format", "csv"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stdout.hasPrefix("path,format,fingerprint,records,") && listed.stdout.contains(",duplicates,ambiguous,"))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), before, "a reader changed the file")
+        try migrate(db, tmp, readerRefuses: false)
+        XCTAssertEqual(try count("SELECT count(*) FROM pragma_table_info('sources') WHERE name = 'ambiguous'", db: db), 1)
+        XCTAssertEqual(try Run.pushlog(["--db", db, "sources", "--format", "csv"]).stdout, listed.stdout)
+    }
+
     /// A fresh database of the report fixtures, a copy of it taken back to `version` by `changes`,
     /// and the fresh one's reports.
     func olderDatabase(_ tmp: TempDir, version: Int, changes: String) throws -> (fresh: String, db: String, expected: [String]) {
@@ -269,9 +286,15 @@ final class MigrationTests: XCTestCase {
         try conn.exec(MigrationTests.version3Tables)
         try conn.exec("ATTACH DATABASE '\(current)' AS n")
         try Functions.register(conn)
+        // The columns version 3 had, in order (the current table has more at its end).
+        let had = Int(try conn.scalarInt("SELECT count(*) FROM main.pragma_table_info('sources')") ?? 0)
+        let names = try conn.prepare("SELECT name FROM pragma_table_info('sources', 'n')")
+        var columns: [String] = []
+        while try names.step() { columns.append(names.string(0) ?? "") }
+        columns = Array(columns.prefix(had))
         try conn.exec(
             """
-            INSERT INTO sources SELECT * FROM n.sources;
+            INSERT INTO sources SELECT \(columns.joined(separator: ", ")) FROM n.sources;
             INSERT INTO tokens SELECT * FROM n.tokens;
             INSERT INTO sends SELECT id, time_ms, line_hash, 0, source_id, line, kind, token_id, apns_id, env, topic, push_type,
               priority, collapse_id, expiration, payload_bytes, content_available, mutable_content, has_alert, has_sound,
