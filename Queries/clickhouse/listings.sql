@@ -50,8 +50,8 @@ WHERE (token_malformed = 1 OR token_masked = 1 OR length(token) < 32) AND length
 ORDER BY length(token) DESC, token LIMIT 20000;
 
 -- section: tables
--- The tables and views of the database, each with its columns in order.
-SELECT t.name AS table, any(t.engine) AS engine,
+-- The tables and views of the database, each with its engine, its comment and its columns in order.
+SELECT t.name AS table, any(t.engine) AS engine, any(t.comment) AS comment,
        arrayStringConcat(arrayMap(x -> x.2, arraySort(groupArray((c.position, c.name)))), ' ') AS columns
 FROM system.tables AS t
 LEFT JOIN (SELECT table, name, position FROM system.columns WHERE database = currentDatabase()) AS c ON c.table = t.name

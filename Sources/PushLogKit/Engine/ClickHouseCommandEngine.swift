@@ -78,12 +78,50 @@ public final class ClickHouseCommandEngine: CommandEngine {
         return [try client.table("result", sql: statement, settings: ["readonly": "1"])]
     }
 
-    public func schemaTables() throws -> ResultTable { try statement("listings", "tables") }
+    /// The database's tables and views as SQLite's `schema` lists its own (table, meaning,
+    /// columns): the shared relations first, with the meaning they have on both engines, then
+    /// the rest by name, each meaning its engine (and the table's comment, if it has one).
+    public func schemaTables() throws -> ResultTable {
+        let found = try statement("listings", "tables")
+        guard let name = found.column("table"), let engine = found.column("engine"), let columns = found.column("columns"),
+            let comment = found.column("comment")
+        else { return found }
+        var t = ResultTable(name: "tables", columns: ["table", "meaning", "columns"])
+        for row in found.rows {
+            let table = CellFormat.plain(row[name])
+            let meaning =
+                Self.sharedDoc(table)?.meaning
+                ?? ([CellFormat.plain(row[engine])] + [CellFormat.plain(row[comment])])
+                .filter { !$0.isEmpty }.joined(separator: ": ")
+            t.rows.append([row[name], .text(meaning), row[columns]])
+        }
+        let order = Dictionary(uniqueKeysWithValues: Schema.sharedRelations.enumerated().map { ($1, $0) })
+        t.rows = t.rows.enumerated().sorted { a, b in
+            (order[CellFormat.plain(a.1[0])] ?? order.count, a.0) < (order[CellFormat.plain(b.1[0])] ?? order.count, b.0)
+        }.map(\.1)
+        return t
+    }
 
+    /// One table's columns (column, meaning) as SQLite's `schema TABLE` gives them: a shared
+    /// relation's meanings are the ones it has on both engines; another's its comment, else its type.
     public func schemaTable(_ name: String) throws -> (title: String, columns: ResultTable)? {
-        var t = try statement("listings", "columns", ["table": .text(name)])
-        guard !t.rows.isEmpty else { return nil }
-        t.name = name
-        return ("\(client.url.database).\(name)", t)
+        let found = try statement("listings", "columns", ["table": .text(name)])
+        guard !found.rows.isEmpty, let column = found.column("column"), let type = found.column("type"),
+            let comment = found.column("meaning")
+        else { return nil }
+        let doc = Self.sharedDoc(name)
+        let meanings = Dictionary(doc?.columns ?? [], uniquingKeysWith: { a, _ in a })
+        var t = ResultTable(name: name, columns: ["column", "meaning"])
+        t.rows = found.rows.map { row in
+            let c = CellFormat.plain(row[column]), said = CellFormat.plain(row[comment])
+            return [row[column], .text(meanings[c] ?? (said.isEmpty ? CellFormat.plain(row[type]) : said))]
+        }
+        let engine = try schemaTables().rows.first { CellFormat.plain($0[0]) == name }.map { CellFormat.plain($0[1]) }
+        return ("\(name): \(doc?.meaning ?? engine ?? client.url.database)", t)
+    }
+
+    /// The SQLite store's description of a shared relation.
+    static func sharedDoc(_ name: String) -> Schema.TableDoc? {
+        Schema.sharedRelations.contains(name) ? Schema.docs.first { $0.name == name } : nil
     }
 }

@@ -8,6 +8,12 @@ extension Schema {
         public let columns: [(String, String)]
     }
 
+    /// The relations a report written once reads, on both engines (docs/store.md, "Relations and
+    /// the shared SQL"): the same names, columns and values, but for the store's own numbering.
+    public static let sharedRelations = ["sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v"]
+    /// The columns of the shared relations that only the SQLite store has (its numbering).
+    public static let storeNumbering: Set = ["id", "token_id", "source_id"]
+
     public static let docs: [TableDoc] = [
         TableDoc(
             name: "sends",
@@ -227,13 +233,14 @@ extension Schema {
             columns: sendsColumns),
         TableDoc(
             name: "sends_v",
-            meaning: "view: sends with the names joined back (token, env, topic, push_type, reason, category) and apns_id as text",
+            meaning:
+                "view, on both engines: send, request and response records with their names (token, env, topic, push_type, reason, category), apns_id as text, a split response completed from its request",
             columns: sendsViewColumns),
         TableDoc(
-            name: "responses_v", meaning: "view: sends_v rows that are responses",
+            name: "responses_v", meaning: "view, on both engines: the sends_v rows that are APNs responses (kind 0 or 2 with a status)",
             columns: sendsViewColumns),
         TableDoc(
-            name: "registers_v", meaning: "view: registers with the names joined back",
+            name: "registers_v", meaning: "view, on both engines: registrations with their names",
             columns: [
                 ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
                 ("source_id", "sources.id"), ("line", "line number"), ("token_id", "tokens.id"), ("token", "the token"),
@@ -241,7 +248,7 @@ extension Schema {
                 ("auth", "authorization"), ("topic", "bundle id"),
             ]),
         TableDoc(
-            name: "settings_v", meaning: "view: settings with the names joined back",
+            name: "settings_v", meaning: "view, on both engines: settings reports with their names",
             columns: [
                 ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
                 ("source_id", "sources.id"), ("line", "line number"), ("device", "device id"), ("user", "user id"),
@@ -250,14 +257,14 @@ extension Schema {
                 ("notification_center", "notification-center setting"),
             ]),
         TableDoc(
-            name: "receipts_v", meaning: "view: receipts with the names joined back",
+            name: "receipts_v", meaning: "view, on both engines: receipts with their names",
             columns: [
                 ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
                 ("source_id", "sources.id"), ("line", "line number"), ("apns_id", "apns-id as logged"), ("device", "device id"),
                 ("token_id", "tokens.id"), ("token", "the token"), ("receipt", "receipt kind"), ("result", "background result"),
             ]),
         TableDoc(
-            name: "unregisters_v", meaning: "view: unregisters with the names joined back",
+            name: "unregisters_v", meaning: "view, on both engines: unregistrations with their names",
             columns: [
                 ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
                 ("source_id", "sources.id"), ("line", "line number"), ("token_id", "tokens.id"), ("token", "the token"),

@@ -77,6 +77,30 @@ final class CommandParityTests: XCTestCase {
         XCTAssertTrue(trace.contains("apns-id x-1 env") && trace.contains("apns-id x-1a env"), trace)
         let schema = try Run.pushlog(["--clickhouse", url, "schema", "records"])
         XCTAssertEqual(schema.status, 0, schema.stderr)
+
+        // The shared relations, listed first on ClickHouse, with SQLite's meanings and columns
+        // but for the store's own numbering.
+        func listing(_ base: [String], _ args: [String]) throws -> [[String]] {
+            let r = try Run.pushlog(base + ["schema"] + args + ["--format", "tsv"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return r.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        }
+        func shared(_ rows: [[String]]) -> [[String]] {
+            rows.filter { Schema.sharedRelations.contains($0[0]) }.map { row in
+                [
+                    row[0], row[1],
+                    row[2].split(separator: " ").filter { !Schema.storeNumbering.contains(String($0)) }.joined(separator: " "),
+                ]
+            }
+        }
+        let chTables = try listing(["--clickhouse", url], [])
+        XCTAssertEqual(chTables.first, ["table", "meaning", "columns"])
+        XCTAssertEqual(chTables.dropFirst().prefix(Schema.sharedRelations.count).map { $0[0] }, Schema.sharedRelations)
+        XCTAssertEqual(shared(chTables), shared(try listing(["--db", db], [])))
+        for relation in Schema.sharedRelations {
+            let lite = try listing(["--db", db], [relation]).filter { !Schema.storeNumbering.contains($0[0]) }
+            XCTAssertEqual(try listing(["--clickhouse", url], [relation]), lite, relation)
+        }
     }
 
     /// Output with what differs by nature left out: when each engine read the files, how long ago
