@@ -9,29 +9,49 @@
 -- param: table  a table of the database, {table:String}
 
 -- section: sources
--- The files read, in the order their rows were written (`version`: the file read last comes
--- last); the fingerprint as SQLite shows it, the head's hash cut to 16 digits and the size.
-SELECT path, format,
-       concat(substring(if(head_hash = '', fingerprint, head_hash), 1, 16), ':', splitByChar(':', fingerprint)[-1]) AS fingerprint,
-       n_send + n_request + n_response + n_register + n_settings + n_receipt + n_unregister AS records,
-       n_send AS send, n_request AS request, n_response AS response, n_register AS register,
-       n_settings AS settings, n_receipt AS receipt, n_unregister AS unregister,
-       duplicates, ambiguous, rejects, skipped, ignored, lines, if(complete = 1, 'yes', 'no') AS complete, error,
-       pushlog_rfc3339(ingested_ms) AS ingested_at
-FROM pushlog.sources FINAL ORDER BY version, path;
+-- The files read, in the order they were first read (`first_version`), and the files refused
+-- whole since their last read (format `refused`, the reason as the error, no ingest time), as
+-- SQLite lists them;
+-- the fingerprint as SQLite shows it, the head's hash cut to 16 digits and the size.
+SELECT path, format, fingerprint, records, send, request, response, register, settings, receipt, unregister,
+       duplicates, ambiguous, rejects, skipped, ignored, lines, complete, error, ingested_at
+FROM (
+  SELECT s.path AS path, s.format AS format,
+         concat(substring(if(s.head_hash = '', s.fingerprint, s.head_hash), 1, 16), ':', splitByChar(':', s.fingerprint)[-1]) AS fingerprint,
+         s.n_send + s.n_request + s.n_response + s.n_register + s.n_settings + s.n_receipt + s.n_unregister AS records,
+         s.n_send AS send, s.n_request AS request, s.n_response AS response, s.n_register AS register,
+         s.n_settings AS settings, s.n_receipt AS receipt, s.n_unregister AS unregister,
+         s.duplicates AS duplicates, s.ambiguous AS ambiguous, s.rejects AS rejects, s.skipped AS skipped, s.ignored AS ignored,
+         s.lines AS lines, if(s.complete = 1, 'yes', 'no') AS complete, s.error AS error,
+         pushlog_rfc3339(s.ingested_ms) AS ingested_at, if(s.first_version = 0, s.version, s.first_version) AS listed
+  FROM pushlog.sources AS s FINAL
+  LEFT JOIN (SELECT path, version FROM pushlog.refused FINAL) AS r ON r.path = s.path
+  WHERE r.version IS NULL OR r.version < s.version
+  UNION ALL
+  SELECT r.path, 'refused', concat(substring(r.fingerprint, 1, 16), ':', splitByChar(':', r.fingerprint)[-1]),
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'yes', r.reason, CAST(NULL AS Nullable(String)),
+         if(s.first_version > 0, s.first_version, r.version)
+  FROM pushlog.refused AS r FINAL
+  LEFT JOIN (SELECT path, version, if(first_version = 0, version, first_version) AS first_version FROM pushlog.sources FINAL) AS s
+    ON s.path = r.path
+  WHERE s.version IS NULL OR s.version < r.version
+)
+ORDER BY listed, path
+SETTINGS join_use_nulls = 1;
 
 -- section: match
 -- The files whose path is the key or ends in '/' and the key (LIKE, as SQLite compares it: ASCII
 -- letters in any case), the exact one first.
 SELECT path FROM pushlog.sources FINAL
-WHERE path = {key:String} OR path ILIKE concat('%/', {key:String})
-ORDER BY path = {key:String} DESC, version LIMIT 3;
+WHERE path = {key:String} OR lower(path) LIKE concat('%/', lower({key:String}))
+ORDER BY path = {key:String} DESC, if(first_version = 0, version, first_version) LIMIT 3;
 
 -- section: rejects
 SELECT r.source AS file, r.line AS line, r.reason AS reason, r.text AS text
-FROM pushlog.rejects AS r FINAL INNER JOIN (SELECT path, version FROM pushlog.sources FINAL) AS s ON s.path = r.source
+FROM pushlog.rejects AS r FINAL
+INNER JOIN (SELECT path, if(first_version = 0, version, first_version) AS listed FROM pushlog.sources FINAL) AS s ON s.path = r.source
 WHERE isNull({source:Nullable(String)}) OR r.source = {source:Nullable(String)}
-ORDER BY s.version, r.line, r.reason, r.text
+ORDER BY s.listed, r.line, r.reason, r.text
 LIMIT {limit:UInt64};
 
 -- section: count

@@ -131,6 +131,9 @@ ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS segment_runs String DEFAULT
 -- Of the duplicates, those identical to a rotated file's records that all fall in the second the
 -- file begins with: taken as one each, since a copy looks the same, and maybe lines of their own.
 ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS ambiguous UInt64 DEFAULT 0;
+-- The version of the file's first row, kept by every later one: `sources` lists files in the
+-- order they were first read, as SQLite does (0: a row written before, listed by its version).
+ALTER TABLE pushlog.sources ADD COLUMN IF NOT EXISTS first_version UInt64 DEFAULT 0;
 
 -- Every stored record's identity, by time: what an ingest looks up to tell a record already
 -- stored (a renamed or re-compressed copy of a file) from a new one before sending it, so a

@@ -152,8 +152,8 @@ extension ClickHouseIngest {
 
     /// Takes out of `batch` the records the database already stores, as the SQLite store's
     /// `INSERT OR IGNORE` does: each counts as a duplicate in `rows` (nil: not counted), except,
-    /// when `ownAt` names this file, one stored from the same line of it (a batch a killed run sent
-    /// before it noted the batch), which counts as new and is not sent again. Blocks of other
+    /// when `ownAt` names this file, one stored from the same line of it (sent by a killed run, or by
+    /// a run reading the file alongside), which counts as new and is not sent again. Blocks of other
     /// files still in flight that could hold them are waited for first.
     func dropStored(
         _ batch: EncodedRows, rows: RecordRows?, ownAt path: String?, file: String, shared: SharedBlock?, _ inserts: InsertQueue?

@@ -202,6 +202,8 @@ public final class ClickHouseIngest: IngestTarget {
         /// The runs of repeats open where the last read ended, and where the read in progress started.
         var openRuns = ""
         var segmentRuns = ""
+        /// The version of the file's first row (the listings' order).
+        var firstVersion: UInt64 = 0
 
         static let countColumns =
             EventKind.allCases.map { "n_" + $0.name }
@@ -267,7 +269,7 @@ public final class ClickHouseIngest: IngestTarget {
         let cols =
             ["path", "fingerprint", "complete", "read_offset", "lines", "head_len", "head_hash", "segment_offset", "segment_lines"]
             + ["segment_base", "segment", "rows_done", "pending_rows", "pending_block"]
-            + SourceState.countColumns + ["open_runs", "segment_runs"]
+            + SourceState.countColumns + ["open_runs", "segment_runs", "if(first_version = 0, version, first_version)"]
         let t = try client.table(
             "source", sql: "SELECT \(cols.joined(separator: ", ")) FROM \(db).sources FINAL WHERE \(condition)", params: params)
         return t.rows.map { row in
@@ -282,6 +284,7 @@ public final class ClickHouseIngest: IngestTarget {
             }
             s.openRuns = text(14 + SourceState.countColumns.count)
             s.segmentRuns = text(15 + SourceState.countColumns.count)
+            if case .int(let first) = row[16 + SourceState.countColumns.count] { s.firstVersion = UInt64(first) }
             return s
         }
     }
@@ -307,12 +310,17 @@ public final class ClickHouseIngest: IngestTarget {
         var pending = 0
         var resumed: String?
         var runs = ""
+        // The path held other bytes before: records stored from it are another file's.
+        var replaced = false
+        // Listed where the file was first read: kept from its row, or this read's start.
+        let firstVersion = known?.firstVersion ?? ClickHouseIngest.versions.next(UInt64(Date().timeIntervalSince1970 * 1_000_000))
         if let known {
             if known.fingerprint == fingerprint && known.complete {
                 fs.unchanged = true
                 return fs
             }
             let same = known.isSameFile(path, size: st?.size)
+            replaced = !same
             if same && !known.complete && known.segment != "" {
                 // A run stopped half-way: the same read again, from the same start, the same
                 // batches (named by their first row), the rows it got in skipped.
@@ -366,8 +374,10 @@ public final class ClickHouseIngest: IngestTarget {
         var repeats = RepeatLedger(ClickHouseIngest.runs(runs), fresh: start.lines == 0)
         // Where the read ends (only a complete row is read on from: its rows mid-read keep none).
         var openRuns = ""
-        // Only the first batch of a resumed read can find its own rows stored (a killed run sent them).
-        var ownAt: String? = resumed == nil ? nil : path
+        // A record this file stored from the same line is its own (sent by a killed run, or by a
+        // run reading it alongside), not a duplicate: unless the path held another file, whose
+        // records those may be.
+        let ownAt: String? = replaced ? nil : path
         let client = self.client, db = self.db
         let format = fs.format
         // How the read identifies its records (set before it starts; nil outside a rotation set).
@@ -383,8 +393,17 @@ public final class ClickHouseIngest: IngestTarget {
             row["segment_base"] = base
             row["segment"] = segment
             row["segment_runs"] = runs
+            row["first_version"] = "\(firstVersion)"
             row["open_runs"] = openRuns
             if rows.lastLine == 0 { row["lines"] = "\(start.lines)" }
+            return row
+        }
+        // The row of the read before any of its records is in: where it starts, the counts before it.
+        func openingRow() -> [String: String] {
+            var row = ClickHouseIngest.sourceRow(path, fingerprint, format, RecordRows(encoding: .rowBinary), nil, ambiguous: 0, base: base)
+            row.merge(state(nil)) { before, _ in before }
+            row["lines"] = "\(start.lines)"
+            row["read_offset"] = "\(start.offset)"
             return row
         }
         // A batch is named by the read, its first row and its size (the rows the read gives,
@@ -397,9 +416,8 @@ public final class ClickHouseIngest: IngestTarget {
             batches += 1
             sent += n
             let opening =
-                batches == 1 && resumed == nil ? ClickHouseIngest.progressRow(state(nil), batches: 0, rows: first, complete: false) : nil
+                batches == 1 && resumed == nil ? ClickHouseIngest.progressRow(openingRow(), batches: 0, rows: first, complete: false) : nil
             try dropStored(batch, rows: rows, ownAt: ownAt, file: path, shared: shared, inserts)
-            ownAt = nil
             unconfirmed.add(path, batch.keys[...])
             storedSpans.widen(batch.keys[...])
             let data =

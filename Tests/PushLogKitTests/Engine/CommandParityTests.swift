@@ -41,6 +41,20 @@ final class CommandParityTests: XCTestCase {
             let ch = try Run.pushlog(["--clickhouse", url, "ingest", "--quiet", f])
             XCTAssertEqual(ch.status, 0, ch.stderr)
         }
+        // The first file grows and is read on (it stays first in the listings), and a file that is
+        // not a log is refused whole (listed as refused, with the reason).
+        let grown = try FileHandle(forWritingAtPath: files[0]).map { h in
+            try h.seekToEnd()
+            try h.write(contentsOf: Data(#"{"time":"2026-11-13T08:00:00Z","event":"teleport","token":"ab"}"#.utf8 + [10]))
+            try h.close()
+        }
+        XCTAssertNotNil(grown)
+        let notALog = dir.write("photo.jpg", bytes: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array(repeating: 0, count: 200))
+        for f in [files[0], notALog] {
+            let lite = try Run.pushlog(["--db", db, "ingest", "--quiet", f])
+            let ch = try Run.pushlog(["--clickhouse", url, "ingest", "--quiet", f])
+            XCTAssertEqual(ch.status, lite.status, ch.stderr)
+        }
 
         let token = CommandParityTests.token
         let cases: [[String]] = [
@@ -72,7 +86,9 @@ final class CommandParityTests: XCTestCase {
 
         // What the fixture must show for the comparison to mean something.
         let sources = try Run.pushlog(["--db", db, "sources"]).stdout.split(separator: "\n").dropFirst().map { $0.prefix { $0 != "\t" } }
-        XCTAssertEqual(sources.map { ($0 as Substring).hasSuffix("z-tokens.ndjson") }, [true, false, false], "files in the order read")
+        XCTAssertEqual(
+            sources.map { ($0 as Substring).hasSuffix("z-tokens.ndjson") }, [true, false, false, false], "files in the order read")
+        XCTAssertTrue(try Run.pushlog(["--db", db, "sources"]).stdout.contains("\trefused\t"), "a refused file listed")
         let trace = try Run.pushlog(["--clickhouse", url, "trace", token, "--format", "tsv"]).stdout
         XCTAssertTrue(trace.contains("apns-id x-1 env") && trace.contains("apns-id x-1a env"), trace)
         let schema = try Run.pushlog(["--clickhouse", url, "schema", "records"])
