@@ -31,7 +31,12 @@ enum ClickHouseFactsLock {
                 break
             } catch let e as ClickHouseError where e.code == tableExists {
                 if try isStale(client) || holderIsGone(client) {
-                    _ = try client.execute("DROP TABLE IF EXISTS `\(db)`.kept_lock")
+                    // Taken by renaming it away, which one waiter alone can do: another that saw it
+                    // gone too finds it missing (or a new holder's) and goes round again.
+                    let away = "kept_lock_gone_\(run)"
+                    if (try? client.execute("RENAME TABLE `\(db)`.kept_lock TO `\(db)`.`\(away)`")) != nil {
+                        _ = try? client.execute("DROP TABLE IF EXISTS `\(db)`.`\(away)`")
+                    }
                     continue
                 }
                 if !told {
@@ -74,10 +79,12 @@ enum ClickHouseFactsLock {
     }
 
     /// Where this process's id means this process: the machine's name, its boot and its process
-    /// namespace (two containers of one host share the boot, not the namespace).
+    /// namespace (two containers of one host share the boot, not the namespace); empty where the
+    /// system does not say (no /proc), and then no holder is taken for gone by its process.
     static let host: String = {
         let boot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? ""
         let namespace = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/pid")) ?? ""
+        guard !boot.isEmpty, !namespace.isEmpty else { return "" }
         return [ProcessInfo.processInfo.hostName, boot.trimmingCharacters(in: .whitespacesAndNewlines), namespace]
             .joined(separator: " ")
     }()
@@ -88,7 +95,7 @@ enum ClickHouseFactsLock {
         let db = client.url.database
         do {
             let t = try client.table("lock", sql: "SELECT any(host), any(pid) FROM `\(db)`.kept_lock")
-            guard case .text(let holder) = t.rows.first?[0], case .int(let pid) = t.rows.first?[1], holder == host, pid > 0,
+            guard case .text(let holder) = t.rows.first?[0], case .int(let pid) = t.rows.first?[1], !host.isEmpty, holder == host, pid > 0,
                 pid != Int64(getpid())
             else { return false }
             return kill(pid_t(pid), 0) == -1 && errno == ESRCH
