@@ -115,8 +115,11 @@ enum ReportCommand: Command {
         let runner = ReportRunner(engine: engine, catalog: req.catalog)
         var doc = try engine.reading(def, req.params) {
             var d = try run(req, runner, req.params, compare: req.compare, shift: req.shift)
-            // The page gives each of its first incidents a section saying what changed in it.
-            if out.format == .html && def.isKPIPage && watch == nil { d.explained = try runner.incidentExplanations(d) }
+            // The page gives each of its first incidents a section saying what changed in it;
+            // not a page of one topic or env, which `explain` (over every topic and env) would not match.
+            if out.format == .html && def.isKPIPage && watch == nil && req.params.topic == nil && req.params.env == nil {
+                d.explained = try runner.incidentExplanations(d)
+            }
             return d
         }
         if let aligned = req.aligned { doc.params.append(("aligned_to", .text(aligned.rawValue))) }
