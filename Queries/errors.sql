@@ -79,7 +79,7 @@ SELECT e.status, coalesce(CASE WHEN e.transport THEN e.error ELSE e.rname END, '
        coalesce(sum(r.n), 0) AS retried_non_retryable
 FROM errors_in_range e LEFT JOIN retries_per_error r ON r.error_id = e.id
 GROUP BY e.status, CASE WHEN e.transport THEN e.error ELSE e.rname END, e.category_id
-ORDER BY responses DESC;
+ORDER BY responses DESC, e.status NULLS FIRST, reason, category;
 
 -- section: by_bucket
 -- responses sums, per status and reason, to the summary's responses. bucket_responses: every
@@ -106,4 +106,4 @@ WITH errors_by_key AS (
 SELECT by_label(k, :by) AS bucket, status, reason, category, responses, bucket_responses,
        round(1.0 * responses / nullif(bucket_responses, 0), 6) AS share
 FROM bucket_rows
-ORDER BY k, responses DESC;
+ORDER BY k, responses DESC, status NULLS FIRST, reason, category;

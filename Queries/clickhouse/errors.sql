@@ -42,7 +42,7 @@ SELECT e.status AS status, coalesce(e.reason, '') AS reason, coalesce(e.category
        sum(coalesce(r.n, 0)) AS retried_non_retryable
 FROM e LEFT JOIN retries AS r ON r.et = e.time_ms AND r.ek = e.line_hash
 GROUP BY e.status, e.reason, e.category
-ORDER BY responses DESC
+ORDER BY responses DESC, status NULLS FIRST, reason, category
 SETTINGS join_use_nulls = 1;
 
 -- section: by_bucket
@@ -104,4 +104,4 @@ FROM (
          if(err > 0, n, 0) AS responses, toUInt64(bucket_responses) AS bucket_responses
   FROM w WHERE err > 0 OR (errors = 0 AND k = 1)
 )
-ORDER BY b, d, responses DESC, status, reason;
+ORDER BY b, d, responses DESC, status NULLS FIRST, reason, category;
