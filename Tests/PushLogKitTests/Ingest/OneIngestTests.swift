@@ -159,7 +159,10 @@ final class OneIngestTests: XCTestCase {
         let tty = try Shell.tty(
             "LANG=C.UTF-8", "timeout -s INT 3 \(Fixtures.binary) --db \(db) ingest --follow --interval 0.2 \(dir)")
         let screen = tty.stdout
-        XCTAssertTrue(screen.contains("\r\u{1B}[Kfollowing 1 file: 1 record added, 1 line passed over, 0 rotations seen"), screen)
+        XCTAssertTrue(
+            screen.contains(
+                "\r\u{1B}[Kfollowing 1 file: 1 record added, 1 line rejected (pushlog rejects), 1 line passed over, 0 rotations seen"),
+            screen)
         XCTAssertGreaterThan(screen.components(separatedBy: "\r\u{1B}[Kfollowing 1 file:").count, 3, "redrawn each round:\n\(screen)")
         XCTAssertTrue(screen.contains("newest record "), screen)
         XCTAssertEqual(screen.components(separatedBy: "lines passed over (not gorush records), the first: line 1:").count, 2, screen)
