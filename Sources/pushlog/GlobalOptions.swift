@@ -26,6 +26,9 @@ enum GlobalOptions {
     struct Variable {
         let name: String
         let help: String
+        /// A ClickHouse setting's check: what a valid value is, and an example; a malformed one is
+        /// a usage error of every command on ClickHouse.
+        var setting: (valid: @Sendable (String) -> Bool, expects: String, example: String)? = nil
     }
 
     static let environment: [Variable] = [
@@ -33,7 +36,19 @@ enum GlobalOptions {
         Variable(
             name: "PUSHLOG_CLICKHOUSE",
             help: "the ClickHouse server (a URL, as --clickhouse takes) when neither --db nor --clickhouse is given"),
-        Variable(name: "PUSHLOG_CLICKHOUSE_TIMEOUT", help: "seconds without an answer from ClickHouse before giving up (default 600)"),
+        Variable(
+            name: "PUSHLOG_CLICKHOUSE_TIMEOUT", help: "seconds without an answer from ClickHouse before giving up (default 600)",
+            setting: ({ ClickHouseClient.timeout($0) != nil }, "seconds without an answer before giving up", "120")),
+        Variable(
+            name: "PUSHLOG_CLICKHOUSE_BATCH",
+            help: "records per insert of an ingest into ClickHouse when --batch is not given (default 100000)",
+            setting: ({ Int($0).map { $0 > 0 } ?? false }, "a number of records above 0", "50000")),
+        Variable(
+            name: "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS",
+            help: "the records from which a ClickHouse load updates only the kept facts it touched (default 5000000)",
+            setting: (
+                { ClickHouseFacts.touchedLeastRows($0) != nil }, "the records from which a load updates only what it touched", "5000000"
+            )),
         Variable(name: "PUSHLOG_QUERIES", help: "a directory of user reports (NAME.sql), as report --queries DIR"),
         Variable(name: "PUSHLOG_FORMATS", help: "a directory of line-format definitions, as ingest --formats DIR"),
         Variable(name: "PUSHLOG_TIMINGS", help: "when set, how long each phase of the command took, on stderr"),

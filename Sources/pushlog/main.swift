@@ -137,19 +137,12 @@ func runMain() -> Int32 {
         do { ctx.clickhouse = try ClickHouseCommands.url(env) } catch let e as UsageError { return usage(e) } catch { return 1 }
     }
     // The ClickHouse settings read from the environment: a malformed one is a usage error.
-    let settings: [(name: String, valid: (String) -> Bool, expects: String, example: String)] = [
-        ("PUSHLOG_CLICKHOUSE_TIMEOUT", { ClickHouseClient.timeout($0) != nil }, "seconds without an answer before giving up", "120"),
-        (
-            "PUSHLOG_CLICKHOUSE_TOUCHED_ROWS", { ClickHouseFacts.touchedLeastRows($0) != nil },
-            "the records from which a load updates only what it touched", "5000000"
-        ),
-    ]
-    for setting in settings where ctx.clickhouse != nil {
-        if let value = ProcessInfo.processInfo.environment[setting.name], !setting.valid(value) {
+    for variable in GlobalOptions.environment where ctx.clickhouse != nil {
+        if let setting = variable.setting, let value = ProcessInfo.processInfo.environment[variable.name], !setting.valid(value) {
             return usage(
                 UsageError(
-                    message: "\(setting.name) expects \(setting.expects), got '\(value)'",
-                    hint: "\(setting.name)=\(setting.example) pushlog \(name) …"))
+                    message: "\(variable.name) expects \(setting.expects), got '\(value)'",
+                    hint: "\(variable.name)=\(setting.example) pushlog \(name) …"))
         }
     }
     var isDir: ObjCBool = false
