@@ -37,10 +37,13 @@ final class SourceSpans {
 final class StoredOnServer: StoredRecordSource {
     let ingest: ClickHouseIngest
     let confirm: () throws -> Void
+    /// The path whose records stored before this read are the previous file's there, if any.
+    let previousAt: String?
     private var confirmed = false
 
-    init(_ ingest: ClickHouseIngest, confirm: @escaping () throws -> Void) {
+    init(_ ingest: ClickHouseIngest, previousAt: String?, confirm: @escaping () throws -> Void) {
         self.ingest = ingest
+        self.previousAt = previousAt
         self.confirm = confirm
     }
 
@@ -61,6 +64,7 @@ final class StoredOnServer: StoredRecordSource {
                 "kinds": ClickHouseStatements.array(ClickHouseIngest.kinds(tables: 1 << table)),
             ])
         guard case .text(let source) = t.rows.first?.first else { return nil }
+        if source == previousAt { return ClickHouseIngest.previousFile }
         return ingest.sourceSpans.id(source) ?? -1
     }
 }
@@ -76,14 +80,28 @@ extension ClickHouseIngest {
         }
     }
 
+    /// The keys of a read's base that hold the span of the file its path held before (the
+    /// records stored under the path, which a rotation renamed away), and the id it goes by.
+    static let previousFirst = "previous_first_ms", previousLast = "previous_last_ms"
+    static let previousFile: Int64 = -2
+
     /// How a read of `path` identifies its records: counted on from the files of its rotation set
-    /// that ended before it began (`Lineage`), or nil when the set has no other file. `base` holds
-    /// the counts of the reads before this one (their first record time).
+    /// that ended before it began, and from the file the path held before (`Lineage`), or nil when
+    /// there is none. `base` holds the counts of the reads before this one (their first record
+    /// time) and the previous file's span.
     func identities(_ path: String, base: String, confirm: @escaping () throws -> Void) -> Identities? {
-        let siblings = sourceSpans.siblings(of: path)
+        var values: [String: Int64] = [:]
+        for pair in base.split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, let v = Int64(kv[1]) { values[String(kv[0])] = v }
+        }
+        var siblings = sourceSpans.siblings(of: path)
+        let previous = values[Self.previousFirst].flatMap { first in values[Self.previousLast].map { (first, $0) } }
+        if let (first, last) = previous { siblings.append(Lineage.Sibling(id: Self.previousFile, firstTime: first, lastTime: last)) }
         guard !siblings.isEmpty else { return nil }
-        let first = base.split(separator: ",").first { $0.hasPrefix("first_time_ms=") }.flatMap { Int64($0.dropFirst(14)) }
-        return Identities(lineage: Lineage(siblings: siblings, firstTime: first), stored: StoredOnServer(self, confirm: confirm))
+        return Identities(
+            lineage: Lineage(siblings: siblings, firstTime: values["first_time_ms"]),
+            stored: StoredOnServer(self, previousAt: previous == nil ? nil : path, confirm: confirm))
     }
 }
 

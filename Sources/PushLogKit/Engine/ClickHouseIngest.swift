@@ -313,7 +313,6 @@ public final class ClickHouseIngest: IngestTarget {
         // The path held other bytes before: records stored from it are another file's.
         var replaced = false
         // Listed where the file was first read: kept from its row, or this read's start.
-        let firstVersion = known?.firstVersion ?? ClickHouseIngest.versions.next(UInt64(Date().timeIntervalSince1970 * 1_000_000))
         if let known {
             if known.fingerprint == fingerprint && known.complete {
                 fs.unchanged = true
@@ -339,6 +338,28 @@ public final class ClickHouseIngest: IngestTarget {
             }
         }
         if base == "" { base = ClickHouseIngest.base([:]) }
+        let firstVersion =
+            known.flatMap { replaced ? nil : $0.firstVersion }
+            ?? ClickHouseIngest.versions.next(UInt64(Date().timeIntervalSince1970 * 1_000_000))
+        // What the path held before keeps its row under a name of its own, as on SQLite (unless
+        // a follow already copied it to the name it was renamed to: the copy keeps its first version).
+        if replaced, let known, known.lines > 0,
+            try sourceStates(
+                where: "first_version = {v:UInt64} AND first_version != 0 AND path != {p:String}",
+                params: ["v": "\(known.firstVersion)", "p": ClickHouseClient.parameter(path)]
+            ).isEmpty
+        {
+            let stamp = TimeFormat.rfc3339(ms: Int64(Date().timeIntervalSince1970 * 1000))
+            try moveSource(from: path, to: path + RotationName.replacedMark + stamp + ")")
+        }
+        // The records of the file the path held before keep its name: their span goes with the
+        // read (in its base, which a resumed read and a settled block read again), so `Lineage`
+        // can count on from them as from a rotated file's (logrotate renamed it away).
+        if replaced, let first = known?.counts["first_time_ms"].flatMap({ Int64($0) }),
+            let last = known?.counts["last_time_ms"].flatMap({ Int64($0) })
+        {
+            base += ",\(ClickHouseIngest.previousFirst)=\(first),\(ClickHouseIngest.previousLast)=\(last)"
+        }
         // A read is named by the file's fingerprint when it started and its first line: a file
         // read again under a new name is one whose bytes changed, whose records collapse by identity.
         let segment = resumed ?? "\(fingerprint):from:\(start.lines)"

@@ -120,6 +120,38 @@ final class OneIngestTests: XCTestCase {
         XCTAssertEqual(q.stdout, "s,n\n1,1\n2,1\n3,3\n4,1\n5,3\n6,1\n", q.stdout)
     }
 
+    /// logrotate's rename between two batch ingests, in the middle of a burst: the old file's
+    /// records were stored under the path the new file now has, and the new file's first line,
+    /// identical to the old file's last, is a line of its own on both engines.
+    func testARenameBetweenTwoIngestsKeepsTheBurstOnBothEngines() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let tmp = TempDir()
+        var listings: [[String]] = []
+        for (i, base) in [["--db", tmp.file("r.db")], ["--clickhouse", server.url("renamed")]].enumerated() {
+            let dir = tmp.file("logs\(i)")
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try (RotationTests.distinct(1...1) + RotationTests.burst(5, 1)).write(
+                toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+            XCTAssertEqual(try Run.pushlog(base + ["ingest", "--quiet", dir]).status, 0)
+            try FileManager.default.moveItem(atPath: dir + "/app.log", toPath: dir + "/app.log.1")
+            try (RotationTests.burst(5, 1) + RotationTests.distinct(6...6)).write(
+                toFile: dir + "/app.log", atomically: true, encoding: .utf8)
+            let again = try Run.pushlog(base + ["ingest", "--quiet", dir])
+            XCTAssertEqual(again.status, 0, again.stderr)
+            let q = try Run.pushlog(base + ["query", "SELECT count(*) AS n FROM sends_v", "--format", "csv"])
+            XCTAssertEqual(q.stdout, "n\n4\n", "\(base[0]): \(q.stderr)")
+            // The old file's row is kept under a name of its own, its counts with it.
+            let listed = try Run.pushlog(base + ["sources", "--format", "tsv"]).stdout.split(separator: "\n").dropFirst()
+            listings.append(listed.map { $0.split(separator: "\t").prefix(5).joined(separator: " ").replacing(dir, with: "DIR") })
+            listings[i] = listings[i].map { $0.replacing(/\ \(replaced [^)]*\)/, with: " (replaced)") }
+        }
+        XCTAssertEqual(listings.count, 2)
+        XCTAssertEqual(listings[0], listings[1])
+        XCTAssertEqual(listings[0].count, 3, "\(listings[0])")
+        XCTAssertTrue(listings[0].contains { $0.hasPrefix("DIR/app.log (replaced) ") }, "\(listings[0])")
+    }
+
     /// A rotated file whose records all fall in the second the next one begins with cannot be
     /// told from a copy: its identical lines are taken as one each, and `sources` says how many
     /// on both engines, in the same row as the duplicates they are counted with.
