@@ -85,6 +85,9 @@ public enum ClickHouseFacts {
                 if try !updateKeyByKey(client, steps, run: run, rebuilding: rebuilding) {
                     built = "whole"
                     rebuilding(rebuildNotice)
+                    // The schema's views as this pushlog reads them (the facts read `sends`), on a
+                    // database whose facts another pushlog's SQL built (an upgrade, then a report).
+                    if try !builtBySameSQL(client) { try ClickHouseIngest(client: client).createSchema() }
                     try forgetState(client)
                     try Self.run(steps, width: rebuildWidth) { step in
                         _ = try PhaseTimer.measure("facts \(step.name)") { try client.execute(step.sql) }
@@ -95,6 +98,19 @@ public enum ClickHouseFacts {
                         + "SELECT *, {facts:String} AS facts_sql, {built:String} AS built FROM `\(db)`.kept_pending",
                     params: ["facts": fingerprint, "built": built])
             }
+        }
+    }
+
+    /// Whether kept_state says this binary's SQL built the facts.
+    static func builtBySameSQL(_ client: ClickHouseClient) throws -> Bool {
+        do {
+            let t = try client.table(
+                "kept", sql: "SELECT any(facts_sql) = {facts:String} FROM `\(client.url.database)`.kept_state",
+                params: ["facts": fingerprint])
+            if case .int(1) = t.rows.first?.first { return true }
+            return false
+        } catch let e as ClickHouseError where e.code == unknownTable || e.code == unknownIdentifier {
+            return false
         }
     }
 
