@@ -12,17 +12,21 @@ struct EmbedFolders: BuildToolPlugin {
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        // The folders are the inputs, not their files: the build then watches each folder's
-        // whole tree, so a file added, changed or removed brings the embedded copy up to date
-        // (a list of files would be planned once and miss the next file).
+        // The inputs are the folders and their files: a folder's own change (a file added,
+        // removed or renamed) and a file's (edited in place, which leaves its folder as it was)
+        // each bring the embedded copy up to date.
         let dirs = Self.folders.map { target.directoryURL.appending(path: $0.1) }
+        let files = zip(Self.folders, dirs).flatMap { folder, dir in
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+                .filter { $0.hasSuffix("." + folder.2) }.map { dir.appending(path: $0) }
+        }
         let arguments = zip(Self.folders, dirs).flatMap { folder, dir in [folder.0, dir.path, folder.2] }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedFiles.swift")
         return [
             .buildCommand(
                 displayName: "Embedding the report catalog and the line formats",
                 executable: try context.tool(named: "EmbedFiles").url,
-                arguments: [output.path] + arguments, inputFiles: dirs, outputFiles: [output])
+                arguments: [output.path] + arguments, inputFiles: dirs + files, outputFiles: [output])
         ]
     }
 }
