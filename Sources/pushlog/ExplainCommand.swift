@@ -77,18 +77,19 @@ enum ExplainCommand: Command {
         let catalog = try QueryCatalog()
         guard let def = catalog.report(report) else { throw CLIError("the built-in report \(report) is missing") }
         let params = try params(args, def, now: Int64(Date().timeIntervalSince1970 * 1000))
-        let db = try Store.openForReading(path: ctx.dbPath)
-        let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc = try db.readSnapshot { try runner.run(name: report, params: params) }
+        // The SQLite database or the ClickHouse server, as `report` reads them.
+        let engine = try ReportCommand.engines(ctx, watching: false)()
+        let runner = ReportRunner(engine: engine, catalog: catalog)
+        let doc = try engine.reading(def, params) { try runner.run(name: report, params: params) }
         if let refusal = emptyComparison(doc) {
             Console.err("pushlog: explain: \(refusal)")
             return 4
         }
+        let mask = out.revealTokens ? nil : try engine.tokenMask()
         if explainsInSentences {
-            let mask = out.revealTokens ? nil : TokenMask(db: db)
             Pager.write(Account(doc: doc, mask: mask, color: out.color).text, enabled: out.pager)
         } else {
-            try out.write(doc, db: db)
+            try out.write(doc, db: nil, mask: mask)
         }
         return 0
     }
