@@ -30,10 +30,12 @@ toInt64(multiIf(w_hi - w_lo <= 3600000, 60000, w_hi - w_lo <= 86400000, 300000, 
 -- The latency metric: each response's latency (the records hold it), and the baseline's 95th
 -- percentile (the least latency whose percent rank is at least 0.95).
 latencies AS (
-  SELECT time_ms, line_hash, any(latency_ms) AS latency FROM pushlog.records
-  WHERE metric_name = 'latency' AND valid = 1 AND kind IN ('send', 'response') AND status IS NOT NULL AND latency_ms IS NOT NULL
-    AND ((time_ms >= w_lo AND time_ms < w_hi) OR (time_ms >= b_lo AND time_ms < b_hi))
-  GROUP BY time_ms, line_hash
+  SELECT time_ms, line_hash, latency, minIfOrNull(latency, in_baseline = 1 AND pr >= 0.95) OVER () AS cut FROM (
+    SELECT *, percent_rank() OVER (PARTITION BY in_baseline ORDER BY latency) AS pr FROM (
+      SELECT time_ms, line_hash, any(latency_ms) AS latency, toUInt8(time_ms >= b_lo AND time_ms < b_hi) AS in_baseline FROM pushlog.records
+      WHERE metric_name = 'latency' AND valid = 1 AND kind IN ('send', 'response') AND status IS NOT NULL AND latency_ms IS NOT NULL
+        AND ((time_ms >= w_lo AND time_ms < w_hi) OR (time_ms >= b_lo AND time_ms < b_hi))
+      GROUP BY time_ms, line_hash))
 ),
 -- Every response of the window and of the baseline (transport failures too for errors), as
 -- (time_ms, in_window, copies, hit, counted, dims, source, line, apns_id, token): hit and counted
@@ -41,7 +43,7 @@ latencies AS (
 (SELECT groupArray(tuple(time_ms, in_window, copies, hit, counted, dims, source_path, line, apns_id, token)) FROM (
    SELECT s.time_ms AS time_ms, in_window, length(periods) AS copies,
           toUInt8(coalesce(multiIf(metric_name = 'errors', s.status IS NULL OR s.status <> 200, metric_name = 'gone', s.status = 410,
-                                   metric_name = 'throttled', s.status = 429, metric_name = 'volume', 1, l.latency > c.cut), 0)) AS hit,
+                                   metric_name = 'throttled', s.status = 429, metric_name = 'volume', 1, l.latency > l.cut), 0)) AS hit,
           toUInt8(if(metric_name = 'latency', l.latency IS NOT NULL, 1)) AS counted,
           [coalesce(CAST(s.reason, 'Nullable(String)'), s.error, if(s.status = 200, '(accepted)', NULL)),
            coalesce(toString(s.status), 'no response'), CAST(s.topic, 'Nullable(String)'), CAST(s.env, 'Nullable(String)'),
@@ -57,9 +59,6 @@ latencies AS (
               WHERE token IN (SELECT token FROM pushlog.kept_sends
                               WHERE (time_ms >= w_lo AND time_ms < w_hi) OR (time_ms >= b_lo AND time_ms < b_hi))) AS f ON f.token = s.token
    LEFT JOIN latencies AS l ON l.time_ms = s.time_ms AND l.line_hash = s.line_hash
-   CROSS JOIN (SELECT minOrNull(latency) AS cut FROM (
-                 SELECT latency, percent_rank() OVER (ORDER BY latency) AS pr FROM latencies WHERE time_ms >= b_lo AND time_ms < b_hi)
-               WHERE pr >= 0.95) AS c
    ARRAY JOIN periods AS in_window
    WHERE valid = 1 AND ((s.time_ms >= w_lo AND s.time_ms < w_hi) OR (s.time_ms >= b_lo AND s.time_ms < b_hi))
      AND ((s.kind IN ('send', 'response') AND s.status IS NOT NULL) OR (metric_name = 'errors' AND s.category = 'transport')))) AS records,
@@ -68,45 +67,26 @@ explain_records AS (
          r.7 AS source, r.8 AS line, r.9 AS apns_id, r.10 AS token
   FROM (SELECT arrayJoin(records) AS r)
 ),
--- The totals (window hits, baseline hits, window records, baseline records) and each
--- dimension's values: (dimension, value, the same four).
-(SELECT (a.totals, b.singles) FROM
-   (SELECT (toInt64(sum(in_window * hit)), toInt64(sum((1 - in_window) * hit)), toInt64(sum(in_window * counted)),
-            toInt64(sum((1 - in_window) * counted))) AS totals FROM explain_records) AS a
-   CROSS JOIN (SELECT groupArray((d, v, w_hits, b_hits, w_records, b_records)) AS singles FROM (
-     SELECT toUInt64(d) AS d, dims[d] AS v, toInt64(sum(in_window * hit)) AS w_hits, toInt64(sum((1 - in_window) * hit)) AS b_hits,
-            toInt64(sum(in_window * counted)) AS w_records, toInt64(sum((1 - in_window) * counted)) AS b_records
-     FROM explain_records ARRAY JOIN range(1, 10) AS d GROUP BY d, v)) AS b) AS stats,
--- Every pair of dimensions but status (which of them are ranked is known later), the same figures.
-(SELECT groupArray((d1, d2, v1, v2, w_hits, b_hits, w_records, b_records)) FROM (
-   SELECT toUInt64(p.1) AS d1, toUInt64(p.2) AS d2, dims[d1] AS v1, dims[d2] AS v2, toInt64(sum(in_window * hit * copies)) AS w_hits,
-          toInt64(sum((1 - in_window) * hit * copies)) AS b_hits, toInt64(sum(in_window * counted * copies)) AS w_records,
-          toInt64(sum((1 - in_window) * counted * copies)) AS b_records
-   FROM explain_records
-   ARRAY JOIN arrayFlatten(arrayMap(a -> arrayMap(b -> (a, b), arrayFilter(b -> b > a AND b <> 2, range(1, 10))),
-                                    arrayFilter(a -> a <> 2, range(1, 10)))) AS p
-   GROUP BY d1, d2, v1, v2)) AS pairs_all,
--- The hits of every where-value and pair of where-values (topic to token_age), per reason
--- (by_reason 1) and over all reasons (0): (by_reason, reason, size, d1, v1, d2, v2, window hits,
--- baseline hits).
-(SELECT groupArray((by_reason, reason, size, d1, v1, d2, v2, w_hits, b_hits)) FROM (
-   SELECT toUInt8(1) AS by_reason, dims[1] AS reason, k.1 AS size, k.2 AS d1, k.3 AS v1, k.4 AS d2, k.5 AS v2,
-          toInt64(sum(in_window * k.6)) AS w_hits, toInt64(sum((1 - in_window) * k.6)) AS b_hits
+-- One pass over the records groups everything pushlog counts, as (kind, reason, size, d1, v1, d2,
+-- v2, window hits, baseline hits, window records, baseline records): kind 1 each dimension's
+-- values; 2 every pair of dimensions but status (which are ranked is known later); 3 the hits of
+-- every where-value (topic to token_age) and pair of them per reason, 4 the same over all reasons.
+(SELECT groupArray((kind, reason, size, d1, v1, d2, v2, w_hits, b_hits, w_records, b_records)) FROM (
+   SELECT k.1 AS kind, if(kind = 3, dims[1], NULL) AS reason, k.2 AS size, k.3 AS d1, k.4 AS v1, k.5 AS d2, k.6 AS v2,
+          toInt64(sum(in_window * hit * k.7)) AS w_hits, toInt64(sum((1 - in_window) * hit * k.7)) AS b_hits,
+          toInt64(sum(in_window * counted * k.7)) AS w_records, toInt64(sum((1 - in_window) * counted * k.7)) AS b_records
    FROM explain_records
    ARRAY JOIN arrayConcat(
-     arrayMap(a -> (toUInt8(1), toUInt64(a), dims[a], toUInt64(0), CAST(NULL, 'Nullable(String)'), toInt64(1)), range(3, 10)),
-     arrayFlatten(arrayMap(a -> arrayMap(b -> (toUInt8(2), toUInt64(a), dims[a], toUInt64(b), dims[b], copies), range(a + 1, 10)),
-                           range(3, 10)))) AS k
-   WHERE hit = 1 GROUP BY reason, size, d1, v1, d2, v2
-   UNION ALL
-   SELECT toUInt8(0), CAST(NULL, 'Nullable(String)'), k.1 AS size, k.2 AS d1, k.3 AS v1, k.4 AS d2, k.5 AS v2,
-          toInt64(sum(in_window * k.6)), toInt64(sum((1 - in_window) * k.6))
-   FROM explain_records
-   ARRAY JOIN arrayConcat(
-     arrayMap(a -> (toUInt8(1), toUInt64(a), dims[a], toUInt64(0), CAST(NULL, 'Nullable(String)'), toInt64(1)), range(3, 10)),
-     arrayFlatten(arrayMap(a -> arrayMap(b -> (toUInt8(2), toUInt64(a), dims[a], toUInt64(b), dims[b], copies), range(a + 1, 10)),
-                           range(3, 10)))) AS k
-   WHERE hit = 1 GROUP BY size, d1, v1, d2, v2)) AS where_all,
+     arrayMap(d -> (toUInt8(1), toUInt8(1), toUInt64(d), dims[d], toUInt64(0), CAST(NULL, 'Nullable(String)'), toInt64(1)), range(1, 10)),
+     arrayFlatten(arrayMap(a -> arrayMap(b -> (toUInt8(2), toUInt8(2), toUInt64(a), dims[a], toUInt64(b), dims[b], copies),
+                                         arrayFilter(b -> b > a AND b <> 2, range(1, 10))),
+                           arrayFilter(a -> a <> 2, range(1, 10)))),
+     arrayFlatten(arrayMap(kind -> arrayConcat(
+         arrayMap(a -> (kind, toUInt8(1), toUInt64(a), dims[a], toUInt64(0), CAST(NULL, 'Nullable(String)'), toInt64(1)), range(3, 10)),
+         arrayFlatten(arrayMap(a -> arrayMap(b -> (kind, toUInt8(2), toUInt64(a), dims[a], toUInt64(b), dims[b], copies), range(a + 1, 10)),
+                               range(3, 10)))),
+       if(hit = 1, [toUInt8(3), toUInt8(4)], [])))) AS k
+   GROUP BY kind, reason, size, d1, v1, d2, v2)) AS explain_groups,
 -- What pushlog decides from these: (totals, each dimension's status, the segments, the top
 -- segment's (dimension, value) rows). A segment: (size, d1, v1, d2, v2, dimension, value,
 -- segment, window hits, baseline hits, change, contribution, lift, window rate, baseline rate,
@@ -178,61 +158,72 @@ explain_records AS (
                             concat('not ranked: one value only (', coalesce(arrayFirst(x -> x.1 = d, singles).2, '(none)'), ')'),
                             NOT arrayExists(x -> x.1 = d AND x.5 > 0 AND x.6 > 0, singles), 'not ranked: no value in common with the baseline',
                             'ranked'), range(1, 10)) AS status
-                   FROM (SELECT stats.1 AS totals, stats.2 AS singles, pairs_all AS pairs_all_rows, where_all AS where_all_rows)))
+                   FROM (
+                     -- The groups by kind: (dimension, value, figures); totals from the reasons, one per record.
+                     SELECT (arraySum(arrayMap(g -> g.8, reasons)), arraySum(arrayMap(g -> g.9, reasons)), arraySum(arrayMap(g -> g.10, reasons)),
+                             arraySum(arrayMap(g -> g.11, reasons))) AS totals,
+                            arrayMap(g -> (g.4, g.5, g.8, g.9, g.10, g.11), arrayFilter(g -> g.1 = 1, groups)) AS singles,
+                            arrayMap(g -> (g.4, g.6, g.5, g.7, g.8, g.9, g.10, g.11), arrayFilter(g -> g.1 = 2, groups)) AS pairs_all_rows,
+                            arrayMap(g -> (toUInt8(g.1 = 3), g.2, g.3, g.4, g.5, g.6, g.7, g.8, g.9), arrayFilter(g -> g.1 >= 3, groups))
+                              AS where_all_rows
+                     FROM (SELECT groups, arrayFilter(g -> g.1 = 1 AND g.4 = 1, groups) AS reasons
+                           FROM (SELECT explain_groups AS groups)))))
                LEFT ARRAY JOIN segment_rows AS x)))))))) AS decisions,
 -- The onset: the window's buckets with the top segment's hits (every hit without one), the
 -- records and what the baseline expects, and the cumulative-sum change point of pushlog's
 -- explain_stretch on them: (top segment's window hits, its baseline hits, bucket starts, bucket
 -- hits, bucket expected, the onset's index in them or 0, the verdict 1 up, -1 down, 0 unclear).
 (SELECT (top_window, top_baseline, bucket_starts, bucket_hits, bucket_expected, onset_index, clear) FROM (
-  SELECT *, if(length(bucket_starts) > 0 AND clear <> 0 AND stretch_gap >= 5 AND stretch_gap * stretch_gap >= 9 * greatest(stretch_expected, 1),
-               arrayFirstIndex((g, i) -> i >= stretch_start AND i <= stretch_finish AND g > 0, gaps, arrayEnumerate(gaps)), 0) AS onset_index
+  -- The stretch: from after the lowest point before it to where the gain since is the largest.
+  SELECT *, arrayLastIndex((x, i) -> i <= stretch_finish AND x = lowest[stretch_finish], gains_before, arrayEnumerate(gains_before))
+              AS stretch_start,
+         arrayFold((acc, g) -> acc + g, arraySlice(gaps, stretch_start, stretch_finish - stretch_start + 1), 0.0) AS stretch_gap,
+         arrayFold((acc, e) -> acc + e, arraySlice(bucket_expected, stretch_start, stretch_finish - stretch_start + 1), 0.0)
+           AS stretch_expected,
+         if(length(bucket_starts) > 0 AND clear <> 0 AND stretch_gap >= 5 AND stretch_gap * stretch_gap >= 9 * greatest(stretch_expected, 1),
+            arrayFirstIndex((g, i) -> i >= stretch_start AND i <= stretch_finish AND g > 0, gaps, arrayEnumerate(gaps)), 0) AS onset_index
   FROM (
-    SELECT *, arrayFold((acc, g) -> acc + g, arraySlice(gaps, stretch_start, stretch_finish - stretch_start + 1), 0.0) AS stretch_gap,
-           arrayFold((acc, e) -> acc + e, arraySlice(bucket_expected, stretch_start, stretch_finish - stretch_start + 1), 0.0) AS stretch_expected
+    SELECT *, arrayMap(i -> arrayMin(arraySlice(gains_before, 1, i)), arrayEnumerate(gains_before)) AS lowest,
+           arrayMap((g, l) -> g - l, gains, lowest) AS rises, arrayFirstIndex(x -> x = arrayMax(rises), rises) AS stretch_finish
     FROM (
-      SELECT *, arrayLastIndex((x, i) -> i <= stretch_finish AND x = lowest[stretch_finish], gains_before, arrayEnumerate(gains_before))
-               AS stretch_start
+      -- Each bucket's excess less its allowance, summed in time order (gains), and the sum before it.
+      SELECT *, arrayMap((g, e) -> g - greatest(0.5 + e / 20.0, mean_allowance), gaps, bucket_expected) AS step_gains,
+             arrayCumSum(step_gains) AS gains, arrayMap((g, x) -> g - x, gains, step_gains) AS gains_before
       FROM (
-        SELECT *, arrayFirstIndex(x -> x = arrayMax(rises), rises) AS stretch_finish FROM (
-          SELECT *, arrayMap((g, l) -> g - l, gains, lowest) AS rises FROM (
-            SELECT *, arrayMap(i -> arrayMin(arraySlice(gains_before, 1, i)), arrayEnumerate(gains_before)) AS lowest FROM (
-              SELECT *, arrayMap((g, s) -> g - s, gains, step_gains) AS gains_before FROM (
-                SELECT *, arrayCumSum(step_gains) AS gains FROM (
-                  SELECT *, arrayMap((g, e) -> g - greatest(0.5 + e / 20.0, mean_allowance), gaps, bucket_expected) AS step_gains FROM (
-                    SELECT *, 0.5 * arrayFold((acc, g) -> acc + g, gaps, 0.0) / length(gaps) AS mean_allowance FROM (
-                      SELECT *, arrayMap((h, e) -> toFloat64(if(clear <> 0, clear, if(totals.1 >= totals.2, 1, -1)) * (h - e)), bucket_hits,
-                                         bucket_expected) AS gaps
-                      FROM (
-                        SELECT *, arrayMap((b, n) -> coalesce(if(metric_name = 'volume', 1.0 * onset_baseline * (least(b + step_ms, w_hi) - b) / (w_hi - w_lo),
-                                                                 n * 1.0 * onset_baseline / nullIf(totals.4, 0)), 0), bucket_starts, bucket_records)
-                                 AS bucket_expected,
-                               -- Whether the metric moved beyond chance (a Poisson count: three standard deviations, and at least 5).
-                               if(metric_name = 'volume', 1.0 * totals.2, totals.3 * 1.0 * totals.2 / nullIf(totals.4, 0)) AS expected_all,
-                               multiIf(coalesce(totals.1 - expected_all >= 5
-                                                AND (totals.1 - expected_all) * (totals.1 - expected_all) >= 9 * greatest(expected_all, 1), 0), 1,
-                                       coalesce(expected_all - totals.1 >= 5
-                                                AND (totals.1 - expected_all) * (totals.1 - expected_all) >= 9 * greatest(expected_all, 1), 0), -1,
-                                       0) AS clear
-                        FROM (
-                          SELECT *, arrayMap(i -> if(indexOf(hit_map.1, i) = 0, toInt64(0), toInt64(hit_map.2[indexOf(hit_map.1, i)])),
-                                             range(toInt64(length(bucket_starts)))) AS bucket_hits,
-                                 arrayMap(i -> if(indexOf(record_map.1, i) = 0, toInt64(0), toInt64(record_map.2[indexOf(record_map.1, i)])),
-                                          range(toInt64(length(bucket_starts)))) AS bucket_records,
-                                 decision.1 AS totals, range(w_lo, if(valid = 1, w_hi, w_lo), step_ms) AS bucket_starts
-                          FROM (
-                            SELECT any(d) AS decision, toInt64(sumIf(r_in_window * r_hit, is_top = 1)) AS top_window,
-                                   toInt64(sumIf((1 - r_in_window) * r_hit, is_top = 1)) AS top_baseline,
-                                   toInt64(sumIf(onset_hit, r_in_window = 0 AND r_copies > 0)) AS onset_baseline,
-                                   sumMapIf([bucket_index], [onset_hit], r_in_window = 1 AND r_copies > 0) AS hit_map,
-                                   sumMapIf([bucket_index], [r_counted], r_in_window = 1 AND r_copies > 0) AS record_map
-                            FROM (
-                              SELECT d, toInt64(r.2) AS r_in_window, toInt64(r.3) AS r_copies, toInt64(r.4) AS r_hit, toInt64(r.5) AS r_counted,
-                                     length(d.4) AS top_size,
-                                     toUInt8(top_size > 0 AND r_copies * arrayCount(t -> isNotDistinctFrom(r.6[t.1], t.2), d.4) = top_size) AS is_top,
-                                     toInt64(if(top_size = 0, r_hit, if(is_top = 1, r_hit, 0))) AS onset_hit,
-                                     toInt64(intDiv(r.1 - w_lo, step_ms)) AS bucket_index
-                              FROM (SELECT decisions AS d, records AS recs) LEFT ARRAY JOIN recs AS r)))))))))))))))) AS onset_state
+        SELECT *, arrayMap((h, e) -> toFloat64(if(clear <> 0, clear, if(totals.1 >= totals.2, 1, -1)) * (h - e)), bucket_hits,
+                           bucket_expected) AS gaps,
+               0.5 * arrayFold((acc, g) -> acc + g, gaps, 0.0) / length(gaps) AS mean_allowance
+        FROM (
+          SELECT *, arrayMap((b, n) -> coalesce(if(metric_name = 'volume', 1.0 * onset_baseline * (least(b + step_ms, w_hi) - b) / (w_hi - w_lo),
+                                                   n * 1.0 * onset_baseline / nullIf(totals.4, 0)), 0), bucket_starts, bucket_records)
+                   AS bucket_expected,
+                 -- Whether the metric moved beyond chance (a Poisson count: three standard deviations, and at least 5).
+                 if(metric_name = 'volume', 1.0 * totals.2, totals.3 * 1.0 * totals.2 / nullIf(totals.4, 0)) AS expected_all,
+                 multiIf(coalesce(totals.1 - expected_all >= 5
+                                  AND (totals.1 - expected_all) * (totals.1 - expected_all) >= 9 * greatest(expected_all, 1), 0), 1,
+                         coalesce(expected_all - totals.1 >= 5
+                                  AND (totals.1 - expected_all) * (totals.1 - expected_all) >= 9 * greatest(expected_all, 1), 0), -1,
+                         0) AS clear
+          FROM (
+            SELECT *, range(w_lo, if(valid = 1, w_hi, w_lo), step_ms) AS bucket_starts,
+                   arrayMap(i -> if(indexOf(hit_map.1, i) = 0, toInt64(0), toInt64(hit_map.2[indexOf(hit_map.1, i)])),
+                            range(toInt64(length(bucket_starts)))) AS bucket_hits,
+                   arrayMap(i -> if(indexOf(record_map.1, i) = 0, toInt64(0), toInt64(record_map.2[indexOf(record_map.1, i)])),
+                            range(toInt64(length(bucket_starts)))) AS bucket_records
+            FROM (
+              -- The top segment's hits, and every bucket's hits (of the top segment; of all without one) and records.
+              SELECT any(d.1) AS totals, toInt64(sumIf(r_in_window * r_hit, is_top = 1)) AS top_window,
+                     toInt64(sumIf((1 - r_in_window) * r_hit, is_top = 1)) AS top_baseline,
+                     toInt64(sumIf(onset_hit, r_in_window = 0 AND r_copies > 0)) AS onset_baseline,
+                     sumMapIf([bucket_index], [onset_hit], r_in_window = 1 AND r_copies > 0) AS hit_map,
+                     sumMapIf([bucket_index], [r_counted], r_in_window = 1 AND r_copies > 0) AS record_map
+              FROM (
+                SELECT d, toInt64(r.2) AS r_in_window, toInt64(r.3) AS r_copies, toInt64(r.4) AS r_hit, toInt64(r.5) AS r_counted,
+                       length(d.4) AS top_size,
+                       toUInt8(top_size > 0 AND r_copies * arrayCount(t -> isNotDistinctFrom(r.6[t.1], t.2), d.4) = top_size) AS is_top,
+                       toInt64(if(top_size = 0, r_hit, if(is_top = 1, r_hit, 0))) AS onset_hit,
+                       toInt64(intDiv(r.1 - w_lo, step_ms)) AS bucket_index
+                FROM (SELECT decisions AS d, records AS recs) LEFT ARRAY JOIN recs AS r))))))))) AS onset_state
 
 -- section: summary
 -- One row: the metric in the window and the baseline, the verdict, the top segment, the onset,
