@@ -27,24 +27,14 @@ if(baseline_name = 'week', w_lo - 604800000, 2 * w_lo - w_hi) AS b_lo,
 if(baseline_name = 'week', w_hi - 604800000, w_lo) AS b_hi,
 toInt64(multiIf(w_hi - w_lo <= 3600000, 60000, w_hi - w_lo <= 86400000, 300000, w_hi - w_lo <= 1209600000, 3600000, 86400000)) AS step_ms,
 ['reason', 'status', 'topic', 'env', 'push_type', 'priority', 'app_version', 'source', 'token_age'] AS dimension_names,
--- The latency metric: each response's latency (the records hold it), and the baseline's 95th
--- percentile (the least latency whose percent rank is at least 0.95).
-latencies AS (
-  SELECT time_ms, line_hash, latency, minIfOrNull(latency, in_baseline = 1 AND pr >= 0.95) OVER () AS cut FROM (
-    SELECT *, percent_rank() OVER (PARTITION BY in_baseline ORDER BY latency) AS pr FROM (
-      SELECT time_ms, line_hash, any(latency_ms) AS latency, toUInt8(time_ms >= b_lo AND time_ms < b_hi) AS in_baseline FROM pushlog.records
-      WHERE metric_name = 'latency' AND valid = 1 AND kind IN ('send', 'response') AND status IS NOT NULL AND latency_ms IS NOT NULL
-        AND ((time_ms >= w_lo AND time_ms < w_hi) OR (time_ms >= b_lo AND time_ms < b_hi))
-      GROUP BY time_ms, line_hash))
-),
 -- Every response of the window and of the baseline (transport failures too for errors), as
 -- (time_ms, in_window, copies, hit, counted, dims, source, line, apns_id, token): hit and counted
 -- as pushlog defines them; dims the value of each of dimension_names (NULL where it has none).
 (SELECT groupArray(tuple(time_ms, in_window, copies, hit, counted, dims, source_path, line, apns_id, token)) FROM (
    SELECT s.time_ms AS time_ms, in_window, length(periods) AS copies,
           toUInt8(coalesce(multiIf(metric_name = 'errors', s.status IS NULL OR s.status <> 200, metric_name = 'gone', s.status = 410,
-                                   metric_name = 'throttled', s.status = 429, metric_name = 'volume', 1, l.latency > l.cut), 0)) AS hit,
-          toUInt8(if(metric_name = 'latency', l.latency IS NOT NULL, 1)) AS counted,
+                                   metric_name = 'throttled', s.status = 429, metric_name = 'volume', 1, s.latency_ms > l.cut), 0)) AS hit,
+          toUInt8(if(metric_name = 'latency', s.latency_ms IS NOT NULL, 1)) AS counted,
           [coalesce(CAST(s.reason, 'Nullable(String)'), s.error, if(s.status = 200, '(accepted)', NULL)),
            coalesce(toString(s.status), 'no response'), CAST(s.topic, 'Nullable(String)'), CAST(s.env, 'Nullable(String)'),
            CAST(s.push_type, 'Nullable(String)'), toString(s.priority), CAST(s.reg_app_version, 'Nullable(String)'),
@@ -58,7 +48,12 @@ latencies AS (
    LEFT JOIN (SELECT token, first_reg FROM pushlog.kept_token_facts
               WHERE token IN (SELECT token FROM pushlog.kept_sends
                               WHERE (time_ms >= w_lo AND time_ms < w_hi) OR (time_ms >= b_lo AND time_ms < b_hi))) AS f ON f.token = s.token
-   LEFT JOIN latencies AS l ON l.time_ms = s.time_ms AND l.line_hash = s.line_hash
+   -- The latency metric counts responses slower than the baseline's 95th percentile: the least
+   -- latency whose percent rank is at least 0.95.
+   CROSS JOIN (SELECT minIfOrNull(latency_ms, pr >= 0.95) AS cut FROM (
+                 SELECT latency_ms, percent_rank() OVER (ORDER BY latency_ms) AS pr FROM pushlog.kept_sends
+                 WHERE metric_name = 'latency' AND valid = 1 AND time_ms >= b_lo AND time_ms < b_hi AND kind IN ('send', 'response')
+                   AND status IS NOT NULL AND latency_ms IS NOT NULL)) AS l
    ARRAY JOIN periods AS in_window
    WHERE valid = 1 AND ((s.time_ms >= w_lo AND s.time_ms < w_hi) OR (s.time_ms >= b_lo AND s.time_ms < b_hi))
      AND ((s.kind IN ('send', 'response') AND s.status IS NOT NULL) OR (metric_name = 'errors' AND s.category = 'transport')))) AS records,
@@ -173,7 +168,7 @@ explain_records AS (
 -- records and what the baseline expects, and the cumulative-sum change point of pushlog's
 -- explain_stretch on them: (top segment's window hits, its baseline hits, bucket starts, bucket
 -- hits, bucket expected, the onset's index in them or 0, the verdict 1 up, -1 down, 0 unclear).
-(SELECT (top_window, top_baseline, bucket_starts, bucket_hits, bucket_expected, onset_index, clear) FROM (
+(SELECT (top_window, top_baseline, bucket_starts, bucket_hits, bucket_expected, onset_index, clear, totals, top_rows, source_status) FROM (
   -- The stretch: from after the lowest point before it to where the gain since is the largest.
   SELECT *, arrayLastIndex((x, i) -> i <= stretch_finish AND x = lowest[stretch_finish], gains_before, arrayEnumerate(gains_before))
               AS stretch_start,
@@ -212,7 +207,8 @@ explain_records AS (
                             range(toInt64(length(bucket_starts)))) AS bucket_records
             FROM (
               -- The top segment's hits, and every bucket's hits (of the top segment; of all without one) and records.
-              SELECT any(d.1) AS totals, toInt64(sumIf(r_in_window * r_hit, is_top = 1)) AS top_window,
+              SELECT any(d.1) AS totals, any(d.4) AS top_rows, any(d.2[8]) AS source_status,
+                     toInt64(sumIf(r_in_window * r_hit, is_top = 1)) AS top_window,
                      toInt64(sumIf((1 - r_in_window) * r_hit, is_top = 1)) AS top_baseline,
                      toInt64(sumIf(onset_hit, r_in_window = 0 AND r_copies > 0)) AS onset_baseline,
                      sumMapIf([bucket_index], [onset_hit], r_in_window = 1 AND r_copies > 0) AS hit_map,
@@ -253,9 +249,9 @@ FROM (
          arrayMap(t -> if(t.1 = 3, coalesce(t.2, '(none)'), concat(dimension_names[t.1], ' ', coalesce(t.2, '(none)'))),
                   arrayFilter(t -> t.1 <> 1, top_rows)) AS where_parts,
          if(length(top_rows) > 0 AND top_rows[1].1 = 1, coalesce(top_rows[1].2, '(none)'), NULL) AS what_text
-  FROM (SELECT decision.1 AS totals, decision.4 AS top_rows, onset.1 AS top_window, onset.2 AS top_baseline, onset.3 AS bucket_starts,
+  FROM (SELECT onset.8 AS totals, onset.9 AS top_rows, onset.1 AS top_window, onset.2 AS top_baseline, onset.3 AS bucket_starts,
                onset.6 AS onset_index, onset.7 AS clear
-        FROM (SELECT decisions AS decision, onset_state AS onset)))
+        FROM (SELECT onset_state AS onset)))
 WHERE valid = 1;
 
 -- section: segments
@@ -288,20 +284,22 @@ ORDER BY d;
 -- section: onset
 -- The onset bucket, its count and what the baseline expects there; for a drop in volume, each
 -- source with baseline records that went quiet and its last record (sources in path order).
-SELECT what, at, window_count, expected, source, line FROM (
-  SELECT 0 AS k, '' AS path, 'onset' AS what, pushlog_rfc3339(onset.3[onset.6]) AS at, onset.4[onset.6] AS window_count,
-         pushlog_round(onset.5[onset.6], 1) AS expected, CAST(NULL, 'Nullable(String)') AS source, CAST(NULL, 'Nullable(UInt64)') AS line
-  FROM (SELECT onset_state AS onset) WHERE onset.6 > 0
-  UNION ALL
-  SELECT 1, source, 'last record', pushlog_rfc3339(last_t), w_n, toFloat64(b_n), source, last_line
-  FROM (
-    SELECT source, max(time_ms) AS last_t, toInt64(sum(in_window)) AS w_n, toInt64(sum(1 - in_window)) AS b_n,
-           argMax(line, (time_ms, -toInt64(line))) AS last_line
-    FROM explain_records GROUP BY source) AS x
-  CROSS JOIN (SELECT decisions.2[8] AS source_status) AS d
-  WHERE metric_name = 'volume' AND source_status = 'ranked' AND b_n > 0 AND 2 * w_n <= b_n AND last_t < w_hi - step_ms
-)
-ORDER BY k, path;
+SELECT r.1 AS what, r.2 AS at, r.3 AS window_count, r.4 AS expected, r.5 AS source, r.6 AS line
+FROM (
+  SELECT arrayConcat(
+           if(onset.6 > 0, [('onset', pushlog_rfc3339(onset.3[onset.6]), onset.4[onset.6], pushlog_round(onset.5[onset.6], 1),
+                             CAST(NULL, 'Nullable(String)'), CAST(NULL, 'Nullable(UInt64)'))], []),
+           if(metric_name = 'volume' AND onset.10 = 'ranked',
+              arrayMap(x -> ('last record', pushlog_rfc3339(x.2), x.3, toFloat64(x.4), toNullable(x.1), toNullable(x.5)),
+                       arrayFilter(x -> x.4 > 0 AND 2 * x.3 <= x.4 AND x.2 < w_hi - step_ms, arraySort(x -> x.1, sources))), [])) AS found
+  FROM (SELECT onset_state AS onset) AS o
+  CROSS JOIN (
+    -- Each source's last record, and its records in the window and in the baseline.
+    SELECT groupArray((source, last_t, w_n, b_n, last_line)) AS sources FROM (
+      SELECT source, max(time_ms) AS last_t, toInt64(sum(in_window)) AS w_n, toInt64(sum(1 - in_window)) AS b_n,
+             argMax(line, (time_ms, -toInt64(line))) AS last_line
+      FROM explain_records GROUP BY source)) AS q)
+ARRAY JOIN found AS r;
 
 -- section: first_records
 -- The window's first records of the top segment that the metric counts (for a decrease, its last

@@ -181,7 +181,7 @@ SELECT * FROM pushlog.records FINAL;
 CREATE OR REPLACE VIEW pushlog.sends AS
 SELECT kind, time_ms, line_hash, source, line, token, token_malformed, token_masked, apns_id, env, topic, push_type, priority,
        collapse_id, expiration, mutable_content, content_available, has_alert, has_sound, has_badge, attempt,
-       status, reason, category, apns_timestamp, error
+       status, reason, category, apns_timestamp, error, latency_ms
 FROM pushlog.records FINAL
 WHERE kind IN ('send', 'request', 'response') AND NOT (kind = 'response' AND token = '' AND apns_id IS NOT NULL)
 UNION ALL
@@ -194,7 +194,7 @@ SELECT e.kind, e.time_ms, e.line_hash, e.source, e.line,
        if(j, coalesce(e.content_available, req.r.9), e.content_available), if(j, coalesce(e.has_alert, req.r.11), e.has_alert),
        if(j, coalesce(e.has_sound, req.r.12), e.has_sound), if(j, coalesce(e.has_badge, req.r.13), e.has_badge),
        if(j, coalesce(e.attempt, req.r.18), e.attempt),
-       e.status, e.reason, e.category, e.apns_timestamp, e.error
+       e.status, e.reason, e.category, e.apns_timestamp, e.error, e.latency_ms
 FROM (SELECT * FROM pushlog.records FINAL WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL) AS e
 LEFT JOIN (
   SELECT apns_id, any(tuple(token, env, topic, push_type, priority, collapse_id, expiration, payload_bytes,

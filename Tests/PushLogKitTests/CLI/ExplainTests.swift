@@ -239,7 +239,9 @@ extension ExplainTests {
     func testTheSameOnClickHouse() throws {
         let server = try ChDBServer.start()
         defer { server.stop() }
-        let window = ["--since", TimeFormat.rfc3339(ms: ExplainTests.windowStart), "--until", TimeFormat.rfc3339(ms: ExplainTests.windowEnd)]
+        let window = [
+            "--since", TimeFormat.rfc3339(ms: ExplainTests.windowStart), "--until", TimeFormat.rfc3339(ms: ExplainTests.windowEnd),
+        ]
         let scenarios: [(Incident, String)] = [(.expiredJWT, "errors"), (.sourceStops, "volume"), (.throttledBackground, "throttled")]
         for (i, (incident, metric)) in scenarios.enumerated() {
             let dir = TempDir()

@@ -88,7 +88,9 @@ final class CommandParityTests: XCTestCase {
         let url = server.url("explain")
         let dir = TempDir()
         let db = dir.file("demo.db")
-        let demo = try Run.pushlog(["--db", db, "demo", dir.file("logs"), "--devices", "120", "--weeks", "2", "--end", "2026-11-26T12:00:00Z"])
+        let demo = try Run.pushlog([
+            "--db", db, "demo", dir.file("logs"), "--devices", "600", "--weeks", "2", "--end", "2026-11-26T12:00:00Z",
+        ])
         XCTAssertEqual(demo.status, 0, demo.stderr)
         let at = try XCTUnwrap(demo.stderr.firstMatch(of: /explain --at (\S+)/)?.1).description
         let ch = try Run.pushlog(["--clickhouse", url, "ingest", "--quiet", dir.file("logs/provider"), dir.file("logs/app")])
