@@ -1,9 +1,9 @@
 -- title: pushlog records in ClickHouse
 -- description: The table `pushlog export` rows go into, and the views facts.sql computes from:
--- description: deduplicated records, responses joined to their requests, and the per-token facts a
--- description: materialized view keeps as rows arrive. Idempotent (IF NOT EXISTS). The reports
--- description: read the facts facts.sql keeps from these (per token, per device, background
--- description: pushes, hourly counts), brought up to date after each load.
+-- description: deduplicated records and the per-token facts a materialized view keeps as rows
+-- description: arrive (facts.sql joins the responses to their requests). Idempotent (IF NOT
+-- description: EXISTS). The reports read the facts facts.sql keeps from these (per token, per
+-- description: device, background pushes, hourly counts), brought up to date after each load.
 -- Load:  clickhouse-client --queries-file Queries/clickhouse/schema.sql
 --        pushlog export logs/ | clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow'
 --        clickhouse-client --queries-file Queries/clickhouse/facts.sql
@@ -172,45 +172,6 @@ SETTINGS non_replicated_deduplication_window = 10000;
 -- Deduplicated records (what `pushlog ingest` would have stored).
 CREATE VIEW IF NOT EXISTS pushlog.events AS
 SELECT * FROM pushlog.records FINAL;
-
--- send, request and response records, a split `response` without a token completed from its
--- `request` (same apns_id), as pushlog joins them after each ingest: fields the response lacks
--- come from the request. Only split responses take part in the join: they are the records keyed
--- by the empty token, one key range (every report reads this view, several times; joining every
--- send made it 2-3x slower).
-CREATE OR REPLACE VIEW pushlog.sends AS
-SELECT kind, time_ms, line_hash, source, line, token, token_malformed, token_masked, apns_id, env, topic, push_type, priority,
-       collapse_id, expiration, mutable_content, content_available, has_alert, has_sound, has_badge, attempt,
-       status, reason, category, apns_timestamp, error, latency_ms
-FROM pushlog.records FINAL
-WHERE kind IN ('send', 'request', 'response') AND NOT (kind = 'response' AND token = '' AND apns_id IS NOT NULL)
-UNION ALL
-SELECT e.kind, e.time_ms, e.line_hash, e.source, e.line,
-       if(j, req.r.1, e.token), if(j, req.r.19, e.token_malformed), if(j, req.r.20, e.token_masked), e.apns_id,
-       if(j, coalesce(e.env, req.r.2), e.env), if(j, coalesce(e.topic, req.r.3), e.topic),
-       if(j, coalesce(e.push_type, req.r.4), e.push_type), if(j, coalesce(e.priority, req.r.5), e.priority),
-       if(j, coalesce(e.collapse_id, req.r.6), e.collapse_id), if(j, coalesce(e.expiration, req.r.7), e.expiration),
-       if(j, coalesce(e.mutable_content, req.r.10), e.mutable_content),
-       if(j, coalesce(e.content_available, req.r.9), e.content_available), if(j, coalesce(e.has_alert, req.r.11), e.has_alert),
-       if(j, coalesce(e.has_sound, req.r.12), e.has_sound), if(j, coalesce(e.has_badge, req.r.13), e.has_badge),
-       if(j, coalesce(e.attempt, req.r.18), e.attempt),
-       e.status, e.reason, e.category, e.apns_timestamp, e.error, e.latency_ms
-FROM (SELECT * FROM pushlog.records FINAL WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL) AS e
-LEFT JOIN (
-  SELECT apns_id, any(tuple(token, env, topic, push_type, priority, collapse_id, expiration, payload_bytes,
-                            content_available, mutable_content, has_alert, has_sound, has_badge, aps_category,
-                            thread_id, interruption_level, custom_keys, attempt, token_malformed, token_masked)) AS r
-  FROM pushlog.records FINAL
-  WHERE kind = 'request' AND apns_id IS NOT NULL
-    AND apns_id IN (SELECT apns_id FROM pushlog.records WHERE token = '' AND kind = 'response' AND apns_id IS NOT NULL)
-  GROUP BY apns_id
-) AS req ON req.apns_id = e.apns_id
-ARRAY JOIN [req.apns_id IS NOT NULL] AS j
-SETTINGS join_use_nulls = 1;
-
--- Responses: one APNs answer each (send or response records with a status), as reports count them.
-CREATE VIEW IF NOT EXISTS pushlog.responses AS
-SELECT * FROM pushlog.sends WHERE kind IN ('send', 'response') AND status IS NOT NULL;
 
 -- Per token (pushlog's token_facts), kept by ClickHouse as records arrive: a materialized view
 -- adds each inserted block's per-token states to token_facts_state, and parts merge them. Every
