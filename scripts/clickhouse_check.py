@@ -33,19 +33,38 @@ def statements(sql):
 
 
 def sections(path):
-    """(name, statement) for each `-- section: NAME` of a report file."""
-    out, name, lines = [], None, []
+    """(name, statement) for each `-- section: NAME` of a report file, the `-- common:` block put
+    in front of each section's own WITH, as pushlog does (ReportDefinition.merge)."""
+    out, name, lines, common, in_common = [], None, [], [], False
     for line in open(path, encoding="utf-8"):
         m = re.match(r"--\s*section:\s*(\S+)", line)
         if m:
+            in_common = False
             if name:
                 out.append((name, "".join(lines)))
             name, lines = m.group(1), []
         elif name:
             lines.append(line)
+        elif line.startswith("-- common:"):
+            in_common = True
+        elif in_common and not line.strip().startswith("--"):
+            common.append(line)
     if name:
         out.append((name, "".join(lines)))
-    return [(n, re.sub(r";\s*$", "", s.strip())) for n, s in out]
+    shared = "".join(common).strip()
+    merged = []
+    for n, s in out:
+        s = re.sub(r";\s*$", "", s.strip())
+        if shared:
+            body = s.split("\n")
+            i = next(i for i, l in enumerate(body) if not l.strip().startswith("--"))
+            if body[i].upper().startswith("WITH "):
+                body[i] = shared + ",\n" + body[i][5:]
+                s = "WITH " + "\n".join(body)
+            else:
+                s = "WITH " + shared + "\n" + s
+        merged.append((n, s))
+    return merged
 
 
 def header_params(path):
@@ -266,6 +285,9 @@ def main():
                         cases += [(ranges[-1][0], ranges[-1][1], {k: v}) for v in values]
                 if report == "weekly":
                     cases = [(w, None, o) for w in (1, 2) for o in [{}] + [c[2] for c in cases if c[2]]]
+                if report == "explain":
+                    # All data last: explain answers it with no figures, which --self-test needs.
+                    cases = explain_cases(ch, corpus, ranges[1:]) + [(None, None, {})]
                 for since, until, options in cases:
                     args, params = [], {}
                     if report == "weekly":
@@ -282,8 +304,10 @@ def main():
                     for k, v in declared.items():
                         if k in ("topic", "env"):
                             params[k] = ""
-                        elif k not in params and k in ("by", "budget", "unit", "rule"):
+                        elif k not in params and k in ("by", "budget", "unit", "rule", "metric", "baseline"):
                             params[k] = v
+                    if report == "explain":
+                        params["limit"] = "10"  # pushlog's default for every report
                     for k, v in options.items():
                         args += ["--" + k, v]
                         params[k] = v
@@ -324,6 +348,31 @@ def main():
         print(f"clickhouse-check: {checked} rows agree ({len(reports)} reports, {runs} runs with their options, {len(corpora)} corpora); "
               f"pushlog_round equals SQLite's round() on {rounded} values")
         return 0
+
+
+# What explain compares, and against what (its --metric and --baseline values).
+EXPLAIN_METRICS = ["errors", "gone", "volume", "throttled", "latency"]
+EXPLAIN_BASELINES = ["previous", "week"]
+EXPLAIN_MAX_MS = 92 * 86400000
+
+
+def explain_cases(ch, corpus, ranges):
+    """explain's windows, each with every metric and baseline: the hour `pushlog explain --at`
+    gives around the demo's incident (other corpora: their busiest hour), two hours across its
+    start, and the ranges cut to the 92 days explain answers (longer than a week, so the week
+    before overlaps the window)."""
+    hour = 3600000
+    if corpus == "demo":
+        # The demo plants it on the Tuesday of the last whole week, from 14:10 (DemoGenerator).
+        last_week = ch.scalar("SELECT pushlog_bucket_start(max(time_ms), 'week') - 604800000 FROM pushlog.events")
+        start = last_week + 86400000 + 14 * hour
+    else:
+        start = ch.scalar("SELECT intDiv(time_ms, 3600000) * 3600000 AS h FROM pushlog.responses GROUP BY h "
+                          "ORDER BY count() DESC, h LIMIT 1")
+    windows = [(start, start + hour), (start - hour // 2, start + 3 * hour // 2)]
+    windows += [(since, min(until, since + EXPLAIN_MAX_MS)) for since, until in ranges]
+    return [(since, until, {"metric": m, "baseline": b}) for since, until in windows
+            for m in EXPLAIN_METRICS for b in EXPLAIN_BASELINES]
 
 
 def rounding(ch):

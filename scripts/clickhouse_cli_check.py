@@ -89,6 +89,8 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
     ranges = [r for r in ranges if r is None or r[0] < r[1]]
     help_text = run([pushlog, "reports", "--format", "json"]).stdout
     declared = {r["name"]: r["parameters"].split() for r in json.loads(help_text)["sections"]["reports"]}[report]
+    if report == "explain":
+        return explain_cases(lo, hi, ranges)
     cases = []
     if report == "weekly":
         for extra in [[], ["--env", "production"], ["--unit", "user"], ["--budget", "1"]] + ([["--topic", topic]] if topic else []):
@@ -113,6 +115,24 @@ def report_cases(report, pushlog, db, ch_url, topic, lo, hi):
         compare = ["--since", str(s), "--until", str(u), "--compare", "previous"]
         cases.append(("--compare previous", compare))
         cases += [(f"--compare previous --by {v}", compare + ["--by", v]) for v in by_values]
+    return cases
+
+
+def explain_cases(lo, hi, ranges):
+    """explain's windows (as clickhouse_check.py picks them: the hour around the demo's incident on
+    the Tuesday of the last whole week, two hours across its start, the ranges cut to 92 days), each
+    with every metric and baseline; and all data, which explain answers with no rows."""
+    day, week, hour = 86400000, 604800000, 3600000
+    last_week = (hi + 3 * day) // week * week - 3 * day - week
+    start = last_week + day + 14 * hour
+    windows = [(start, start + hour), (start - hour // 2, start + 3 * hour // 2)]
+    windows += [(r[0], min(r[1], r[0] + cc.EXPLAIN_MAX_MS)) for r in ranges if r is not None]
+    cases = [("all data", [])]
+    for s, u in windows:
+        for m in cc.EXPLAIN_METRICS:
+            for b in cc.EXPLAIN_BASELINES:
+                cases.append((f"{s}..{u} --metric {m} --baseline {b}",
+                              ["--since", str(s), "--until", str(u), "--metric", m, "--baseline", b]))
     return cases
 
 

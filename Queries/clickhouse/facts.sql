@@ -86,10 +86,11 @@ CREATE OR REPLACE TABLE pushlog.kept_token_facts /*kept per token: token*/ ENGIN
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT * FROM pushlog.token_facts WHERE 1 /*+ AND token IN pushlog.kept_touched_token */;
 
--- Responses, requests and sends (the `sends` view: split responses completed from their request;
--- the columns reports read), each with its token's facts (the latest registration's env and app version, malformed, the
--- first 410 and its APNs timestamp; NULL for a token without facts): joined once here, so a
--- report does not join every response it reads to the per-token facts.
+-- Responses, requests and sends (the `sends` view of schema.sql: split responses completed from
+-- their request; the columns reports read), each with its token's facts (the latest
+-- registration's env and app version, malformed, the first 410 and its APNs timestamp; NULL for a
+-- token without facts): joined once here, so a report does not join every response it reads to
+-- the per-token facts.
 CREATE OR REPLACE TABLE pushlog.kept_sends /*kept per token: token*/ ENGINE = MergeTree ORDER BY time_ms
   SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1 AS
 SELECT s.kind AS kind, s.time_ms AS time_ms, s.line_hash AS line_hash, s.source AS source, s.line AS line, s.token AS token,
@@ -97,7 +98,7 @@ SELECT s.kind AS kind, s.time_ms AS time_ms, s.line_hash AS line_hash, s.source 
        s.push_type AS push_type, s.priority AS priority, s.collapse_id AS collapse_id, s.expiration AS expiration,
        s.mutable_content AS mutable_content, s.content_available AS content_available, s.has_alert AS has_alert,
        s.has_sound AS has_sound, s.has_badge AS has_badge, s.attempt AS attempt, s.status AS status, s.reason AS reason,
-       s.category AS category, s.apns_timestamp AS apns_timestamp, s.error AS error,
+       s.category AS category, s.apns_timestamp AS apns_timestamp, s.error AS error, s.latency_ms AS latency_ms,
        f.reg_env AS reg_env, f.reg_app_version AS reg_app_version, f.malformed AS malformed,
        f.first_410 AS first_410, f.first_410_ts AS first_410_ts
 FROM pushlog.sends AS s LEFT JOIN pushlog.kept_token_facts AS f ON f.token = s.token

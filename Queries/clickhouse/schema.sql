@@ -1,9 +1,9 @@
 -- title: pushlog records in ClickHouse
 -- description: The table `pushlog export` rows go into, and the views facts.sql computes from:
--- description: deduplicated records, responses joined to their requests, and the per-token facts a
--- description: materialized view keeps as rows arrive. Idempotent (IF NOT EXISTS). The reports
--- description: read the facts facts.sql keeps from these (per token, per device, background
--- description: pushes, hourly counts), brought up to date after each load.
+-- description: deduplicated records and the per-token facts a materialized view keeps as rows
+-- description: arrive (facts.sql joins the responses to their requests). Idempotent (IF NOT
+-- description: EXISTS). The reports read the facts facts.sql keeps from these (per token, per
+-- description: device, background pushes, hourly counts), brought up to date after each load.
 -- Load:  clickhouse-client --queries-file Queries/clickhouse/schema.sql
 --        pushlog export logs/ | clickhouse-client --query 'INSERT INTO pushlog.records FORMAT JSONEachRow'
 --        clickhouse-client --queries-file Queries/clickhouse/facts.sql

@@ -22,8 +22,8 @@ enum ClickHouseCommands {
     static func run(_ cmd: Command.Type, _ args: [String], _ ctx: Context, _ url: ClickHouseURL) throws -> Int32 {
         switch cmd.name {
         // These take the engine the context names (ReportCommand, IngestCommand, CommandEngines).
-        case ReportCommand.name, IngestCommand.name, QueryCommand.name, SourcesCommand.name, SchemaCommand.name, TokensCommand.name,
-            RejectsCommand.name, MetricsCommand.name, TraceCommand.name:
+        case ReportCommand.name, ExplainCommand.name, IngestCommand.name, QueryCommand.name, SourcesCommand.name, SchemaCommand.name,
+            TokensCommand.name, RejectsCommand.name, MetricsCommand.name, TraceCommand.name:
             return try cmd.run(args, ctx)
         // These read no database (export reads logs; with --from-db it names a SQLite file).
         case ReportsCommand.name, FormatsCommand.name, CompletionCommand.name, ExportCommand.name: return try cmd.run(args, ctx)
@@ -31,7 +31,7 @@ enum ClickHouseCommands {
             throw UsageError(
                 message: "\(cmd.name) does not run on ClickHouse yet",
                 hint:
-                    "on ClickHouse: ingest, report, query, sources, schema, tokens, trace, metrics, rejects; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database"
+                    "on ClickHouse: ingest, report, explain, query, sources, schema, tokens, trace, metrics, rejects; drop --clickhouse (and $PUSHLOG_CLICKHOUSE) for the SQLite database"
             )
         }
     }

@@ -41,10 +41,7 @@ enum ExplainCommand: Command {
                 throw UsageError(message: "--at names the window; not with --since/--until", hint: "pushlog explain --at 2026-11-24T14:30Z")
             }
             // The hour around the moment, on 5-minute bounds so its buckets are `report --by 5m`'s.
-            let fiveMinutes: Int64 = 300_000
-            let start = at - 1_800_000
-            p.since = start - ((start % fiveMinutes) + fiveMinutes) % fiveMinutes
-            p.until = p.since! + 3_600_000
+            (p.since, p.until) = ExplainWindow.around(at)
         } else {
             (p.since, p.until) = try TimeRangeOptions.read(args, word: "window")
             guard p.since != nil else {
@@ -77,18 +74,19 @@ enum ExplainCommand: Command {
         let catalog = try QueryCatalog()
         guard let def = catalog.report(report) else { throw CLIError("the built-in report \(report) is missing") }
         let params = try params(args, def, now: Int64(Date().timeIntervalSince1970 * 1000))
-        let db = try Store.openForReading(path: ctx.dbPath)
-        let runner = try ReportRunner(db: db, catalog: catalog)
-        let doc = try db.readSnapshot { try runner.run(name: report, params: params) }
+        // The SQLite database or the ClickHouse server, as `report` reads them.
+        let engine = try ReportCommand.engines(ctx, watching: false)()
+        let runner = ReportRunner(engine: engine, catalog: catalog)
+        let doc = try engine.reading(def, params) { try runner.run(name: report, params: params) }
         if let refusal = emptyComparison(doc) {
             Console.err("pushlog: explain: \(refusal)")
             return 4
         }
+        let mask = out.revealTokens ? nil : try engine.tokenMask()
         if explainsInSentences {
-            let mask = out.revealTokens ? nil : TokenMask(db: db)
             Pager.write(Account(doc: doc, mask: mask, color: out.color).text, enabled: out.pager)
         } else {
-            try out.write(doc, db: db)
+            try out.write(doc, db: nil, mask: mask)
         }
         return 0
     }

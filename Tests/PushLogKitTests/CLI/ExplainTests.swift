@@ -234,11 +234,31 @@ final class ExplainTests: XCTestCase {
 }
 
 extension ExplainTests {
-    /// Not on ClickHouse yet: said in one line before any server is asked, exit 2.
-    func testClickHouseSaysItDoesNotRunThere() throws {
-        let run = try Run.pushlog(["--clickhouse", "http://127.0.0.1:1/pushlog", "explain", "--at", "now"])
-        XCTAssertEqual(run.status, 2)
-        XCTAssertTrue(run.stderr.hasPrefix("pushlog: explain does not run on ClickHouse yet\n"), run.stderr)
+    /// On ClickHouse (chDB behind scripts/clickhouse_http.py) the planted causes read the same:
+    /// the same logs ingested into both, each scenario's metric, JSON and the account, byte for byte.
+    func testTheSameOnClickHouse() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let window = [
+            "--since", TimeFormat.rfc3339(ms: ExplainTests.windowStart), "--until", TimeFormat.rfc3339(ms: ExplainTests.windowEnd),
+        ]
+        let scenarios: [(Incident, String)] = [(.expiredJWT, "errors"), (.sourceStops, "volume"), (.throttledBackground, "throttled")]
+        for (i, (incident, metric)) in scenarios.enumerated() {
+            let dir = TempDir()
+            ExplainTests.write(incident, to: dir)
+            let db = dir.file("x.db")
+            let url = server.url("explain_\(i)")
+            XCTAssertEqual(try Run.pushlog(["--db", db, "ingest", "--quiet", dir.path]).status, 0)
+            let ch = try Run.pushlog(["--clickhouse", url, "ingest", "--quiet", dir.path])
+            XCTAssertEqual(ch.status, 0, ch.stderr)
+            for format in [["--format", "json"], []] {
+                let args = ["explain"] + window + ["--metric", metric] + format
+                let (lite, house) = (try Run.pushlog(["--db", db] + args), try Run.pushlog(["--clickhouse", url] + args))
+                XCTAssertEqual(house.status, lite.status, "\(incident) \(format): \(house.stderr)")
+                XCTAssertEqual(house.stdout, lite.stdout, "\(incident) \(format)")
+                XCTAssertEqual(house.stderr, lite.stderr, "\(incident) \(format)")
+            }
+        }
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushLogKit
 
-/// `trace`, `tokens`, `metrics`, `sources`, `rejects`, `query` and `schema` print the same on
+/// `trace`, `tokens`, `metrics`, `sources`, `rejects`, `query`, `schema` and `explain` print the same on
 /// SQLite and on ClickHouse (chDB behind scripts/clickhouse_http.py): the same files ingested in
 /// the same order into both, every command run as a user runs it, stdout, stderr and exit status
 /// compared byte for byte. The files are read in an order that is not their paths' order, and two
@@ -117,6 +117,45 @@ final class CommandParityTests: XCTestCase {
             let lite = try listing(["--db", db], [relation]).filter { !Schema.storeNumbering.contains($0[0]) }
             XCTAssertEqual(try listing(["--clickhouse", url], [relation]), lite, relation)
         }
+    }
+
+    /// `explain` on the demo's logs, ingested into both in the demo's order: the window `--at` the
+    /// demo's incident names, every metric and baseline, the account a terminal gets, the JSON and
+    /// the table of the sections, byte for byte.
+    func testExplainPrintsTheSameOnBothEngines() throws {
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let url = server.url("explain")
+        let dir = TempDir()
+        let db = dir.file("demo.db")
+        let demo = try Run.pushlog([
+            "--db", db, "demo", dir.file("logs"), "--devices", "600", "--weeks", "2", "--end", "2026-11-26T12:00:00Z",
+        ])
+        XCTAssertEqual(demo.status, 0, demo.stderr)
+        let at = try XCTUnwrap(demo.stderr.firstMatch(of: /explain --at (\S+)/)?.1).description
+        let ch = try Run.pushlog(["--clickhouse", url, "ingest", "--quiet", dir.file("logs/provider"), dir.file("logs/app")])
+        XCTAssertEqual(ch.status, 0, ch.stderr)
+
+        var cases: [[String]] = [
+            ["explain", "--at", at], ["explain", "--at", at, "--format", "json"], ["explain", "--at", at, "--format", "table"],
+            ["explain", "--since", "2026-11-16T10:00:00Z", "--until", "2026-11-23T10:00:00Z", "--format", "json"],
+        ]
+        for metric in ["errors", "gone", "volume", "throttled", "latency"] {
+            for baseline in ["previous", "week"] {
+                cases.append(["explain", "--at", at, "--metric", metric, "--baseline", baseline, "--format", "json", "--reveal-tokens"])
+            }
+        }
+        for args in cases {
+            let lite = try Run.pushlog(["--db", db] + args)
+            let ch = try Run.pushlog(["--clickhouse", url] + args)
+            let label = args.joined(separator: " ")
+            XCTAssertEqual(ch.status, lite.status, "\(label): \(ch.stderr)")
+            XCTAssertEqual(ch.stdout, lite.stdout, label)
+            XCTAssertEqual(ch.stderr, lite.stderr, label)
+        }
+        // What the comparison must show to mean something: the incident, named.
+        let account = try Run.pushlog(["--clickhouse", url, "explain", "--at", at]).stdout
+        XCTAssertTrue(account.contains("of the increase is ExpiredProviderToken"), account)
     }
 
     /// Output with what differs by nature left out: when each engine read the files, how long ago
