@@ -255,5 +255,22 @@ final class FaultTests: XCTestCase {
             XCTAssertEqual(
                 try c.scalarInt("SELECT count(*) FROM sources WHERE complete = 1 AND n_send + n_register + n_settings + n_receipt = 0"), 0)
         }
+        // Room again: the next ingest completes the load, with a clean load's records, and leaves
+        // no write-ahead log behind.
+        let grow = Process()
+        grow.executableURL = URL(fileURLWithPath: "/bin/mount")
+        grow.arguments = ["-o", "remount,size=64m", mnt]
+        try grow.run()
+        grow.waitUntilExit()
+        XCTAssertEqual(grow.terminationStatus, 0)
+        let resumed = try Run.pushlog(["--db", db, "ingest", "--quiet", logs])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        let clean = tmp.file("clean.db")
+        XCTAssertEqual(try Run.pushlog(["--db", clean, "ingest", "--quiet", logs]).status, 0)
+        for table in ["sends", "registers", "settings", "receipts"] {
+            XCTAssertEqual(try count("SELECT count(*) FROM \(table)", db: db), try count("SELECT count(*) FROM \(table)", db: clean), table)
+        }
+        let wal = (try? FileManager.default.attributesOfItem(atPath: db + "-wal")[.size] as? Int) ?? 0
+        XCTAssertEqual(wal, 0, "the write-ahead log is merged and emptied after the resumed load")
     }
 }
