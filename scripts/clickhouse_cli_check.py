@@ -565,6 +565,21 @@ def check_direct_ingest(a, server, tmp, logs, fixtures, problems):
 
 
 
+def faulted_ingest(a, server, ch, chdb, inputs, env, fault, reached):
+    """Starts a ClickHouse ingest of `inputs` with the front's `fault` line in force; returns the
+    process once the query `reached` counts a row (or the run ended, or a minute went by), and
+    that count."""
+    with open(server.fault_file, "w") as f:
+        f.write(fault + "\n")
+    p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen, deadline = 0, time.time() + 60
+    while not seen and p.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+        seen = int(server.query(reached, chdb)[0][0])
+    return p, seen
+
+
 def check_first_batch(a, server, tmp, inputs, problems):
     """A run killed after a read's first batch arrived and before its progress row (the front
     holds the answer to the first batch of a read from a file's start): the re-run finds those
@@ -580,14 +595,7 @@ def check_first_batch(a, server, tmp, inputs, problems):
     run([a.pushlog, "--db", ref, "ingest", "--quiet"] + inputs, ok=(0, 1))
     env = dict(os.environ, PUSHLOG_CLICKHOUSE_BATCH="31")
     run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
-    with open(server.fault_file, "w") as f:
-        f.write("after 30 has::from:0:0:\n")
-    p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    stored, deadline = 0, time.time() + 60
-    while not stored and p.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-        stored = int(server.query("SELECT count() FROM records", chdb)[0][0])
+    p, stored = faulted_ingest(a, server, ch, chdb, inputs, env, "after 30 has::from:0:0:", "SELECT count() FROM records")
     time.sleep(0.3)
     p.send_signal(signal.SIGKILL)
     p.wait()
@@ -634,14 +642,8 @@ def check_shared_blocks(a, server, tmp, inputs, problems):
         ch = server.url(chdb)
         run([a.pushlog, "--clickhouse", ch, "ingest", "--quiet", os.path.join(tmp, "empty.ndjson")], ok=(0, 1))
         server.query(f"SYSTEM STOP MERGES {chdb}.records")
-        with open(server.fault_file, "w") as f:
-            f.write(f"{mode.split('-')[0]} 4 shared:\n")
-        p = subprocess.Popen([a.pushlog, "--clickhouse", ch, "ingest", "--quiet"] + inputs, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        announced, deadline = 0, time.time() + 60
-        while not announced and p.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-            announced = int(server.query("SELECT count() FROM sources FINAL WHERE pending_block != ''", chdb)[0][0])
+        p, announced = faulted_ingest(a, server, ch, chdb, inputs, env, f"{mode.split('-')[0]} 4 shared:",
+                                      "SELECT count() FROM sources FINAL WHERE pending_block != ''")
         if mode != "drop":
             time.sleep(0.3)  # the block's request reaches the front
             p.send_signal(signal.SIGKILL)

@@ -90,11 +90,7 @@ extension ClickHouseIngest {
     /// there is none. `base` holds the counts of the reads before this one (their first record
     /// time) and the previous file's span.
     func identities(_ path: String, base: String, confirm: @escaping () throws -> Void) -> Identities? {
-        var values: [String: Int64] = [:]
-        for pair in base.split(separator: ",") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            if kv.count == 2, let v = Int64(kv[1]) { values[String(kv[0])] = v }
-        }
+        let values = ClickHouseIngest.values(ofBase: base)
         var siblings = sourceSpans.siblings(of: path)
         let previous = values[Self.previousFirst].flatMap { first in values[Self.previousLast].map { (first, $0) } }
         if let (first, last) = previous { siblings.append(Lineage.Sibling(id: Self.previousFile, firstTime: first, lastTime: last)) }

@@ -572,6 +572,16 @@ public final class ClickHouseIngest: IngestTarget {
         SourceState.countColumns.map { "\($0)=\(counts[$0] ?? ($0.hasSuffix("time_ms") ? "\\N" : "0"))" }.joined(separator: ",")
     }
 
+    /// The numbers a `base` holds, by name (a NULL, `\\N`, is left out).
+    static func values(ofBase base: String) -> [String: Int64] {
+        var values: [String: Int64] = [:]
+        for pair in base.split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, let v = Int64(kv[1]) { values[String(kv[0])] = v }
+        }
+        return values
+    }
+
     /// What `sources` keeps of a file read so far, as the SQLite ingest counts it into its row:
     /// `base` (the counts of the reads before this one) plus this read's, `ambiguous` of them the
     /// duplicates `Lineage` could not tell from lines of their own (values as text, for query
@@ -579,12 +589,8 @@ public final class ClickHouseIngest: IngestTarget {
     static func sourceRow(
         _ path: String, _ fingerprint: String, _ format: String, _ rows: RecordRows, _ error: String?, ambiguous: Int, base: String
     ) -> [String: String] {
-        var before: [String: Int64?] = [:]
-        for pair in base.split(separator: ",") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            if kv.count == 2 { before[String(kv[0])] = Int64(kv[1]) }
-        }
-        func add(_ name: String, _ n: Int) -> String { "\(((before[name] ?? nil) ?? 0) + Int64(n))" }
+        let before = values(ofBase: base)
+        func add(_ name: String, _ n: Int) -> String { "\((before[name] ?? 0) + Int64(n))" }
         let c = rows.counts
         var row = ["path": path, "fingerprint": fingerprint, "format": format]
         for k in EventKind.allCases { row["n_" + k.name] = add("n_" + k.name, c.records[k]) }
@@ -595,8 +601,8 @@ public final class ClickHouseIngest: IngestTarget {
         row["ignored"] = add("ignored", c.ignored)
         row["lines"] = "\(rows.lastLine)"
         row["error"] = error ?? "\\N"
-        let first = [before["first_time_ms"] ?? nil, c.minT].compactMap { $0 }.min()
-        let last = [before["last_time_ms"] ?? nil, c.maxT].compactMap { $0 }.max()
+        let first = [before["first_time_ms"], c.minT].compactMap { $0 }.min()
+        let last = [before["last_time_ms"], c.maxT].compactMap { $0 }.max()
         row["first_time_ms"] = first.map { "\($0)" } ?? "\\N"
         row["last_time_ms"] = last.map { "\($0)" } ?? "\\N"
         return row
