@@ -21,12 +21,6 @@ SELECT coalesce(topic, '(none)') AS t, coalesce(env, '(none)') AS e, coalesce(ca
 FROM pushlog.kept_responses WHERE status <> 200 AND time_ms >= {since:Int64} AND time_ms < {until:Int64}
 GROUP BY t, e, c ORDER BY t, e, c;
 
--- section: accepted_share
--- The weekly report's accepted share over the window (its basics, which the ClickHouse weekly
--- page computes per week inside its KPIs): accepted / responses, rounded as SQLite rounds.
-SELECT if(count() = 0, NULL, pushlog_round(countIf(status = 200) / count(), 6)) AS accepted_share
-FROM pushlog.kept_responses WHERE time_ms >= {since:Int64} AND time_ms < {until:Int64};
-
 -- section: rejected
 SELECT sum(rejects) AS rejected FROM pushlog.sources FINAL;
 

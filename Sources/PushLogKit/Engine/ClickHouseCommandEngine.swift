@@ -57,14 +57,10 @@ public final class ClickHouseCommandEngine: CommandEngine {
         let engine = try keptFacts()
         if catalog == nil { catalog = try QueryCatalog() }
         guard let catalog, let def = catalog.report(report) else { return nil }
-        if let own = engine.definition(of: report), let sql = own.sections.first(where: { $0.name == section })?.sql {
-            return def.describe(try engine.section(section, sql: sql, parameters: engine.bindings(def, own, params)))
+        guard let own = engine.definition(of: report), let sql = own.sections.first(where: { $0.name == section })?.sql else {
+            return nil
         }
-        // The weekly page on ClickHouse computes its basics per week inside its KPIs; the
-        // window's accepted share is metrics.sql's, the same ratio.
-        guard report == "weekly", section == "basics" else { return nil }
-        return try statement(
-            "metrics", "accepted_share", ["since": .int(params.since ?? Int64.min), "until": .int(params.until ?? Int64.max)])
+        return def.describe(try engine.section(section, sql: sql, parameters: engine.bindings(def, own, params)))
     }
 
     /// One statement, sent with `readonly=1` so the server refuses anything that writes or

@@ -165,12 +165,11 @@ struct KPIPage {
         return found
     }
 
-    /// The page for `p`'s week: composed from the reports it reads, or, on an engine with its own
-    /// version of the page, that version's sections; either way finished by `finish`.
+    /// The page for `p`'s week, composed from the reports it reads on every engine (an engine's own
+    /// version of the page holds only the page's own sections), then finished by `finish`.
     func run(_ p: ReportParams) throws -> ResultDocument {
         let label = try p.week ?? KPIPage.defaultWeek(latest: runner.engine.latestRecord())
         guard let start = TimeArgument.week(label) else { throw CatalogError("bad --week '\(label)': use an ISO week such as 2026-W47") }
-        if let own = runner.override(of: def) { return try runOwn(own, p, label: label, start: start) }
         let this = ReportParams(
             since: start, until: start + KPIPage.week, by: "week", topic: p.topic, env: p.env, budget: p.budget, unit: p.unit)
         var last = this
@@ -246,24 +245,6 @@ struct KPIPage {
                 }
             }
             doc.sections.append(table)
-        }
-        try finish(&doc, p, label: label, start: start)
-        return doc
-    }
-
-    /// The page from the engine's own version of it, which computes the KPIs and sections itself.
-    func runOwn(_ own: ReportDefinition, _ p: ReportParams, label: String, start: Int64) throws -> ResultDocument {
-        var q = p
-        q.week = label
-        let tables = try runner.engine.run([SectionRun(report: def, text: own, params: def.withDefaults(q), only: nil)], needs: nil)
-        var doc = ResultDocument(report: def.name, title: def.title, sections: tables.tables[0])
-        if let i = doc.sections.firstIndex(where: { $0.name == KPIPage.tableName }), let x = doc.sections[i].column("this_week"),
-            let y = doc.sections[i].column("last_week"), let c = doc.sections[i].column("change")
-        {
-            for r in doc.sections[i].rows.indices {
-                let row = doc.sections[i].rows[r]
-                if let change = KPIPage.change(row[x], row[y]) { doc.sections[i].rows[r][c] = change }
-            }
         }
         try finish(&doc, p, label: label, start: start)
         return doc
