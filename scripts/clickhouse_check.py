@@ -108,14 +108,6 @@ class ClickHouse:
         for st in statements(open(os.path.join(QUERIES, "facts.sql"), encoding="utf-8").read()):
             self.s.query(st)
 
-    def load_apple_metrics(self, pushlog, dbpath):
-        """Apple's delivery metrics as the SQLite database holds them (an export carries records only)."""
-        out = run([pushlog, "--db", dbpath, "query", "SELECT day, push_type, status, count FROM apple_metrics", "--format", "json"])
-        rows = json.loads(out)["sections"]["result"]
-        if rows:
-            data = "\n".join(json.dumps(r) for r in rows)
-            self.s.query(f"INSERT INTO pushlog.apple_metrics (day, push_type, status, count) FORMAT JSONEachRow {data}")
-
     def rows(self, sql, params):
         sql += "\nSETTINGS output_format_json_quote_64bit_integers = 0, output_format_json_quote_denormals = 1"
         res = self.s.query(sql, "JSON", params=params)
@@ -232,8 +224,7 @@ def main():
         # Edge cases the demo lacks (split request/response, transport errors, malformed tokens).
         # In path order: rows loaded from an export have no `sources` rows saying which file pushlog
         # read first, so ClickHouse takes (source path, line) as the order records were stored in.
-        fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in sorted(("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson",
-                                                                                     "apple-metrics.csv"))]
+        fixtures = [os.path.join(ROOT, "Tests", "Fixtures", f) for f in sorted(("canonical.ndjson", "reports.ndjson", "trust.ndjson", "hygiene.ndjson", "tokens.ndjson", "export.ndjson"))]
         fixtures = [f for f in fixtures if os.path.exists(f)]
         extra = os.path.join(tmp, "fixtures.db")
         if fixtures:
@@ -250,7 +241,6 @@ def main():
             with open(rows, "w") as out:
                 subprocess.run([a.pushlog, "export", "--quiet"] + inputs, stdout=out, check=True)
             ch = ClickHouse([rows, rows])  # loaded twice: the figures must not change
-            ch.load_apple_metrics(a.pushlog, dbpath)
             lo, hi = ch.scalar("SELECT min(time_ms) FROM pushlog.events"), ch.scalar("SELECT max(time_ms) FROM pushlog.events")
             # All data; then ranges that start and end inside a day and inside an hour (fractions of
             # the corpus' span, plus odd minutes and milliseconds).

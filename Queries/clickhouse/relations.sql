@@ -1,5 +1,5 @@
 -- title: the relations a report written once reads, on ClickHouse
--- description: The record views of the SQLite store (docs/store.md, "relations and the shared
+-- description: The record views of the SQLite store and Apple's metrics (docs/store.md, "relations and the shared
 -- description: SQL") with the same names, columns and values: a report in a --queries folder reads
 -- description: these and runs on both engines. Loaded with schema.sql (after it: the views read
 -- description: pushlog.records and use pushlog_rfc3339). Deduplicated as the store is (FINAL).
@@ -47,3 +47,7 @@ CREATE OR REPLACE VIEW pushlog.unregisters_v AS
 SELECT time_ms, pushlog_rfc3339(time_ms) AS time, reinterpretAsInt64(reverse(unhex(line_hash))) AS line_hash, line,
        nullIf(token, '') AS token, device, user
 FROM pushlog.records FINAL WHERE kind = 'unregister';
+
+CREATE OR REPLACE VIEW pushlog.apple_metrics_v AS
+SELECT day, toInt64(toDateOrNull(day)) * 86400000 AS day_ms, push_type, status, count
+FROM pushlog.apple_metrics FINAL;

@@ -2,9 +2,10 @@ import Foundation
 
 /// Reports on a ClickHouse server, run over HTTP with ClickHouse query parameters
 /// (`{since:DateTime64(3)}`) that carry every value; the SQL text is never built from a value. A
-/// built-in report runs the ClickHouse version of it (Queries/clickhouse, built into the binary);
-/// a user's report runs as written, its `:name` parameters made `{name:Type}` placeholders from
-/// its header's types, over the relations relations.sql gives SQLite's names and columns.
+/// built-in report with a ClickHouse version runs it (Queries/clickhouse, built into the binary);
+/// a report written once (a user's, or a built-in one without such a version) runs as written,
+/// its `:name` parameters made `{name:Type}` placeholders from its header's types, over the
+/// relations relations.sql gives SQLite's names and columns.
 public final class ClickHouseEngine: ReportEngine {
     public let client: ClickHouseClient
     let reports: [String: ReportDefinition]
@@ -49,21 +50,16 @@ public final class ClickHouseEngine: ReportEngine {
         return try client.table(name, sql: sql, params: params, settings: settings)
     }
 
-    /// A built-in report without a ClickHouse version reads SQLite's own tables: not available
-    /// here. A user's report runs its one text, its parameters as typed placeholders.
+    /// A report written once (a user's, or a built-in one without a ClickHouse version) runs its
+    /// one text, its parameters as typed placeholders.
     public func sharedText(of report: ReportDefinition) throws -> ReportDefinition {
-        guard report.origin != "built-in" else {
-            throw CatalogError("report \(report.name) is not available on \(label) (reports there: \(available))")
-        }
         var shared = report
         shared.sections = try report.sections.map { ($0.name, try ClickHouseEngine.placeholding($0.sql, of: report)) }
         return shared
     }
 
-    /// The reports with a ClickHouse version, for messages.
-    var available: String {
-        (try? QueryCatalog()).map { $0.reports.map(\.name).filter { reports[$0] != nil }.joined(separator: ", ") } ?? ""
-    }
+    /// Whether the engine runs its own ClickHouse version of `report` (else its one shared text).
+    func hasOwnVersion(of report: ReportDefinition) -> Bool { report.origin == "built-in" && reports[report.name] != nil }
 
     /// ClickHouse's error code for a table or view it does not have.
     static let unknownTable = 60
@@ -79,7 +75,7 @@ public final class ClickHouseEngine: ReportEngine {
         var work: [(run: Int, name: String, sql: String, values: [String: SQLValue], settings: [String: String])] = []
         for (i, run) in runs.enumerated() {
             let values = bindings(run.report, run.text, run.params)
-            let settings = run.report.origin == "built-in" ? [:] : ClickHouseEngine.sharedSettings
+            let settings = hasOwnVersion(of: run.report) ? [:] : ClickHouseEngine.sharedSettings
             for (name, sql) in run.sections { work.append((i, name, sql, values, settings)) }
         }
         func go() -> (Results, Result<NeedCoverage, Error>?) {

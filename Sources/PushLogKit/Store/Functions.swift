@@ -100,6 +100,36 @@ enum Functions {
             guard let argv, let range = Functions.wholeHours(argv) else { sqlite3_result_null(ctx); return }
             sqlite3_result_int64(ctx, range.end)
         }
+        // pushlog_round(x, n): SQLite's own round(), under the name of ClickHouse's function that
+        // rounds alike, so a report written once rounds the same on both engines. SQLite reads the
+        // rounded digits back its own way (not always to the nearest double), so the function asks
+        // round() itself, through a statement kept while `n` stays the same (a constant, usually).
+        try define(db, "pushlog_round", 2) { ctx, _, argv in
+            guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL, sqlite3_value_type(argv[1]) != SQLITE_NULL else {
+                sqlite3_result_null(ctx)
+                return
+            }
+            var statement = sqlite3_get_auxdata(ctx, 1).map { OpaquePointer($0) }
+            if statement == nil {
+                var made: OpaquePointer?
+                guard sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "SELECT round(?1, ?2)", -1, &made, nil) == SQLITE_OK, let made
+                else {
+                    sqlite3_result_error(ctx, "pushlog_round: cannot prepare round()", -1)
+                    return
+                }
+                statement = made
+                sqlite3_set_auxdata(ctx, 1, UnsafeMutableRawPointer(made)) { sqlite3_finalize(OpaquePointer($0)) }
+            }
+            guard let statement else { return }
+            sqlite3_bind_value(statement, 1, argv[0])
+            sqlite3_bind_value(statement, 2, argv[1])
+            if sqlite3_step(statement) == SQLITE_ROW {
+                sqlite3_result_value(ctx, sqlite3_column_value(statement, 0))
+            } else {
+                sqlite3_result_error(ctx, "pushlog_round: round() failed", -1)
+            }
+            sqlite3_reset(statement)
+        }
         // rfc3339(ms) -> '2026-11-02T14:00:00.000Z'
         try define(db, "rfc3339", 1) { ctx, _, argv in
             guard let argv, sqlite3_value_type(argv[0]) != SQLITE_NULL else { sqlite3_result_null(ctx); return }

@@ -10,7 +10,9 @@ extension Schema {
 
     /// The relations a report written once reads, on both engines (docs/store.md, "Relations and
     /// the shared SQL"): the same names, columns and values, but for the store's own numbering.
-    public static let sharedRelations = ["sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v"]
+    public static let sharedRelations = [
+        "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v", "apple_metrics_v",
+    ]
     /// The columns of the shared relations that only the SQLite store has (its numbering).
     public static let storeNumbering: Set = ["id", "token_id", "source_id"]
 
@@ -269,6 +271,12 @@ extension Schema {
                 ("time_ms", "record time, epoch ms"), ("time", "RFC 3339"), ("line_hash", "line hash"),
                 ("source_id", "sources.id"), ("line", "line number"), ("token_id", "tokens.id"), ("token", "the token"),
                 ("device", "device id"), ("user", "user id"),
+            ]),
+        TableDoc(
+            name: "apple_metrics_v", meaning: "view, on both engines: Apple's delivery metrics with each day's start",
+            columns: [
+                ("day", "UTC day, 2026-11-02"), ("day_ms", "the day's start, epoch ms (NULL for a day that is not a date)"),
+                ("push_type", "push type"), ("status", "Apple's status (Received, Delivered, …)"), ("count", "count"),
             ]),
     ]
 }

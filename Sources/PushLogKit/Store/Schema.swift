@@ -1,6 +1,6 @@
 /// The database schema and its migrations. `user_version` holds the schema version.
 public enum Schema {
-    public static let version: Int64 = 9
+    public static let version: Int64 = 10
 
     /// The tables of the current version (docs/store.md). Record tables hold small integer ids
     /// of the strings they repeat (dimension tables), the apns-id as 16 bytes when it is a UUID,
@@ -254,6 +254,20 @@ public enum Schema {
               FROM unregisters u;
             \(backgroundPushesView)
             \(attemptViews)
+            \(appleMetricsView)
+            """
+    }
+
+    /// Apple's delivery metrics with the epoch ms of each day's start (NULL for a day that is not
+    /// a date), a relation both engines have: a report written once joins responses to a day by it.
+    static let appleMetricsView = appleMetricsView(temporary: false)
+
+    /// The same view, or (`temporary`) as a reader's own TEMP view over a database that lacks it.
+    static func appleMetricsView(temporary: Bool) -> String {
+        let create = temporary ? "CREATE TEMP VIEW IF NOT EXISTS" : "CREATE VIEW IF NOT EXISTS"
+        return """
+            \(create) apple_metrics_v AS SELECT day, CAST(strftime('%s', day) AS INTEGER) * 1000 AS day_ms, push_type, status, count
+              FROM apple_metrics;
             """
     }
 

@@ -43,6 +43,9 @@ enum SchemaMigration {
             from: 8...8, to: 9, name: "sources count the records a rotation made ambiguous", vacuum: false,
             apply: addAmbiguous,
             onReader: { try $0.exec("CREATE TEMP VIEW sources AS SELECT *, 0 AS ambiguous FROM main.sources") }),
+        Migration(
+            from: 9...9, to: 10, name: "view apple_metrics_v", vacuum: false,
+            apply: { try $0.exec(Schema.appleMetricsView) }, onReader: { try $0.exec(Schema.appleMetricsView(temporary: true)) }),
     ]
 
     /// Version 7: the table of open runs of repeats (a step from an older version may have
@@ -167,7 +170,7 @@ enum SchemaMigration {
     /// pushlog's own views (Schema.views), which the migrations drop and create again.
     static let viewNames = [
         "responses", "sends_v", "responses_v", "registers_v", "settings_v", "receipts_v", "unregisters_v", "background_pushes",
-        "transport_failures", "attempts",
+        "transport_failures", "attempts", "apple_metrics_v",
     ]
     .map { "'\($0)'" }.joined(separator: ", ")
 

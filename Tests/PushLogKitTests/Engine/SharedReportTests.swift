@@ -87,6 +87,72 @@ final class SharedReportTests: XCTestCase {
         }
     }
 
+    /// reconcile is a built-in report written once: ClickHouse runs its one text, over the
+    /// relations both engines have, and prints what SQLite prints: days with and without
+    /// responses, a push type told from the payload, a range that cuts days, no Apple rows at all.
+    func testReconcileIsWrittenOnceAndAgrees() throws {
+        XCTAssertNil(ClickHouseQueries.reports["reconcile"], "reconcile has no ClickHouse version")
+        let server = try ChDBServer.start()
+        defer { server.stop() }
+        let dir = TempDir()
+        let log = dir.write(
+            "sends.ndjson",
+            """
+            {"time":"2026-11-14T08:00:00Z","event":"send","token":"aa","status":200,"push_type":"alert"}
+            {"time":"2026-11-14T09:00:00Z","event":"send","token":"aa","status":200,"payload":{"aps":{"alert":"hi"}}}
+            {"time":"2026-11-14T10:00:00Z","event":"send","token":"bb","status":410,"reason":"Unregistered","push_type":"alert"}
+            {"time":"2026-11-14T11:00:00Z","event":"send","token":"cc","status":200,"payload":{"aps":{"content-available":1}}}
+            {"time":"2026-11-14T23:59:59.999Z","event":"send","token":"cc","status":200,"push_type":"background"}
+            {"time":"2026-11-15T00:00:00Z","event":"send","token":"aa","status":200,"push_type":"alert"}
+
+            """)
+        let csv = dir.write(
+            "apple.csv",
+            """
+            Push Type,Status,Date (UTC),Count
+            alert,Received,2026-11-13,5
+            alert,Received,2026-11-14,2
+            alert,Delivered,2026-11-14,2
+            alert,Discarded (Disabled),2026-11-14,1
+            background,Received,2026-11-14,2
+            alert,Received,2026-11-15,3
+
+            """)
+        let stores = [["--db", dir.file("r.db")], ["--clickhouse", server.url("reconcile")]]
+        for store in stores {
+            let r = try Run.pushlog(store + ["ingest", "--quiet", log])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        func both(_ options: [String]) throws -> String {
+            let outs = try stores.map { store in
+                let r = try Run.pushlog(store + ["report", "reconcile"] + options)
+                XCTAssertEqual(r.status, 0, "\(store[0]) \(options): \(r.stderr)")
+                return r.stdout + r.stderr
+            }
+            XCTAssertEqual(outs[0], outs[1], "SQLite and ClickHouse differ for \(options)")
+            return outs[0]
+        }
+        XCTAssertTrue(try both(["--format", "tsv"]).contains("no Apple delivery metrics"), "no Apple rows yet")
+        for store in stores {
+            let r = try Run.pushlog(store + ["ingest", "--quiet", csv])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let json = try both(["--format", "json"])
+        for options in [["--format", "tsv"], ["--since", "2026-11-14T12:00:00Z", "--until", "2026-11-15T06:00:00Z", "--format", "json"]] {
+            _ = try both(options)
+        }
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let days = try XCTUnwrap((doc["sections"] as? [String: Any])?["by_day"] as? [[String: Any]])
+        func day(_ d: String, _ type: String) -> [String: Any]? {
+            days.first { $0["day"] as? String == d && $0["push_type"] as? String == type }
+        }
+        XCTAssertEqual(day("2026-11-13", "alert")?["our_responses"] as? Int, 0)
+        XCTAssertEqual(day("2026-11-14", "alert")?["our_responses"] as? Int, 3)
+        XCTAssertEqual(day("2026-11-14", "alert")?["our_accepted"] as? Int, 2)
+        XCTAssertEqual(day("2026-11-14", "background")?["our_accepted"] as? Int, 2, "one told from its payload, one by its header")
+        XCTAssertEqual(day("2026-11-15", "alert")?["difference_share"] as? Double, -0.666667)
+    }
+
     /// SQLite's dimension ids do not exist on ClickHouse: a shared report that binds one is
     /// refused there with what to write instead, not run with a NULL.
     func testADimensionIDIsRefusedOnClickHouse() throws {

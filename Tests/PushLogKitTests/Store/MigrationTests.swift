@@ -217,6 +217,25 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try Run.pushlog(["--db", db, "sources", "--format", "csv"]).stdout, listed.stdout)
     }
 
+    /// Version 9 had no apple_metrics_v (the relation reconcile, written once for both engines,
+    /// reads): the step adds the view. Until an ingest migrates it, a reader answers reconcile
+    /// from a view of its own and leaves the file as it is.
+    func testVersion9MigratesWithTheAppleMetricsView() throws {
+        let tmp = TempDir()
+        let apple = "INSERT INTO apple_metrics(day, push_type, status, count) VALUES ('2026-11-02', 'alert', 'Received', 3);"
+        let (fresh, db, expected) = try olderDatabase(tmp, version: 9, changes: apple + " DROP VIEW apple_metrics_v;")
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        XCTAssertEqual(try reports(db), expected)
+        let reconcile = try Run.pushlog(["--db", db, "report", "reconcile", "--format", "json"])
+        XCTAssertEqual(reconcile.status, 0, reconcile.stderr)
+        XCTAssertTrue(reconcile.stdout.contains(#""day":"2026-11-02","push_type":"alert","our_responses""#), reconcile.stdout)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), before, "a reader changed the file")
+        try migrate(db, tmp, readerRefuses: false)
+        let views = "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name"
+        XCTAssertEqual(try rows(views, db), try rows(views, fresh))
+        XCTAssertEqual(try Run.pushlog(["--db", db, "report", "reconcile", "--format", "json"]).stdout, reconcile.stdout)
+    }
+
     /// A fresh database of the report fixtures, a copy of it taken back to `version` by `changes`,
     /// and the fresh one's reports.
     func olderDatabase(_ tmp: TempDir, version: Int, changes: String) throws -> (fresh: String, db: String, expected: [String]) {
