@@ -5,9 +5,8 @@ import Foundation
 /// client has cores, and a one-core client would send one request at a time.
 enum ServerWaits {
     /// How many requests a report keeps in flight: as many as the client has cores, and at least
-    /// four, since the work is the server's: while one request's statement is planned, another's
-    /// rows are read and a third's answer travels.
-    static var width: Int { max(4, ProcessInfo.processInfo.activeProcessorCount) }
+    /// two, since the work is the server's.
+    static var width: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// Calls `body(i)` for each i in 0..<count, `width` at once, each thread taking the next i as
     /// it finishes one; returns when all have returned.
