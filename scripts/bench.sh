@@ -56,7 +56,7 @@ echo "corpus: $corpus ($(du -sh "$corpus" | cut -f1) gzipped, $(ls "$corpus"/*/*
 
 timev "$bin" --db "$db" ingest --quiet --format json "$corpus" > "$out/ingest.json"
 read -r secs rss < "$out/time.txt"
-records=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];print(d['lines'])")
+records=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];print(sum(d['records'].values()))")
 final=$(python3 -c "import json;d=json.load(open('$out/ingest.json'))['totals'];print(d['finalize_seconds'])")
 rate=$(python3 -c "print(int($records/$secs))")
 echo "ingest: $records records in ${secs}s = $rate records/s end to end (of which indexes and derived facts ${final}s); peak RSS $((rss / 1024)) MB"
