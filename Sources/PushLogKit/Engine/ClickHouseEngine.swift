@@ -95,9 +95,10 @@ public final class ClickHouseEngine: ReportEngine {
                                 as ClickHouseError where e.code == ClickHouseEngine.unknownTable && !w.settings.isEmpty
                             {
                                 let report = runs[w.run].report
+                                let name = report.origin == "built-in" ? "report \(report.name)" : report.origin
                                 throw ClickHouseError(
                                     code: e.code,
-                                    "\(report.origin), section \(w.name): \(e.description) (a report run on both engines reads the "
+                                    "\(name), section \(w.name): \(e.description) (a report run on both engines reads the "
                                         + "relations docs/store.md lists; `pushlog --clickhouse URL ingest` creates them on a database "
                                         + "an older pushlog made)")
                             }
