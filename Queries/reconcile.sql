@@ -13,14 +13,17 @@
 -- SQL both run alike. A day of Apple's is in the range when it starts at or after the start of
 -- the day that holds --since, and before the start of the day that holds --until.
 -- common:
+apple_rows AS (
+  SELECT day, day_ms, push_type, status, count FROM apple_metrics_v
+  WHERE (:since < -1000000000000000 OR day_ms >= :since - :since % 86400000)
+    AND (:until > 1000000000000000 OR day_ms < :until - :until % 86400000)
+),
 apple_daily AS (
   SELECT day, day_ms, push_type,
          sum(CASE WHEN lower(status) LIKE 'received%' THEN count END) AS apple_received,
          sum(CASE WHEN lower(status) LIKE 'delivered%' THEN count END) AS apple_delivered,
          sum(CASE WHEN lower(status) LIKE '%disabled%' THEN count END) AS apple_discarded_disabled
-  FROM apple_metrics_v
-  WHERE (:since < -1000000000000000 OR day_ms >= :since - :since % 86400000)
-    AND (:until > 1000000000000000 OR day_ms < :until - :until % 86400000)
+  FROM apple_rows
   GROUP BY day, day_ms, push_type
 ),
 -- Our responses on Apple's days, per UTC day and push type. A response's push type is its
@@ -33,9 +36,7 @@ ours_daily AS (
          count(*) AS our_responses, count(CASE WHEN s.status = 200 THEN 1 END) AS our_accepted
   FROM responses_v s
   WHERE s.time_ms >= (SELECT min(day_ms) FROM apple_daily) AND s.time_ms < (SELECT max(day_ms) FROM apple_daily) + 86400000
-  GROUP BY s.time_ms - s.time_ms % 86400000,
-           coalesce(s.push_type, CASE WHEN s.content_available = 1 AND coalesce(s.has_alert, 0) = 0 AND coalesce(s.has_sound, 0) = 0
-                                           AND coalesce(s.has_badge, 0) = 0 THEN 'background' ELSE 'alert' END)
+  GROUP BY response_day_ms, response_push_type
 ),
 daily AS (
   SELECT a.day AS day, a.push_type AS push_type, coalesce(o.our_responses, 0) AS our_responses,
@@ -61,7 +62,4 @@ FROM daily
 ORDER BY day, push_type;
 
 -- section: apple
-SELECT day, push_type, status, count FROM apple_metrics_v
-WHERE (:since < -1000000000000000 OR day_ms >= :since - :since % 86400000)
-  AND (:until > 1000000000000000 OR day_ms < :until - :until % 86400000)
-ORDER BY day, push_type, status;
+SELECT day, push_type, status, count FROM apple_rows ORDER BY day, push_type, status;
