@@ -8,6 +8,10 @@ part of the interface pushlog uses, as the server does:
   - `param_NAME=VALUE` query parameters for `{NAME:Type}` placeholders;
   - `database=`, `default_format=`, and any other URL key as a query-level setting
     (`readonly=1`, `insert_deduplication_token=...`, ...);
+  - `session_id=` (with `session_timeout=`, 60 seconds by default): the requests of one session
+    run on one connection, one at a time (a second one at once is refused, code 373), so its
+    temporary tables last from one request to the next; the connection keeps the settings of
+    the session's first request, and closes once the session is idle past its timeout;
   - basic auth (`Authorization: Basic`) or `X-ClickHouse-User`/`X-ClickHouse-Key`, checked
     against --user/--password;
   - errors as HTTP 500 with the text `Code: N. DB::Exception: ...` and the header
@@ -39,9 +43,10 @@ RESERVED = {"query", "database", "default_format", "user", "password", "session_
             "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A statement that reads, inserts, replaces, copies, swaps, drops or deletes from one table, view
-# or function (as the kept facts' rebuild does, a few at once), after any leading comments.
+# or function (as the kept facts' rebuild does, a few at once), or makes or drops a session's
+# temporary table, after any leading comments.
 SHARED = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:SELECT|WITH|EXPLAIN|SHOW|DESCRIBE|DESC|EXISTS|INSERT"
-                    r"|CREATE\s+OR\s+REPLACE\s+(?:TABLE|VIEW|FUNCTION)|CREATE\s+TABLE\s+\S+\s+CLONE\s+AS"
+                    r"|CREATE\s+OR\s+REPLACE\s+(?:TABLE|VIEW|FUNCTION)|CREATE\s+TABLE\s+\S+\s+CLONE\s+AS|(?:CREATE|DROP)\s+TEMPORARY\s+TABLE"
                     r"|EXCHANGE\s+TABLES|DROP\s+TABLE|DELETE\s+FROM)\b", re.I | re.S)
 
 
@@ -88,14 +93,42 @@ class Engine:
         # background pool (chDB's own is two threads), which runs a mutation's parts at once.
         self.main = state.connect(path + "?background_pool_size=16")
         self.tmp = tempfile.mkdtemp(prefix="pushlog-chhttp-")
+        # session id -> {"conn", "busy", "used", "timeout"}
+        self.sessions = {}
+        self.sessions_lock = threading.Lock()
 
-    def run(self, sql, fmt, params, settings, data):
+    def connect(self, settings):
+        # A connection string's keys are query-level settings of that connection only, as the
+        # server's URL settings apply to one request.
+        return self.state.connect(self.path + ("?" + urllib.parse.urlencode(settings) if settings else ""))
+
+    def session(self, sid, timeout, settings):
+        """The session's connection, marked busy; sessions idle past their timeout are closed."""
+        with self.sessions_lock:
+            now = time.monotonic()
+            for k, s in list(self.sessions.items()):
+                if not s["busy"] and now - s["used"] > s["timeout"]:
+                    s["conn"].close()
+                    del self.sessions[k]
+            s = self.sessions.get(sid)
+            if s is None:
+                s = self.sessions[sid] = {"conn": self.connect(settings), "busy": False, "used": now, "timeout": timeout}
+            if s["busy"]:
+                raise ValueError(f"Code: 373. DB::Exception: Session {sid} is locked by a concurrent client. (SESSION_IS_LOCKED)")
+            s["busy"] = True
+            s["timeout"] = timeout
+            return s
+
+    def release(self, s):
+        with self.sessions_lock:
+            s["busy"], s["used"] = False, time.monotonic()
+
+    def run(self, sql, fmt, params, settings, data, session=None):
         shared = bool(SHARED.match(sql))
         self.gate.enter(shared)
         try:
-            # A connection string's keys are query-level settings of that connection only, as the
-            # server's URL settings apply to one request.
-            conn = self.state.connect(self.path + ("?" + urllib.parse.urlencode(settings) if settings else ""))
+            s = self.session(*session, settings) if session else None
+            conn = s["conn"] if s else self.connect(settings)
             try:
                 body = None
                 if data is not None:
@@ -107,7 +140,10 @@ class Engine:
                         os.unlink(body)
                 return res.bytes() if hasattr(res, "bytes") else str(res).encode()
             finally:
-                conn.close()
+                if s:
+                    self.release(s)
+                else:
+                    conn.close()
         finally:
             self.gate.leave(shared)
 
@@ -221,7 +257,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault and fault[0] == "before":
             time.sleep(fault[1])  # outside the gate: other requests, DDL too, go on meanwhile
         try:
-            out = self.engine.run(sql, fmt, params, settings, data)
+            session = (one["session_id"], float(one.get("session_timeout") or 60)) if one.get("session_id") else None
+            out = self.engine.run(sql, fmt, params, settings, data, session)
         except Exception as e:
             return self.error(500, str(e))
         if fault and fault[0] == "after":

@@ -7,14 +7,18 @@
 -- param: until  end of the window, exclusive, {until:DateTime64(3)}; 2299-12-31 = open (no rows)
 -- param: metric enum(errors,gone,volume,throttled,latency) = errors  what changed, {metric:String}
 -- param: baseline enum(previous,week) = previous  the same length before, or a week earlier, {baseline:String}
+-- materialize: explain_records, explain_decided, explain_onset
 
 -- common:
 -- The method is pushlog's (Queries/explain.sql says why each step is what it is). The window's
 -- and the baseline's records are read once per statement, into one array (a scalar subquery,
 -- which the server computes once where a CTE runs again at each reference); the figures are
--- computed from it in a few steps (stats, pairs_all, where_all, decisions, onset_state), each a
--- scalar that names the step before it once: a step named twice is planned twice, and so is
--- everything under it. Within a step, each stage is a subquery whose columns the next reads.
+-- computed from it in a few steps (explain_groups, decisions, onset_state), each a scalar that
+-- names the step before it once: a step named twice is planned twice, and so is everything under
+-- it. Within a step, each stage is a subquery whose columns the next reads. The sections read
+-- the steps through explain_records, explain_decided and explain_onset, which the runner makes
+-- temporary tables once for all of them: planning the steps, not reading the records, is most of
+-- a statement's time, and each section would plan them again.
 -- A record in both periods (a window longer than a week against the week before) is a row of
 -- each, as pushlog's UNION ALL makes it; pushlog joins its rows by record id, so in a pair a
 -- record counts once per copy of the other, and its copies take part in the top segment's
@@ -164,6 +168,7 @@ explain_records AS (
                      FROM (SELECT groups, arrayFilter(g -> g.1 = 1 AND g.4 = 1, groups) AS reasons
                            FROM (SELECT explain_groups AS groups)))))
                LEFT ARRAY JOIN segment_rows AS x)))))))) AS decisions,
+explain_decided AS (SELECT decisions AS decided),
 -- The onset: the window's buckets with the top segment's hits (every hit without one), the
 -- records and what the baseline expects, and the cumulative-sum change point of pushlog's
 -- explain_stretch on them: (top segment's window hits, its baseline hits, bucket starts, bucket
@@ -207,19 +212,21 @@ explain_records AS (
                             range(toInt64(length(bucket_starts)))) AS bucket_records
             FROM (
               -- The top segment's hits, and every bucket's hits (of the top segment; of all without one) and records.
-              SELECT any(d.1) AS totals, any(d.4) AS top_rows, any(d.2[8]) AS source_status,
+              SELECT any(decided_totals) AS totals, any(top_key) AS top_rows, any(decided_sources) AS source_status,
                      toInt64(sumIf(r_in_window * r_hit, is_top = 1)) AS top_window,
                      toInt64(sumIf((1 - r_in_window) * r_hit, is_top = 1)) AS top_baseline,
                      toInt64(sumIf(onset_hit, r_in_window = 0 AND r_copies > 0)) AS onset_baseline,
                      sumMapIf([bucket_index], [onset_hit], r_in_window = 1 AND r_copies > 0) AS hit_map,
                      sumMapIf([bucket_index], [r_counted], r_in_window = 1 AND r_copies > 0) AS record_map
               FROM (
-                SELECT d, toInt64(r.2) AS r_in_window, toInt64(r.3) AS r_copies, toInt64(r.4) AS r_hit, toInt64(r.5) AS r_counted,
-                       length(d.4) AS top_size,
-                       toUInt8(top_size > 0 AND r_copies * arrayCount(t -> isNotDistinctFrom(r.6[t.1], t.2), d.4) = top_size) AS is_top,
+                SELECT decided_totals, decided_sources, top_key, in_window AS r_in_window, copies AS r_copies, hit AS r_hit,
+                       counted AS r_counted, length(top_key) AS top_size,
+                       toUInt8(top_size > 0 AND r_copies * arrayCount(t -> isNotDistinctFrom(dims[t.1], t.2), top_key) = top_size) AS is_top,
                        toInt64(if(top_size = 0, r_hit, if(is_top = 1, r_hit, 0))) AS onset_hit,
-                       toInt64(intDiv(r.1 - w_lo, step_ms)) AS bucket_index
-                FROM (SELECT decisions AS d, records AS recs) LEFT ARRAY JOIN recs AS r))))))))) AS onset_state
+                       toInt64(intDiv(time_ms - w_lo, step_ms)) AS bucket_index
+                FROM (SELECT decided.1 AS decided_totals, decided.2[8] AS decided_sources, decided.4 AS top_key FROM explain_decided) AS d
+                LEFT JOIN explain_records AS e ON 1 = 1))))))))) AS onset_state,
+explain_onset AS (SELECT onset_state AS onset)
 
 -- section: summary
 -- One row: the metric in the window and the baseline, the verdict, the top segment, the onset,
@@ -251,7 +258,7 @@ FROM (
          if(length(top_rows) > 0 AND top_rows[1].1 = 1, coalesce(top_rows[1].2, '(none)'), NULL) AS what_text
   FROM (SELECT onset.8 AS totals, onset.9 AS top_rows, onset.1 AS top_window, onset.2 AS top_baseline, onset.3 AS bucket_starts,
                onset.6 AS onset_index, onset.7 AS clear
-        FROM (SELECT onset_state AS onset)))
+        FROM explain_onset))
 WHERE valid = 1;
 
 -- section: segments
@@ -270,7 +277,7 @@ FROM (
            if(size = 1, NULL, arrayMax(arrayMap(s -> coalesce(s.17, -inf), arrayFilter(
              s -> s.1 = 1 AND ((s.2 = x.2 AND isNotDistinctFrom(s.3, x.3)) OR (s.2 = x.4 AND isNotDistinctFrom(s.3, x.5))), segments))))
              AS alone
-    FROM (SELECT decisions.3 AS segments) ARRAY JOIN segments AS x)
+    FROM (SELECT decided.3 AS segments FROM explain_decided) ARRAY JOIN segments AS x)
   WHERE score >= 0.05 AND (size = 1 OR score > 0.05 + alone))
 WHERE place <= {limit:Int64}
 ORDER BY score DESC, size, segment;
@@ -278,7 +285,7 @@ ORDER BY score DESC, size, segment;
 -- section: dimensions
 -- Every dimension pushlog knows, and whether it was ranked.
 SELECT dimension_names[d] AS dimension, status[d] AS status
-FROM (SELECT decisions.2 AS status) ARRAY JOIN range(1, 10) AS d
+FROM (SELECT decided.2 AS status FROM explain_decided) ARRAY JOIN range(1, 10) AS d
 ORDER BY d;
 
 -- section: onset
@@ -292,7 +299,7 @@ FROM (
            if(metric_name = 'volume' AND onset.10 = 'ranked',
               arrayMap(x -> ('last record', pushlog_rfc3339(x.2), x.3, toFloat64(x.4), toNullable(x.1), toNullable(x.5)),
                        arrayFilter(x -> x.4 > 0 AND 2 * x.3 <= x.4 AND x.2 < w_hi - step_ms, arraySort(x -> x.1, sources))), [])) AS found
-  FROM (SELECT onset_state AS onset) AS o
+  FROM explain_onset AS o
   CROSS JOIN (
     -- Each source's last record, and its records in the window and in the baseline.
     SELECT groupArray((source, last_t, w_n, b_n, last_line)) AS sources FROM (
@@ -309,7 +316,7 @@ SELECT pushlog_rfc3339(time_ms) AS time, apns_id, token, source, line, dims[2] A
 FROM (
   SELECT e.*, d.totals AS totals,
          toUInt8(length(d.top_rows) > 0 AND copies * arrayCount(t -> isNotDistinctFrom(dims[t.1], t.2), d.top_rows) = length(d.top_rows)) AS is_top
-  FROM explain_records AS e CROSS JOIN (SELECT decisions.1 AS totals, decisions.4 AS top_rows) AS d)
+  FROM explain_records AS e CROSS JOIN (SELECT decided.1 AS totals, decided.4 AS top_rows FROM explain_decided) AS d)
 WHERE in_window = 1 AND hit = 1 AND is_top = 1
 ORDER BY if(totals.1 >= totals.2, time_ms, -time_ms), source, line
 LIMIT 5;

@@ -43,11 +43,14 @@ public final class ClickHouseEngine: ReportEngine {
     public func section(_ name: String, sql: String, parameters: [String: SQLValue], settings: [String: String] = [:]) throws
         -> ResultTable
     {
+        try client.table(name, sql: sql, params: ClickHouseEngine.parameters(of: sql, parameters), settings: settings)
+    }
+
+    /// The values of the placeholders in `sql`, as their types' text.
+    static func parameters(of sql: String, _ values: [String: SQLValue]) -> [String: String] {
         var params: [String: String] = [:]
-        for (param, type) in ClickHouseEngine.placeholders(sql) {
-            params[param] = ClickHouseEngine.text(parameters[param] ?? .null, as: type)
-        }
-        return try client.table(name, sql: sql, params: params, settings: settings)
+        for (param, type) in placeholders(sql) { params[param] = text(values[param] ?? .null, as: type) }
+        return params
     }
 
     /// A report written once (a user's, or a built-in one without a ClickHouse version) runs its
@@ -70,22 +73,42 @@ public final class ClickHouseEngine: ReportEngine {
 
     /// The sections of all runs at once, each on its own connection: the server plans and runs
     /// queries in parallel, and a report's time is mostly the planning of each of its sections.
-    /// The coverage of `needs` goes out with them. The first error in the runs' order is thrown.
+    /// A run whose text materializes common items (`-- materialize:`) is one job instead: its
+    /// tables made once in a session, then its sections one after another in it. The coverage of
+    /// `needs` goes out with them. The first error in the runs' order is thrown.
     public func run(_ runs: [SectionRun], needs: ReportParams?) throws -> (tables: [[ResultTable]], coverage: NeedCoverage?) {
         var work: [(run: Int, name: String, sql: String, values: [String: SQLValue], settings: [String: String])] = []
+        var jobs: [(run: Int?, work: Range<Int>)] = []
         for (i, run) in runs.enumerated() {
             let values = bindings(run.report, run.text, run.params)
             let settings = hasOwnVersion(of: run.report) ? [:] : ClickHouseEngine.sharedSettings
+            let start = work.count
             for (name, sql) in run.sections { work.append((i, name, sql, values, settings)) }
+            if materializes(run) {
+                jobs.append((i, start..<work.count))
+            } else {
+                jobs += (start..<work.count).map { (nil, $0..<$0 + 1) }
+            }
         }
         func go() -> (Results, Result<NeedCoverage, Error>?) {
             let results = Results(count: work.count)
-            ServerWaits.run(work.count + (needs == nil ? 0 : 1)) { i in
-                guard i < work.count else {
+            ServerWaits.run(jobs.count + (needs == nil ? 0 : 1)) { j in
+                guard j < jobs.count else {
                     let (since, until) = needs!.bounds
                     results.setCoverage(Result { try self.needs(since: since, until: until, topic: needs!.topic, env: needs!.env) })
                     return
                 }
+                if let r = jobs[j].run {
+                    let range = jobs[j].work
+                    do {
+                        let tables = try materialized(runs[r], values: work[range.lowerBound].values)
+                        for (i, t) in zip(range, tables) { results.set(i, .success(t)) }
+                    } catch {
+                        for i in range { results.set(i, .failure(error)) }
+                    }
+                    return
+                }
+                let i = jobs[j].work.lowerBound
                 let w = work[i]
                 results.set(
                     i,
@@ -115,6 +138,44 @@ public final class ClickHouseEngine: ReportEngine {
         var tables: [[ResultTable]] = Array(repeating: [], count: runs.count)
         for (w, t) in zip(work, all) { tables[w.run].append(t) }
         return (tables, try coverage?.get())
+    }
+
+    /// Whether a run makes its common tables once: the engine's own text of a built-in report
+    /// that declares them, with two sections or more to share them.
+    func materializes(_ run: SectionRun) -> Bool {
+        hasOwnVersion(of: run.report) && !run.text.materialize.isEmpty && run.sections.count >= 2
+    }
+
+    /// ClickHouse's error codes for a user who may not make a temporary table.
+    static let mayNotMaterialize: Set<Int> = [164, 497]
+
+    /// `run`'s sections, its `-- materialize:` items made once: in one session (the temporary
+    /// tables live there), each item a temporary table, then each section with the common items
+    /// it still needs. Each section alone when the user may not make a temporary table.
+    func materialized(_ run: SectionRun, values: [String: SQLValue]) throws -> [ResultTable] {
+        let text = run.text
+        let session = ["session_id": "pushlog-" + UUID().uuidString]
+        var done = Set<String>()
+        defer {
+            for name in done { _ = try? client.execute("DROP TEMPORARY TABLE IF EXISTS \(name)", settings: session) }
+        }
+        do {
+            for name in text.materialize {
+                let sql = "CREATE TEMPORARY TABLE \(name) ENGINE = Memory AS " + text.materializing(name, after: done)
+                try PhaseTimer.measure("\(run.report.name).\(name) (materialized)") {
+                    _ = try client.execute(sql, params: ClickHouseEngine.parameters(of: sql, values), settings: session)
+                }
+                done.insert(name)
+            }
+        } catch let e as ClickHouseError where done.isEmpty && e.code.map(ClickHouseEngine.mayNotMaterialize.contains) == true {
+            return try run.sections.map { name, sql in
+                try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values) }
+            }
+        }
+        let wanted = Set(run.sections.map(\.name))
+        return try text.sections(without: done).filter { wanted.contains($0.name) }.map { name, sql in
+            try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values, settings: session) }
+        }
     }
 
     /// Every parameter the report or the engine's text of it declares, valued as the SQLite

@@ -50,16 +50,23 @@ public struct ReportDefinition: Sendable {
         return t
     }
 
-    /// The sections' SQL with the common CTEs, except those already in temporary tables.
+    /// The sections' SQL with the common items each needs, except those already in temporary
+    /// tables (a statement parses only what it uses: ClickHouse's parsing of a long common block
+    /// is a large part of a short statement's time).
     func sections(without materialized: Set<String>) -> [(name: String, sql: String)] {
-        let shared = commonCTEs.filter { !materialized.contains($0.name) }.map(\.sql).joined(separator: ",\n")
-        return bodies.map { ($0.name, ReportDefinition.merge(body: $0.sql, shared: shared)) }
+        bodies.map { ($0.name, ReportDefinition.merge(body: $0.sql, shared: common(for: $0.sql, without: materialized))) }
     }
 
-    /// `CREATE TEMP TABLE NAME AS` the common CTE NAME (the ones before it already materialized).
+    /// The query that fills the temporary table of the common CTE NAME (the ones before it
+    /// already materialized): what the engine puts after its `CREATE ... AS`.
     func materializing(_ name: String, after materialized: Set<String>) -> String {
-        let shared = commonCTEs.filter { !materialized.contains($0.name) }.map(\.sql).joined(separator: ",\n")
-        return "CREATE TEMP TABLE \(name) AS WITH \(shared)\nSELECT * FROM \(name)"
+        let query = "SELECT * FROM \(name)"
+        return ReportDefinition.merge(body: query, shared: common(for: query, without: materialized))
+    }
+
+    /// The common items `sql` needs, as the text of a `WITH`, but those in `materialized`.
+    private func common(for sql: String, without materialized: Set<String>) -> String {
+        CommonCTEs.needed(by: sql, of: commonCTEs.filter { !materialized.contains($0.name) }).map(\.sql).joined(separator: ",\n")
     }
 
     /// A section's SQL with the shared CTEs in front of its own `WITH` (after its leading
