@@ -97,7 +97,8 @@ public final class SQLiteEngine: ReportEngine {
         for name in materialized {
             try db.withoutReadOnlyGuard {
                 try db.exec("DROP TABLE IF EXISTS temp.\(name)")
-                let s = try prepare(def, "materialize \(name)", "CREATE TEMP TABLE \(name) AS " + def.materializing(name, after: done), on: db)
+                let s = try prepare(
+                    def, "materialize \(name)", "CREATE TEMP TABLE \(name) AS " + def.materializing(name, after: done), on: db)
                 try checkDeclared(s, def)
                 try bind(s, params, def.paramDefaults, on: db)
                 try PhaseTimer.measure("\(def.name).\(name) (materialized)") { try s.run() }

@@ -258,6 +258,22 @@ extension ExplainTests {
                 XCTAssertEqual(house.stdout, lite.stdout, "\(incident) \(format)")
                 XCTAssertEqual(house.stderr, lite.stderr, "\(incident) \(format)")
             }
+            // The sections of one run read the steps the run made once, in temporary tables of a
+            // session; each section run alone computes them in its own statement: the same rows.
+            let engine = try ClickHouseEngine(ClickHouseClient(try XCTUnwrap(ClickHouseURL(url))))
+            let runner = ReportRunner(engine: engine, catalog: try QueryCatalog())
+            let def = try XCTUnwrap(runner.catalog.report("explain"))
+            var params = ReportParams(since: ExplainTests.windowStart, until: ExplainTests.windowEnd)
+            params.own["metric"] = .text(metric)
+            let whole = try runner.sectionRun(def, params)
+            XCTAssertTrue(engine.materializes(whole))
+            let together = try runner.runs([whole])[0]
+            XCTAssertFalse(together.sections.allSatisfy { $0.rows.isEmpty }, "\(incident)")
+            for section in together.sections {
+                let alone = try runner.sectionRun(def, params, only: [section.name])
+                XCTAssertFalse(engine.materializes(alone))
+                XCTAssertEqual(try runner.runs([alone])[0].sections.map(\.rows), [section.rows], "\(incident) \(section.name)")
+            }
         }
     }
 }

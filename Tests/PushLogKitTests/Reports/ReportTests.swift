@@ -214,6 +214,23 @@ final class ReportTests: XCTestCase {
         XCTAssertTrue(ctes[1].sql.hasSuffix("(and a paren\n)"), ctes[1].sql)
     }
 
+    /// ClickHouse's common items are named expressions too (a bracket's commas do not split), and
+    /// a statement gets the items it names, directly or through another, in their order.
+    func testCommonItemsAreNamedAndAStatementGetsTheOnesItNames() {
+        let common = """
+            pushlog_ms({since:DateTime64(3)}) AS w_lo,
+            ['reason', 'status'] AS names,
+            (SELECT count() FROM t WHERE x >= w_lo) AS counted,
+            kinds(a, b) AS (SELECT 1, 2),
+            unused AS (SELECT names FROM kinds)
+            """
+        let items = CommonCTEs.split(common)
+        XCTAssertEqual(items.map(\.name), ["w_lo", "names", "counted", "kinds", "unused"])
+        XCTAssertEqual(CommonCTEs.needed(by: "SELECT counted + 1", of: items).map(\.name), ["w_lo", "counted"])
+        XCTAssertEqual(CommonCTEs.needed(by: "SELECT * FROM unused", of: items).map(\.name), ["names", "kinds", "unused"])
+        XCTAssertEqual(CommonCTEs.needed(by: "SELECT 1", of: items).map(\.name), [])
+    }
+
     /// Materialized CTEs give the same sections as the inlined ones (env-mismatch's `token_envs`).
     func testMaterializedCommonCTEsGiveTheSameSections() throws {
         let catalog = try QueryCatalog()
