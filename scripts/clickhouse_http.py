@@ -13,7 +13,8 @@ part of the interface pushlog uses, as the server does:
     temporary tables last from one request to the next; the connection keeps the settings of
     the session's first request, and closes once the session is idle past its timeout;
   - basic auth (`Authorization: Basic`) or `X-ClickHouse-User`/`X-ClickHouse-Key`, checked
-    against --user/--password;
+    against --user/--password, or --reader's user, whose every request runs with `readonly=1`
+    (a server's read-only profile);
   - errors as HTTP 500 with the text `Code: N. DB::Exception: ...` and the header
     `X-ClickHouse-Exception-Code: N` (401 with code 516 for a wrong password);
   - an HTTP/1.1 request's answer in chunks (`Transfer-Encoding: chunked`), as the server sends it;
@@ -23,8 +24,8 @@ data path. Queries, inserts and `CREATE OR REPLACE` of a table, view or function
 on a server; anything else (CREATE DATABASE, DROP, ALTER, ...) runs alone, after the requests in
 flight. Not a server to deploy.
 
-  scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--port-file F]
-                             [--fault-file F]
+  scripts/clickhouse_http.py [--port 0] [--path DIR] [--user U --password P] [--reader U:P]
+                             [--port-file F] [--fault-file F]
 --port 0 picks a free port; the port is printed on stdout as `listening on PORT` (and written to
 --port-file), after which requests are served until SIGTERM/SIGINT.
 
@@ -162,6 +163,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     engine: Engine = None
     user, password = "default", ""
+    reader = None  # (user, password) of the read-only user, if any
     fault_file = None
 
     def fault(self, token, data):
@@ -218,17 +220,20 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(status, (text + "\n").encode(), [("X-ClickHouse-Exception-Code", code), ("Content-Type", "text/plain; charset=UTF-8")])
 
     def authorized(self):
+        """"user", "reader" (the read-only one), or None."""
         user, key = self.headers.get("X-ClickHouse-User"), self.headers.get("X-ClickHouse-Key")
         auth = self.headers.get("Authorization", "")
         if auth.startswith("Basic "):
             try:
                 user, _, key = base64.b64decode(auth[6:]).decode().partition(":")
             except Exception:
-                return False
-        return (user or "default") == self.user and (key or "") == self.password
+                return None
+        given = (user or "default", key or "")
+        return "user" if given == (self.user, self.password) else "reader" if given == self.reader else None
 
     def handle_query(self, body):
-        if not self.authorized():
+        who = self.authorized()
+        if not who:
             return self.error(401, f"Code: 516. DB::Exception: {self.user}: Authentication failed: password is incorrect, or there is no user with such name. (AUTHENTICATION_FAILED)")
         q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query, keep_blank_values=True)
         one = {k: v[-1] for k, v in q.items()}
@@ -242,6 +247,8 @@ class Handler(BaseHTTPRequestHandler):
         settings = {k: v for k, v in one.items() if not k.startswith("param_") and k not in RESERVED}
         if not all(IDENT.match(k) for k in settings):
             return self.error(400, "Code: 115. DB::Exception: Unknown setting. (UNKNOWN_SETTING)")
+        if who == "reader":
+            settings["readonly"] = "1"
         fmt = one.get("default_format") or "TabSeparated"
         m = re.search(r"\bFORMAT\s+(\w+)\s*;?\s*$", sql, re.I)
         if m and data is None and not re.match(r"\s*INSERT\b", sql, re.I):
@@ -273,12 +280,14 @@ def main():
     ap.add_argument("--path", help="chDB data directory (default: a new temporary one)")
     ap.add_argument("--user", default="default")
     ap.add_argument("--password", default="")
+    ap.add_argument("--reader", help="USER:PASSWORD of a user whose requests all run with readonly=1")
     ap.add_argument("--port-file", help="write the port here once listening")
     ap.add_argument("--fault-file", help="hold or drop some inserts while this file exists (see above)")
     a = ap.parse_args()
     path = a.path or tempfile.mkdtemp(prefix="pushlog-chdb-")
     Handler.engine = Engine(path)
     Handler.user, Handler.password = a.user, a.password
+    Handler.reader = tuple(a.reader.split(":", 1)) if a.reader else None
     Handler.fault_file = a.fault_file
     server = ThreadingHTTPServer((a.host, a.port), Handler)
     server.daemon_threads = True

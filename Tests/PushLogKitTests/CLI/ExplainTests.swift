@@ -257,6 +257,10 @@ extension ExplainTests {
                 XCTAssertEqual(house.status, lite.status, "\(incident) \(format): \(house.stderr)")
                 XCTAssertEqual(house.stdout, lite.stdout, "\(incident) \(format)")
                 XCTAssertEqual(house.stderr, lite.stderr, "\(incident) \(format)")
+                // A read-only user may not make temporary tables: each section computes the steps.
+                let reader = try Run.pushlog(["--clickhouse", server.readerURL("explain_\(i)")] + args)
+                XCTAssertEqual(reader.status, lite.status, "\(incident) \(format): \(reader.stderr)")
+                XCTAssertEqual(reader.stdout, lite.stdout, "\(incident) \(format), read-only")
             }
             // The sections of one run read the steps the run made once, in temporary tables of a
             // session; each section run alone computes them in its own statement: the same rows.

@@ -25,7 +25,7 @@ final class ChDBServer {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [
             "python3", Fixtures.root.appendingPathComponent("scripts/clickhouse_http.py").path, "--port", "0", "--path", dir.file("data"),
-            "--port-file", portFile, "--user", user, "--password", password,
+            "--port-file", portFile, "--user", user, "--password", password, "--reader", "reader:read",
         ]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle(forWritingAtPath: dir.write("front.log", ""))
@@ -48,6 +48,9 @@ final class ChDBServer {
     func url(_ database: String) -> String {
         "http://\(user)\(password.isEmpty ? "" : ":" + password)@127.0.0.1:\(port)/\(database)"
     }
+
+    /// The URL of `database` for the front's read-only user (every request `readonly=1`).
+    func readerURL(_ database: String) -> String { "http://reader:read@127.0.0.1:\(port)/\(database)" }
 
     func stop() {
         process.terminate()
