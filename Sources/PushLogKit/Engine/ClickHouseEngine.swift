@@ -157,7 +157,9 @@ public final class ClickHouseEngine: ReportEngine {
         let session = ["session_id": "pushlog-" + UUID().uuidString]
         var done = Set<String>()
         defer {
-            for name in done { _ = try? client.execute("DROP TEMPORARY TABLE IF EXISTS \(name)", settings: session) }
+            if !done.isEmpty {
+                _ = try? client.execute("DROP TEMPORARY TABLE IF EXISTS \(done.sorted().joined(separator: ", "))", settings: session)
+            }
         }
         do {
             for name in text.materialize {
