@@ -298,12 +298,17 @@ def check_commands(a, server, ch, chdb, db, problems):
         if (on_sqlite.returncode, on_sqlite.stderr) != (on_ch.returncode, on_ch.stderr) or not on_sqlite.stderr:
             problems.append(f"report {' '.join(args)}: SQLite exit {on_sqlite.returncode} {on_sqlite.stderr!r}, "
                             f"ClickHouse exit {on_ch.returncode} {on_ch.stderr!r}")
-    # A database with no pushlog tables: one line saying what to run, as SQLite says it of a
-    # missing file; then, with the tables but no records, the weekly page of zeros, exit 0 as on SQLite.
+    # A database with no pushlog tables, or none at all: every command says in one line what to
+    # run, as SQLite says it of a missing file; then, with the tables but no records, the weekly
+    # page of zeros, exit 0 as on SQLite.
     server.query("CREATE DATABASE IF NOT EXISTS nopushlog")
-    e = subprocess.run([a.pushlog, "--clickhouse", server.url("nopushlog"), "report", "gone"], capture_output=True, text=True)
-    if e.returncode != 1 or "no pushlog tables" not in e.stderr or "ingest" not in e.stderr or len(e.stderr.strip().splitlines()) != 1:
-        problems.append(f"a database without pushlog's tables: want exit 1 and one line saying to ingest; got {e.returncode}: {e.stderr!r}")
+    for database, said in (("nopushlog", "no pushlog tables"), ("nosuchdb", "no ClickHouse database 'nosuchdb'")):
+        for args in (["report", "gone"], ["report", "weekly"], ["trace", "abc"], ["metrics"], ["sources"], ["rejects"],
+                     ["schema"], ["query", "SELECT 1"]):
+            e = subprocess.run([a.pushlog, "--clickhouse", server.url(database)] + args, capture_output=True, text=True)
+            if e.returncode != 1 or said not in e.stderr or "ingest" not in e.stderr or len(e.stderr.strip().splitlines()) != 1:
+                problems.append(f"{' '.join(args)} on database {database}: want exit 1 and one line saying to ingest; "
+                                f"got {e.returncode}: {e.stderr!r}")
     empty_file = os.path.join(os.path.dirname(db), "nothing.ndjson")
     open(empty_file, "w").close()
     run([a.pushlog, "--clickhouse", server.url("emptypushlog"), "ingest", "--quiet", empty_file], ok=(0, 1))

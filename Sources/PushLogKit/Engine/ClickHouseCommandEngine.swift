@@ -30,7 +30,19 @@ public final class ClickHouseCommandEngine: CommandEngine {
         -> ResultTable
     {
         if statements[command] == nil { statements[command] = try ClickHouseStatements(client, command: command) }
-        return try statements[command]!.run(name, values, lists: lists)
+        return try sayingWhatIsMissing { try statements[command]!.run(name, values, lists: lists) }
+    }
+
+    /// `body`, unless it fails on a table or database that is not there because pushlog never
+    /// made it: then the line that says what to run first (`requireRecords`), as every command
+    /// gets on SQLite for a missing database, not the server's words about a table.
+    func sayingWhatIsMissing<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as ClickHouseError
+            where e.code == ClickHouseFacts.unknownTable || e.code == ClickHouseFacts.unknownDatabase
+        {
+            try ClickHouseFacts.requireRecords(client)
+            throw e
+        }
     }
 
     public func consistent<T>(_ body: () throws -> T) throws -> T { try body() }
@@ -71,7 +83,7 @@ public final class ClickHouseCommandEngine: CommandEngine {
         // Only comments or blanks: no statement, as SQLite finds none in them.
         let lines = statement.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard lines.contains(where: { !$0.isEmpty && !$0.hasPrefix("--") }) else { return [] }
-        return [try client.table("result", sql: statement, settings: ["readonly": "1"])]
+        return [try sayingWhatIsMissing { try client.table("result", sql: statement, settings: ["readonly": "1"]) }]
     }
 
     /// The database's tables and views as SQLite's `schema` lists its own (table, meaning,

@@ -41,7 +41,7 @@ public enum ClickHouseFacts {
                       FROM `\(db)`.kept_data_span)
                     LEFT ARRAY JOIN irregular AS token
                     """, params: ["facts": fingerprint])
-        } catch let e as ClickHouseError where e.code == unknownTable || e.code == unknownIdentifier {
+        } catch let e as ClickHouseError where e.code == unknownTable || e.code == unknownIdentifier || e.code == unknownDatabase {
             return State(fresh: false, span: nil, irregular: [])
         }
         guard let first = t.rows.first, case .int(let ok) = first[0] else { return State(fresh: false, span: nil, irregular: []) }
@@ -57,17 +57,24 @@ public enum ClickHouseFacts {
     /// cannot be built there, and the server's own words would name a table the user never made.
     static func requireRecords(_ client: ClickHouseClient) throws {
         let db = client.url.database
-        let t = try client.table(
-            "tables", sql: "SELECT count() FROM system.tables WHERE database = {db:String} AND name = 'records'", params: ["db": db])
+        let t: ResultTable
+        do {
+            t = try client.table(
+                "tables", sql: "SELECT count() FROM system.tables WHERE database = {db:String} AND name = 'records'", params: ["db": db])
+        } catch let e as ClickHouseError where e.code == unknownDatabase {
+            throw ClickHouseError(
+                code: nil, "no ClickHouse database '\(db)' (run `pushlog --clickhouse URL ingest PATH...` first: it creates it)")
+        }
         guard case .int(0)? = t.rows.first?.first else { return }
         throw ClickHouseError(
             code: nil,
             "no pushlog tables in the ClickHouse database '\(db)' (run `pushlog --clickhouse URL ingest PATH...` first)")
     }
 
-    /// ClickHouse's error codes for a table, and a column, that do not exist.
+    /// ClickHouse's error codes for a table, a column and a database that do not exist.
     static let unknownTable = 60
     static let unknownIdentifier = 47
+    static let unknownDatabase = 81
 
     /// Brings every kept table up to date with the records, one run at a time, then writes
     /// kept_state with this binary's SQL fingerprint instead of facts.sql's own ''. Only what the
