@@ -78,7 +78,12 @@ ORDER BY token;
 -- excluded tokens are left out; kinds: only these ([] = all). A detail is NULL where pushlog's is.
 -- Ties in time and kind: by file and line, then token and detail (NULL first, as SQLite orders).
 WITH {tokens:Array(String)} AS tokens, {devices:Array(String)} AS devices, {user:Nullable(String)} AS u,
-     {apns:Nullable(String)} AS a, {excluding:Array(String)} AS excluding, {kinds:Array(String)} AS kinds
+     {apns:Nullable(String)} AS a, {excluding:Array(String)} AS excluding, {kinds:Array(String)} AS kinds,
+     -- The apns-id, and those of the tokens' sends, requests and responses (through the records' key).
+     scope_apns_ids AS (SELECT assumeNotNull(a) WHERE a IS NOT NULL
+                        UNION ALL
+                        SELECT apns_id FROM pushlog.records
+                        WHERE has(tokens, token) AND kind IN ('send', 'request', 'response') AND apns_id IS NOT NULL)
 SELECT pushlog_rfc3339(x.t) AS time, x.kind AS kind, nullIf(x.token, '') AS token, x.detail AS detail, x.source AS source, x.line AS line
 FROM (
   SELECT time_ms AS t, toString(kind) AS kind, token,
@@ -87,9 +92,19 @@ FROM (
                          ' apns-id ', coalesce(apns_id, '?'), ' env ', coalesce(toString(env), '?'), ' ', coalesce(toString(push_type), ''),
                          if(attempt IS NULL, '', concat(' attempt ', toString(assumeNotNull(attempt)))))) AS detail,
          toString(source) AS source, line
-  FROM pushlog.kept_sends WHERE has(tokens, token) OR apns_id = a
+  FROM pushlog.kept_sends
+  -- kept_sends is in time order: read at the times of the records of the tokens and of the
+  -- apns-ids (a response logged apart from its request has the request's apns-id, not its token).
+  WHERE (has(tokens, token) OR apns_id = a)
+    AND time_ms IN (SELECT time_ms FROM pushlog.records WHERE has(tokens, token) AND kind IN ('send', 'request', 'response')
+                    UNION ALL
+                    SELECT time_ms FROM pushlog.records WHERE kind IN ('send', 'request', 'response') AND apns_id IN scope_apns_ids)
   UNION ALL
-  -- The other kinds in one pass over the records.
+  -- The other kinds, each part read through an index: the records' key for the tokens, the
+  -- device and apns-id indexes for the devices and receipts (a condition naming several kinds at
+  -- once reads every record, and so does FINAL). A record is in one part only, and in it once:
+  -- copies of a record (a block sent again) are the same row, as the ingest stores no second copy
+  -- of a record read from another file.
   SELECT time_ms, toString(kind), token,
          multiIf(kind = 'register',
                  concat('device ', coalesce(device, '?'), ' user ', coalesce(user, '?'), ' env ', coalesce(toString(env), '?'),
@@ -101,14 +116,22 @@ FROM (
                  if(apns_id IS NULL, NULL,
                     concat(coalesce(toString(receipt), '?'), ' ', coalesce(toString(result), ''), ' apns-id ', assumeNotNull(apns_id)))),
          toString(source), line
-  FROM pushlog.records FINAL
-  WHERE kind IN ('register', 'unregister', 'settings', 'receipt') AND multiIf(
-    kind = 'register', has(tokens, token) OR (device IS NOT NULL AND has(devices, assumeNotNull(device))) OR (device IS NULL AND user = u),
-    kind = 'unregister', has(tokens, token) OR (device IS NOT NULL AND has(devices, assumeNotNull(device))),
-    kind = 'settings', (device IS NOT NULL AND has(devices, assumeNotNull(device))) OR (device IS NULL AND user = u),
-    kind = 'receipt',
-    apns_id = a OR apns_id IN (SELECT apns_id FROM pushlog.kept_sends WHERE (has(tokens, token) OR apns_id = a) AND apns_id IS NOT NULL),
-    0)
+  FROM (
+    SELECT * FROM pushlog.records WHERE kind IN ('register', 'unregister') AND has(tokens, token)
+    UNION ALL
+    SELECT * FROM pushlog.records
+    WHERE kind IN ('register', 'unregister', 'settings') AND has(devices, device) AND NOT (kind IN ('register', 'unregister') AND has(tokens, token))
+    UNION ALL
+    -- Registrations and settings without a device, of the user.
+    SELECT * FROM pushlog.records
+    WHERE u IS NOT NULL AND kind IN ('register', 'settings') AND device IS NULL AND user = u AND NOT (kind = 'register' AND has(tokens, token))
+    UNION ALL
+    -- Receipts of the apns-id, or of the tokens' sends.
+    SELECT * FROM pushlog.records
+    WHERE kind = 'receipt'
+      AND apns_id IN scope_apns_ids
+  )
+  LIMIT 1 BY token, time_ms, line_hash
 ) AS x
 WHERE (x.token = '' OR NOT has(excluding, x.token)) AND (empty(kinds) OR has(kinds, x.kind))
 ORDER BY x.t, x.kind, x.source, x.line, token ASC NULLS FIRST, detail ASC NULLS FIRST;
