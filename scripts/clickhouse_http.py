@@ -11,7 +11,8 @@ part of the interface pushlog uses, as the server does:
   - `session_id=` (with `session_timeout=`, 60 seconds by default): the requests of one session
     run on one connection, one at a time (a second one at once is refused, code 373), so its
     temporary tables last from one request to the next; the connection keeps the settings of
-    the session's first request, and closes once the session is idle past its timeout;
+    the session's first request, and closes once the session is idle past its timeout
+    (`session_check=1`: a session that does not exist is an error, code 372);
   - basic auth (`Authorization: Basic`) or `X-ClickHouse-User`/`X-ClickHouse-Key`, checked
     against --user/--password, or --reader's user, whose every request runs with `readonly=1`
     (a server's read-only profile);
@@ -34,13 +35,14 @@ For the exactly-once checks, --fault-file names a file that, while it exists, ho
 PREFIX `has:TEXT`, holds TEXT; for `data:TEXT`, an insert whose data holds TEXT) is held SECONDS before it runs (`before`: a
 busy server still working on an insert whose client is gone), run and then held before its answer
 (`after`), or read and dropped without an answer or running (`drop`: a connection lost on the
-way).
+way). `forget 0 -`: every session ends after each of its requests, as when a balancer sends the
+next request of a session to another replica.
 """
 import argparse, base64, os, re, signal, sys, tempfile, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # URL keys that are not settings.
-RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout",
+RESERVED = {"query", "database", "default_format", "user", "password", "session_id", "session_timeout", "session_check",
             "query_id", "compress", "decompress", "buffer_size", "wait_end_of_query"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A statement that reads, inserts, replaces, copies, swaps, drops or deletes from one table, view
@@ -103,8 +105,9 @@ class Engine:
         # server's URL settings apply to one request.
         return self.state.connect(self.path + ("?" + urllib.parse.urlencode(settings) if settings else ""))
 
-    def session(self, sid, timeout, settings):
-        """The session's connection, marked busy; sessions idle past their timeout are closed."""
+    def session(self, sid, timeout, check, settings):
+        """The session's connection, marked busy; sessions idle past their timeout are closed.
+        With `check`, a session that does not exist is an error (372) instead of a new one."""
         with self.sessions_lock:
             now = time.monotonic()
             for k, s in list(self.sessions.items()):
@@ -112,6 +115,8 @@ class Engine:
                     s["conn"].close()
                     del self.sessions[k]
             s = self.sessions.get(sid)
+            if s is None and check:
+                raise ValueError(f"Code: 372. DB::Exception: Session {sid} not found. (SESSION_NOT_FOUND)")
             if s is None:
                 s = self.sessions[sid] = {"conn": self.connect(settings), "busy": False, "used": now, "timeout": timeout}
             if s["busy"]:
@@ -119,6 +124,12 @@ class Engine:
             s["busy"] = True
             s["timeout"] = timeout
             return s
+
+    def forget(self, sid):
+        with self.sessions_lock:
+            s = self.sessions.pop(sid, None)
+            if s:
+                s["conn"].close()
 
     def release(self, s):
         with self.sessions_lock:
@@ -179,6 +190,12 @@ class Handler(BaseHTTPRequestHandler):
         else:
             hit = token.startswith(prefix)
         return (mode, float(seconds)) if hit else None
+
+    def forgetting(self):
+        try:
+            return open(self.fault_file).read().split()[0] == "forget"
+        except (OSError, IndexError):
+            return False
 
     def log_message(self, *a):
         pass
@@ -264,12 +281,15 @@ class Handler(BaseHTTPRequestHandler):
         if fault and fault[0] == "before":
             time.sleep(fault[1])  # outside the gate: other requests, DDL too, go on meanwhile
         try:
-            session = (one["session_id"], float(one.get("session_timeout") or 60)) if one.get("session_id") else None
+            session = ((one["session_id"], float(one.get("session_timeout") or 60), one.get("session_check") == "1")
+                       if one.get("session_id") else None)
             out = self.engine.run(sql, fmt, params, settings, data, session)
         except Exception as e:
             return self.error(500, str(e))
         if fault and fault[0] == "after":
             time.sleep(fault[1])
+        if session and self.fault_file and self.forgetting():
+            self.engine.forget(session[0])
         self.reply(200, out, [("Content-Type", "text/plain; charset=UTF-8"), ("X-ClickHouse-Format", fmt)])
 
 

@@ -219,11 +219,14 @@ explain_decided AS (SELECT decisions AS decided),
                      sumMapIf([bucket_index], [onset_hit], r_in_window = 1 AND r_copies > 0) AS hit_map,
                      sumMapIf([bucket_index], [r_counted], r_in_window = 1 AND r_copies > 0) AS record_map
               FROM (
-                SELECT decided_totals, decided_sources, top_key, in_window AS r_in_window, copies AS r_copies, hit AS r_hit,
-                       counted AS r_counted, length(top_key) AS top_size,
-                       toUInt8(top_size > 0 AND r_copies * arrayCount(t -> isNotDistinctFrom(dims[t.1], t.2), top_key) = top_size) AS is_top,
+                -- Every record, or one row of zeros when there is none (whatever the server's
+                -- join_use_nulls makes of the row the join adds).
+                SELECT decided_totals, decided_sources, top_key, coalesce(e.in_window, 0) AS r_in_window,
+                       coalesce(e.copies, 0) AS r_copies, coalesce(e.hit, 0) AS r_hit, coalesce(e.counted, 0) AS r_counted,
+                       length(top_key) AS top_size,
+                       toUInt8(top_size > 0 AND r_copies * arrayCount(t -> isNotDistinctFrom(e.dims[t.1], t.2), top_key) = top_size) AS is_top,
                        toInt64(if(top_size = 0, r_hit, if(is_top = 1, r_hit, 0))) AS onset_hit,
-                       toInt64(intDiv(time_ms - w_lo, step_ms)) AS bucket_index
+                       toInt64(intDiv(coalesce(e.time_ms, w_lo) - w_lo, step_ms)) AS bucket_index
                 FROM (SELECT decided.1 AS decided_totals, decided.2[8] AS decided_sources, decided.4 AS top_key FROM explain_decided) AS d
                 LEFT JOIN explain_records AS e ON 1 = 1))))))))) AS onset_state,
 explain_onset AS (SELECT onset_state AS onset)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reports on a ClickHouse server, run over HTTP with ClickHouse query parameters
 /// (`{since:DateTime64(3)}`) that carry every value; the SQL text is never built from a value. A
@@ -148,35 +149,62 @@ public final class ClickHouseEngine: ReportEngine {
 
     /// ClickHouse's error codes for a user who may not make a temporary table.
     static let mayNotMaterialize: Set<Int> = [164, 497]
+    /// ClickHouse's error code for a session the server does not have (`session_check=1`): a
+    /// request that reached another replica than the session's first, behind a balancer.
+    static let sessionNotFound = 372
+
+    /// Whether this server refused a temporary table to this user once: the next runs do not ask.
+    private let refusedMaterializing = Mutex(false)
 
     /// `run`'s sections, its `-- materialize:` items made once: in one session (the temporary
     /// tables live there), each item a temporary table, then each section with the common items
-    /// it still needs. Each section alone when the user may not make a temporary table.
+    /// it still needs. Each section alone, at once, when the user may not make a temporary table
+    /// or the session's tables are not found where a later request went.
     func materialized(_ run: SectionRun, values: [String: SQLValue]) throws -> [ResultTable] {
         let text = run.text
-        let session = ["session_id": "pushlog-" + UUID().uuidString]
-        var done = Set<String>()
-        defer {
-            if !done.isEmpty {
-                _ = try? client.execute("DROP TEMPORARY TABLE IF EXISTS \(done.sorted().joined(separator: ", "))", settings: session)
+        let wanted = Set(run.sections.map(\.name))
+        func alone() throws -> [ResultTable] {
+            let sections = text.sections(without: []).filter { wanted.contains($0.name) }
+            var results = [Result<ResultTable, Error>?](repeating: nil, count: sections.count)
+            let lock = NSLock()
+            ServerWaits.run(sections.count) { i in
+                let (name, sql) = sections[i]
+                let r = Result { try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values) } }
+                lock.withLock { results[i] = r }
             }
+            return try results.map { try $0!.get() }
+        }
+        if refusedMaterializing.withLock({ $0 }) { return try alone() }
+        let id = "pushlog-" + UUID().uuidString
+        var done = Set<String>()
+        // After the first request, one that reaches a server without the session fails (372)
+        // instead of starting a new, empty one.
+        func session() -> [String: String] { done.isEmpty ? ["session_id": id] : ["session_id": id, "session_check": "1"] }
+        defer {
+            // One table a statement: dropping several at once is newer than some servers.
+            for name in done { _ = try? client.execute("DROP TEMPORARY TABLE IF EXISTS \(name)", settings: session()) }
         }
         do {
             for name in text.materialize {
                 let sql = "CREATE TEMPORARY TABLE \(name) ENGINE = Memory AS " + text.materializing(name, after: done)
                 try PhaseTimer.measure("\(run.report.name).\(name) (materialized)") {
-                    _ = try client.execute(sql, params: ClickHouseEngine.parameters(of: sql, values), settings: session)
+                    _ = try client.execute(sql, params: ClickHouseEngine.parameters(of: sql, values), settings: session())
                 }
                 done.insert(name)
             }
-        } catch let e as ClickHouseError where done.isEmpty && e.code.map(ClickHouseEngine.mayNotMaterialize.contains) == true {
-            return try run.sections.map { name, sql in
-                try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values) }
+            return try text.sections(without: done).filter { wanted.contains($0.name) }.map { name, sql in
+                try PhaseTimer.measure("\(run.report.name).\(name)") {
+                    try section(name, sql: sql, parameters: values, settings: session())
+                }
             }
-        }
-        let wanted = Set(run.sections.map(\.name))
-        return try text.sections(without: done).filter { wanted.contains($0.name) }.map { name, sql in
-            try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values, settings: session) }
+        } catch let e as ClickHouseError where done.isEmpty && e.code.map(ClickHouseEngine.mayNotMaterialize.contains) == true {
+            refusedMaterializing.withLock { $0 = true }
+            return try alone()
+        } catch let e as ClickHouseError
+            where e.code == ClickHouseEngine.sessionNotFound
+            || (e.code == ClickHouseEngine.unknownTable && done.contains { e.description.contains("'\($0)'") })
+        {
+            return try alone()
         }
     }
 

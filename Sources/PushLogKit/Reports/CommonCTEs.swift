@@ -51,17 +51,19 @@ enum CommonCTEs {
             i = common.index(after: i)
         }
         parts.append(current)
-        return parts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.map { ($0.name, $0) }
+        return parts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.map { (name(of: $0), $0) }
     }
 
     /// The items `sql` needs of `items`: those it names, and those these name, in their order.
+    /// Names match as SQL matches them, whatever their case; an item without a name it can read
+    /// is always kept.
     static func needed(by sql: String, of items: [(name: String, sql: String)]) -> [(name: String, sql: String)] {
         var named = words(sql)
         var kept = Set<Int>()
         var grew = true
         while grew {
             grew = false
-            for (i, item) in items.enumerated() where !kept.contains(i) && (item.name.isEmpty || named.contains(Substring(item.name))) {
+            for (i, item) in items.enumerated() where !kept.contains(i) && (item.name.isEmpty || named.contains(item.name.lowercased())) {
                 kept.insert(i)
                 named.formUnion(words(item.sql))
                 grew = true
@@ -70,22 +72,59 @@ enum CommonCTEs {
         return items.indices.filter { kept.contains($0) }.map { items[$0] }
     }
 
-    /// The identifiers in `sql` (a word in a string or a comment too: it keeps an item that is
-    /// not needed, which costs only its parsing).
-    static func words(_ sql: String) -> Set<Substring> {
-        Set(sql.split { !($0.isLetter || $0.isNumber || $0 == "_") })
+    /// The identifiers in `sql`, in lower case, outside its comments and string literals.
+    static func words(_ sql: String) -> Set<String> {
+        Set(code(sql).lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
     }
-}
 
-extension String {
-    /// A common item's name: an expression's, after its last `AS` (`expr AS name`), else a
-    /// CTE's, leading (`name AS (`, `name(a, b) AS (`).
-    fileprivate var name: String {
-        let isWord = { (w: Substring) in !w.isEmpty && w.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }
-        let words = split { $0 == " " || $0 == "\n" }
-        if words.count >= 2, words[words.count - 2].uppercased() == "AS", isWord(words[words.count - 1]) {
-            return String(words[words.count - 1])
+    /// `sql` without its comments and string literals (each left as a space).
+    static func code(_ sql: String) -> String {
+        var out = ""
+        var i = sql.startIndex
+        while i < sql.endIndex {
+            let c = sql[i]
+            if c == "'" {
+                var j = sql.index(after: i)
+                while j < sql.endIndex {
+                    if sql[j] == "'" {
+                        let next = sql.index(after: j)
+                        if next < sql.endIndex && sql[next] == "'" {
+                            j = sql.index(after: next)
+                            continue
+                        }
+                        break
+                    }
+                    j = sql.index(after: j)
+                }
+                out.append(" ")
+                i = j < sql.endIndex ? sql.index(after: j) : j
+                continue
+            }
+            if c == "-", sql[i...].hasPrefix("--") {
+                out.append(" ")
+                i = sql[i...].firstIndex(of: "\n") ?? sql.endIndex
+                continue
+            }
+            out.append(c)
+            i = sql.index(after: i)
         }
-        return String(prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        return out
+    }
+
+    /// `name AS (`, `name(a, b) AS (`, `name AS [NOT] MATERIALIZED (`: a CTE.
+    private static let cte = try! NSRegularExpression(
+        pattern: #"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\([^()]*\))?\s+AS\s+(NOT\s+)?(MATERIALIZED\s+)?\("#, options: [.caseInsensitive])
+    /// `expr AS name` at the end of an item (the name possibly quoted): a named expression.
+    private static let alias = try! NSRegularExpression(
+        pattern: #"\sAS\s+[`"]?([A-Za-z_][A-Za-z0-9_]*)[`"]?\s*$"#, options: [.caseInsensitive])
+
+    /// A common item's name: a CTE's, else a named expression's; empty when it is neither.
+    static func name(of item: String) -> String {
+        let text = code(item)
+        let range = NSRange(text.startIndex..., in: text)
+        for pattern in [cte, alias] {
+            if let m = pattern.firstMatch(in: text, range: range), let r = Range(m.range(at: 1), in: text) { return String(text[r]) }
+        }
+        return ""
     }
 }

@@ -261,6 +261,13 @@ extension ExplainTests {
                 let reader = try Run.pushlog(["--clickhouse", server.readerURL("explain_\(i)")] + args)
                 XCTAssertEqual(reader.status, lite.status, "\(incident) \(format): \(reader.stderr)")
                 XCTAssertEqual(reader.stdout, lite.stdout, "\(incident) \(format), read-only")
+                // A balancer that sends a session's next request to another replica: the tables
+                // are not there (the session is not found), and each section computes the steps.
+                try server.fault("forget 0 -")
+                let balanced = try Run.pushlog(["--clickhouse", url] + args)
+                try server.fault(nil)
+                XCTAssertEqual(balanced.status, lite.status, "\(incident) \(format): \(balanced.stderr)")
+                XCTAssertEqual(balanced.stdout, lite.stdout, "\(incident) \(format), sessions lost")
             }
             // The sections of one run read the steps the run made once, in temporary tables of a
             // session; each section run alone computes them in its own statement: the same rows.

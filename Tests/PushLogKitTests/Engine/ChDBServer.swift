@@ -26,6 +26,7 @@ final class ChDBServer {
         p.arguments = [
             "python3", Fixtures.root.appendingPathComponent("scripts/clickhouse_http.py").path, "--port", "0", "--path", dir.file("data"),
             "--port-file", portFile, "--user", user, "--password", password, "--reader", "reader:read",
+            "--fault-file", dir.file("fault"),
         ]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle(forWritingAtPath: dir.write("front.log", ""))
@@ -47,6 +48,12 @@ final class ChDBServer {
     /// The URL of `database` on this front, with its credentials.
     func url(_ database: String) -> String {
         "http://\(user)\(password.isEmpty ? "" : ":" + password)@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// Makes the front misbehave as `line` says (scripts/clickhouse_http.py, `--fault-file`), or
+    /// behave again (nil).
+    func fault(_ line: String?) throws {
+        if let line { _ = dir.write("fault", line + "\n") } else { try? FileManager.default.removeItem(atPath: dir.file("fault")) }
     }
 
     /// The URL of `database` for the front's read-only user (every request `readonly=1`).

@@ -229,6 +229,18 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(CommonCTEs.needed(by: "SELECT counted + 1", of: items).map(\.name), ["w_lo", "counted"])
         XCTAssertEqual(CommonCTEs.needed(by: "SELECT * FROM unused", of: items).map(\.name), ["names", "kinds", "unused"])
         XCTAssertEqual(CommonCTEs.needed(by: "SELECT 1", of: items).map(\.name), [])
+        // A name matches whatever its case, and not in a comment or a string; a trailing comment,
+        // a quoted alias or a tab does not hide an item's name.
+        let more = CommonCTEs.split(
+            """
+            Recent AS (SELECT 1 AS a),
+            toInt64(1)	AS `lo`,
+            b AS (SELECT 'recent' FROM t -- not recent
+            ) -- the same rows AS a
+            """)
+        XCTAssertEqual(more.map(\.name), ["Recent", "lo", "b"])
+        XCTAssertEqual(CommonCTEs.needed(by: "SELECT * FROM recent", of: more).map(\.name), ["Recent"])
+        XCTAssertEqual(CommonCTEs.needed(by: "SELECT * FROM b -- lo", of: more).map(\.name), ["b"])
     }
 
     /// Materialized CTEs give the same sections as the inlined ones (env-mismatch's `token_envs`).
