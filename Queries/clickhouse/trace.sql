@@ -93,12 +93,15 @@ FROM (
                          if(attempt IS NULL, '', concat(' attempt ', toString(assumeNotNull(attempt)))))) AS detail,
          toString(source) AS source, line
   FROM pushlog.kept_sends
-  -- kept_sends is in time order: read at the times of the records of the tokens and of the
-  -- apns-ids (a response logged apart from its request has the request's apns-id, not its token).
+  -- kept_sends is in time order: read at the times of the records of the tokens, of the
+  -- responses logged apart from their requests (no token: the request's apns-id), and of the
+  -- apns-id; each part a range of the records' key, or the apns-id index.
   WHERE (has(tokens, token) OR apns_id = a)
     AND time_ms IN (SELECT time_ms FROM pushlog.records WHERE has(tokens, token) AND kind IN ('send', 'request', 'response')
                     UNION ALL
-                    SELECT time_ms FROM pushlog.records WHERE kind IN ('send', 'request', 'response') AND apns_id IN scope_apns_ids)
+                    SELECT time_ms FROM pushlog.records WHERE token = '' AND kind = 'response' AND apns_id IN scope_apns_ids
+                    UNION ALL
+                    SELECT time_ms FROM pushlog.records WHERE a IS NOT NULL AND kind IN ('send', 'request', 'response') AND apns_id = a)
   UNION ALL
   -- The other kinds, each part read through an index: the records' key for the tokens, the
   -- device and apns-id indexes for the devices and receipts (a condition naming several kinds at
