@@ -144,7 +144,7 @@ public final class ClickHouseEngine: ReportEngine {
     /// Whether a run makes its common tables once: the engine's own text of a built-in report
     /// that declares them, with two sections or more to share them.
     func materializes(_ run: SectionRun) -> Bool {
-        hasOwnVersion(of: run.report) && !run.text.materialize.isEmpty && run.sections.count >= 2
+        hasOwnVersion(of: run.report) && run.sections.count >= 2 && !run.text.materialize(for: Set(run.sections.map(\.name))).isEmpty
     }
 
     /// ClickHouse's error codes for a user who may not make a temporary table.
@@ -185,7 +185,7 @@ public final class ClickHouseEngine: ReportEngine {
             for name in done { _ = try? client.execute("DROP TEMPORARY TABLE IF EXISTS \(name)", settings: session()) }
         }
         do {
-            for name in text.materialize {
+            for name in text.materialize(for: wanted) {
                 let sql = "CREATE TEMPORARY TABLE \(name) ENGINE = Memory AS " + text.materializing(name, after: done)
                 try PhaseTimer.measure("\(run.report.name).\(name) (materialized)") {
                     _ = try client.execute(sql, params: ClickHouseEngine.parameters(of: sql, values), settings: session())

@@ -91,7 +91,8 @@ public final class SQLiteEngine: ReportEngine {
         let wanted = { (name: String) in (only == nil || only!.contains(name)) && !(skipBuckets && name == "by_bucket") }
         // Several sections that aggregate the same common CTE get it computed once. Built-in
         // reports only: it runs past the read-only guard (a user's SQL never does).
-        let materialized = def.origin == "built-in" && def.bodies.filter { wanted($0.name) }.count >= 2 ? def.materialize : []
+        let printed = Set(def.bodies.map(\.name).filter(wanted))
+        let materialized = def.origin == "built-in" && printed.count >= 2 ? def.materialize(for: printed) : []
         defer { if !materialized.isEmpty { dropTemporary(materialized, on: db) } }
         var done = Set<String>()
         for name in materialized {

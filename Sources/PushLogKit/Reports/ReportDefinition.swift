@@ -57,6 +57,14 @@ public struct ReportDefinition: Sendable {
         bodies.map { ($0.name, ReportDefinition.merge(body: $0.sql, shared: common(for: $0.sql, without: materialized))) }
     }
 
+    /// The `-- materialize:` items that `sections` need, in their order: those the others read
+    /// are not made.
+    func materialize(for sections: Set<String>) -> [String] {
+        let read = bodies.filter { sections.contains($0.name) }.map(\.sql).joined(separator: "\n")
+        let needed = Set(CommonCTEs.needed(by: read, of: commonCTEs).map { $0.name.lowercased() })
+        return materialize.filter { needed.contains($0.lowercased()) }
+    }
+
     /// The query that fills the temporary table of the common CTE NAME (the ones before it
     /// already materialized): what the engine puts after its `CREATE ... AS`.
     func materializing(_ name: String, after materialized: Set<String>) -> String {

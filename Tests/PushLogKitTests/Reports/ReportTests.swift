@@ -243,6 +243,26 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(CommonCTEs.needed(by: "SELECT * FROM b -- lo", of: more).map(\.name), ["b"])
     }
 
+    /// A run makes the materialized items its sections read, directly or through another.
+    func testARunMakesTheTablesItsSectionsRead() throws {
+        let def = try ReportDefinition.parse(
+            name: "m",
+            text: """
+                -- materialize: a, b, c
+                -- common:
+                a AS (SELECT 1 AS x), b AS (SELECT x FROM a), c AS (SELECT 2 AS y)
+                -- section: one
+                SELECT * FROM b;
+                -- section: two
+                SELECT * FROM c;
+                -- section: three
+                SELECT 3;
+                """, origin: "built-in")
+        XCTAssertEqual(def.materialize(for: ["one", "three"]), ["a", "b"])
+        XCTAssertEqual(def.materialize(for: ["two", "three"]), ["c"])
+        XCTAssertEqual(def.materialize(for: ["one", "two"]), ["a", "b", "c"])
+    }
+
     /// Materialized CTEs give the same sections as the inlined ones (env-mismatch's `token_envs`).
     func testMaterializedCommonCTEsGiveTheSameSections() throws {
         let catalog = try QueryCatalog()
