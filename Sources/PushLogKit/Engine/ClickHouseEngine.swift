@@ -164,15 +164,14 @@ public final class ClickHouseEngine: ReportEngine {
         let text = run.text
         let wanted = Set(run.sections.map(\.name))
         func alone() throws -> [ResultTable] {
-            let sections = text.sections(without: []).filter { wanted.contains($0.name) }
-            var results = [Result<ResultTable, Error>?](repeating: nil, count: sections.count)
-            let lock = NSLock()
+            let sections = run.sections
+            let results = Results(count: sections.count)
             ServerWaits.run(sections.count) { i in
                 let (name, sql) = sections[i]
-                let r = Result { try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values) } }
-                lock.withLock { results[i] = r }
+                results.set(
+                    i, Result { try PhaseTimer.measure("\(run.report.name).\(name)") { try section(name, sql: sql, parameters: values) } })
             }
-            return try results.map { try $0!.get() }
+            return try results.all()
         }
         if refusedMaterializing.withLock({ $0 }) { return try alone() }
         let id = "pushlog-" + UUID().uuidString

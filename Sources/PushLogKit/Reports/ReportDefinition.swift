@@ -7,6 +7,7 @@ public struct ReportDefinition: Sendable {
     public var description: String
     /// The parameters the header declares, in order.
     public var params: [ReportParameter]
+    /// Each section's SQL with the common items it names (directly or through another) in front.
     var sections: [(name: String, sql: String)]
     /// Where it came from: "built-in" or a file path.
     public var origin: String
@@ -145,7 +146,6 @@ public struct ReportDefinition: Sendable {
                 var body = sql.trimmed(newlines: true)
                 if body.hasSuffix(";") { body.removeLast() }
                 d.bodies.append((c, body))
-                d.sections.append((c, merge(body: body, shared: common.trimmed(newlines: true))))
             }
             sql = ""
         }
@@ -255,6 +255,7 @@ public struct ReportDefinition: Sendable {
         }
         flush()
         d.commonCTEs = CommonCTEs.split(common)
+        d.sections = d.sections(without: [])
         for m in d.materialize where !d.commonCTEs.contains(where: { $0.name == m }) {
             throw CatalogError("\(origin): -- materialize: \(m) is not a CTE of the -- common: block")
         }
