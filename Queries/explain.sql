@@ -338,23 +338,24 @@ FROM figures f;
 -- change, by score, from 0.05 up: a value whose share of the change is about its share of the
 -- responses is not where the change is, only where the traffic is. A pair is listed only when
 -- it scores 0.05 above both of its values alone (one alone does not explain it). At most
--- :limit singles and :limit pairs.
+-- :limit singles and :limit pairs. Ranked by the score as printed (six places), so two scores
+-- equal but for the last bits of their divisions fall back to size and segment.
 WITH singles AS (
   SELECT * FROM explain_segments WHERE size = 1 AND min(contribution, 1) - traffic_share >= 0.05
-  ORDER BY min(contribution, 1) - traffic_share DESC, segment LIMIT :limit
+  ORDER BY round(min(contribution, 1) - traffic_share, 6) DESC, segment LIMIT :limit
 ), pairs AS (
   SELECT p.* FROM explain_segments p
   WHERE p.size = 2 AND min(p.contribution, 1) - p.traffic_share >= 0.05
     AND min(p.contribution, 1) - p.traffic_share > 0.05 + (SELECT max(min(s.contribution, 1) - s.traffic_share) FROM explain_segments s
                                              WHERE s.size = 1 AND ((s.d1 = p.d1 AND s.v1 IS p.v1) OR (s.d1 = p.d2 AND s.v1 IS p.v2)))
-  ORDER BY min(p.contribution, 1) - p.traffic_share DESC, p.segment LIMIT :limit
+  ORDER BY round(min(p.contribution, 1) - p.traffic_share, 6) DESC, p.segment LIMIT :limit
 )
 SELECT segment, dimension, value, w_hits AS window_count, b_hits AS baseline_count, change,
        round(contribution, 6) AS contribution, round(lift, 3) AS lift,
        round(window_rate, 6) AS window_rate, round(baseline_rate, 6) AS baseline_rate,
        round(min(contribution, 1) - traffic_share, 6) AS score
 FROM (SELECT * FROM singles UNION ALL SELECT * FROM pairs)
-ORDER BY min(contribution, 1) - traffic_share DESC, size, segment;
+ORDER BY score DESC, size, segment;
 
 -- section: dimensions
 -- Every dimension pushlog knows, and whether it was ranked: the ones the logs do not carry are

@@ -266,13 +266,14 @@ WHERE valid = 1;
 
 -- section: segments
 -- The values and pairs of values that carry the change, by score from 0.05 up; a pair only when
--- it scores 0.05 above both of its values alone. At most {limit} singles and {limit} pairs.
+-- it scores 0.05 above both of its values alone. At most {limit} singles and {limit} pairs,
+-- ranked by the score as printed (ties fall back to size and segment).
 SELECT segment, dimension, value, window_count, baseline_count, change,
        pushlog_round(contribution, 6) AS contribution, pushlog_round(lift, 3) AS lift,
        pushlog_round(window_rate, 6) AS window_rate, pushlog_round(baseline_rate, 6) AS baseline_rate,
        pushlog_round(score, 6) AS score
 FROM (
-  SELECT *, row_number() OVER (PARTITION BY size ORDER BY score DESC, segment) AS place
+  SELECT *, row_number() OVER (PARTITION BY size ORDER BY pushlog_round(score, 6) DESC, segment) AS place
   FROM (
     SELECT x.1 AS size, x.6 AS dimension, x.7 AS value, x.8 AS segment, x.9 AS window_count, x.10 AS baseline_count, x.11 AS change,
            x.12 AS contribution, x.13 AS lift, x.14 AS window_rate, x.15 AS baseline_rate, x.17 AS score,

@@ -128,7 +128,7 @@ public final class DemoGenerator {
         // Launches: each re-registers the token and reports settings.
         if (dev.uninstalledAt == nil || dev.uninstalledAt! > dayStart) && r.chance(dev.launchChance) {
             let launches = 1 + (r.chance(0.2) ? 1 : 0)
-            var times = (0..<launches).map { _ in r.range(dayStart + 6 * DemoGenerator.hour, dayEnd - DemoGenerator.hour) }
+            var times = (0..<launches).map { _ in dev.utc(r.range(6 * DemoGenerator.hour, 23 * DemoGenerator.hour), on: dayStart) }
             times.sort()
             for t in times {
                 if let u = dev.uninstalledAt, t >= u { break }
@@ -144,17 +144,14 @@ public final class DemoGenerator {
         // Alerts, more for "heavy" users.
         let alerts = r.poisson(dev.alertsPerDay)
         for _ in 0..<alerts {
-            let t = r.range(dayStart + 8 * DemoGenerator.hour, dayStart + 22 * DemoGenerator.hour)
+            let t = dev.utc(r.range(8 * DemoGenerator.hour, 22 * DemoGenerator.hour), on: dayStart)
             send(&dev, at: t, background: false, rng: &r, provider: &provider, app: &app)
         }
-        // Background pushes: `bgRate` per hour in the device's two active hours.
+        // Background pushes: `bgRate` in the device's active hour.
         if dev.bgRate > 0 && r.chance(0.5) {
-            for h in [dev.bgHour] {
-                let hs = dayStart + Int64(h) * DemoGenerator.hour
-                for k in 0..<dev.bgRate {
-                    let t = hs + Int64(k) * (DemoGenerator.hour / Int64(dev.bgRate)) + r.range(0, 60_000)
-                    send(&dev, at: t, background: true, rng: &r, provider: &provider, app: &app)
-                }
+            for k in 0..<dev.bgRate {
+                let t = Int64(dev.bgHour) * DemoGenerator.hour + Int64(k) * (DemoGenerator.hour / Int64(dev.bgRate)) + r.range(0, 60_000)
+                send(&dev, at: dev.utc(t, on: dayStart), background: true, rng: &r, provider: &provider, app: &app)
             }
         }
     }
@@ -321,9 +318,22 @@ struct DemoDevice {
     let keepsSendingAfterGone: Bool
     let retriesEverything: Bool
     let firstSeen: Int64
+    /// The device's clock ahead of UTC (ms): users in several time zones keep some traffic going
+    /// at every hour of the day, as a real provider's does.
+    let utcOffset: Int64
+
+    /// The moment of the day starting at `dayStart` (UTC midnight) when the device's clock shows
+    /// `local` (ms after its midnight); a local hour past the UTC day wraps into the same day, so
+    /// a day's lines stay in that day's file.
+    func utc(_ local: Int64, on dayStart: Int64) -> Int64 {
+        let day = DemoGenerator.day
+        return dayStart + ((local - utcOffset) % day + day) % day
+    }
 
     init(index i: Int, users: Int, start: Int64, weeks: Int, rng r: inout DemoRandom) {
         device = String(format: "dev-%06d", i)
+        // Users in Europe, the Americas and Asia.
+        utcOffset = Int64([0, 0, 1, 1, -5, -5, -6, -8, 8, 9][i % 10]) * DemoGenerator.hour
         user = String(format: "user-%06d", i % users)
         token = r.hex(32)
         version = r.int(4)

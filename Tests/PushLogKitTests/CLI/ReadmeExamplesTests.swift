@@ -112,6 +112,21 @@ final class ReadmeExamplesTests: XCTestCase {
         }
     }
 
+    /// The examples' ranges are relative to the moment they run (`--since -1h`, `--at -30m`), so the
+    /// demo holds responses and app events in every hour of every day, whatever the hour of the
+    /// run: the check above alone would pass or fail with the time of day.
+    func testTheDemoHasTrafficInEveryHour() throws {
+        let tmp = TempDir()
+        let demo = smallDemo(devices: 600, weeks: 2)
+        _ = try DemoGenerator(demo).write(to: tmp.path + "/logs")
+        let db = tmp.file("demo.db")
+        _ = try ingest([tmp.path + "/logs"], db: db)
+        for table in ["responses", "receipts"] {
+            let hours = try rows("SELECT count(DISTINCT time_ms / 3600000) FROM \(table)", db)
+            XCTAssertEqual(hours, [[.int(Int64(demo.weeks * 7 * 24))]], "hours with \(table)")
+        }
+    }
+
     /// The data lines an example printed: of its `-o FILE` when it names one, else of its output
     /// (a TSV or CSV header is not a row).
     static func rows(_ cmd: String, stdout: String, dir: String) throws -> Int {

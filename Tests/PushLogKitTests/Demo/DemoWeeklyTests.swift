@@ -7,7 +7,8 @@ import XCTest
 final class DemoWeeklyTests: XCTestCase {
     func testWeeklyOnDemoCorpus() throws {
         let tmp = TempDir()
-        let o = smallDemo(devices: 300)
+        // Enough devices that the incident's first five minutes hold the errors it is found by.
+        let o = smallDemo(devices: 1000)
         let result = try DemoGenerator(o).write(to: tmp.path + "/logs")
         let dbPath = tmp.file("demo.db")
         let s = try ingest([tmp.path + "/logs"], db: dbPath)
