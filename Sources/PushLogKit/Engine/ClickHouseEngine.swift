@@ -163,7 +163,9 @@ public final class ClickHouseEngine: ReportEngine {
     func materialized(_ run: SectionRun, values: [String: SQLValue]) throws -> [ResultTable] {
         let text = run.text
         let wanted = Set(run.sections.map(\.name))
-        func alone() throws -> [ResultTable] {
+        // `why`: the line `$PUSHLOG_TIMINGS` shows, so that a run that fell back says so.
+        func alone(_ why: String) throws -> [ResultTable] {
+            PhaseTimer.add("\(run.report.name): each section alone", seconds: 0, note: why)
             let sections = run.sections
             let results = Results(count: sections.count)
             ServerWaits.run(sections.count) { i in
@@ -173,7 +175,7 @@ public final class ClickHouseEngine: ReportEngine {
             }
             return try results.all()
         }
-        if refusedMaterializing.withLock({ $0 }) { return try alone() }
+        if refusedMaterializing.withLock({ $0 }) { return try alone("(temporary tables refused before)") }
         let id = "pushlog-" + UUID().uuidString
         var done = Set<String>()
         // After the first request, one that reaches a server without the session fails (372)
@@ -198,12 +200,12 @@ public final class ClickHouseEngine: ReportEngine {
             }
         } catch let e as ClickHouseError where done.isEmpty && e.code.map(ClickHouseEngine.mayNotMaterialize.contains) == true {
             refusedMaterializing.withLock { $0 = true }
-            return try alone()
+            return try alone("(temporary tables refused: code \(e.code ?? 0))")
         } catch let e as ClickHouseError
             where e.code == ClickHouseEngine.sessionNotFound
             || (e.code == ClickHouseEngine.unknownTable && done.contains { e.description.contains("'\($0)'") })
         {
-            return try alone()
+            return try alone("(the session's tables were not found: code \(e.code ?? 0))")
         }
     }
 

@@ -269,6 +269,18 @@ extension ExplainTests {
                 XCTAssertEqual(balanced.status, lite.status, "\(incident) \(format): \(balanced.stderr)")
                 XCTAssertEqual(balanced.stdout, lite.stdout, "\(incident) \(format), sessions lost")
             }
+            // Which way each of those runs went, as its timings say.
+            let args = ["explain"] + window + ["--metric", metric]
+            let timed = ["PUSHLOG_TIMINGS": "1"]
+            let normal = try Run.pushlog(["--clickhouse", url] + args, env: timed).stderr
+            XCTAssertTrue(normal.contains("explain.explain_records (materialized)"), normal)
+            XCTAssertFalse(normal.contains("each section alone"), normal)
+            let reader = try Run.pushlog(["--clickhouse", server.readerURL("explain_\(i)")] + args, env: timed).stderr
+            XCTAssertTrue(reader.contains("explain: each section alone") && reader.contains("temporary tables refused: code"), reader)
+            try server.fault("forget 0 -")
+            let balanced = try Run.pushlog(["--clickhouse", url] + args, env: timed).stderr
+            try server.fault(nil)
+            XCTAssertTrue(balanced.contains("explain: each section alone") && balanced.contains("tables were not found: code"), balanced)
             // The sections of one run read the steps the run made once, in temporary tables of a
             // session; each section run alone computes them in its own statement: the same rows.
             let engine = try ClickHouseEngine(ClickHouseClient(try XCTUnwrap(ClickHouseURL(url))))
